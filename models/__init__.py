@@ -1,0 +1,1 @@
+"""PyMC model builders for perfci (installed as :mod:`perfci.models`)."""

@@ -1,0 +1,46 @@
+"""perfci: honest confidence intervals for classifier performance metrics.
+
+Counts first: labels become confusion-matrix counts once (:func:`confusion`), and every
+metric, interval and operating characteristic is computed from counts, vectorized.
+"""
+
+from ._validation import UndefinedMetricWarning
+from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
+from .counting import ConfusionCounts, confusion
+from .datasets import load_example
+from .exact import (
+    OperatingCharacteristics,
+    exact_coverage,
+    expected_half_width,
+    operating_characteristics,
+)
+from .metrics import (
+    BINARY_METRICS,
+    CELLS,
+    METRICS,
+    PROPORTION_METRICS,
+    compute_metric,
+    proportion_counts,
+)
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "ANALYTIC_METHODS",
+    "BINARY_METRICS",
+    "CELLS",
+    "METRICS",
+    "PROPORTION_METRICS",
+    "ConfusionCounts",
+    "OperatingCharacteristics",
+    "ProportionCI",
+    "UndefinedMetricWarning",
+    "compute_metric",
+    "confusion",
+    "exact_coverage",
+    "expected_half_width",
+    "load_example",
+    "operating_characteristics",
+    "proportion_ci",
+    "proportion_counts",
+]

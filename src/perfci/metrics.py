@@ -1,0 +1,266 @@
+"""Classifier performance metrics as formulas over confusion-matrix counts.
+
+Every function here takes counts whose last axis holds the four cells
+``[tp, fp, fn, tn]`` and is vectorized over any leading axes. Multi-class averages
+(``macro_*``, ``micro_*``) take one-vs-rest counts of shape ``(..., k, 4)``, the class
+axis second to last, as :func:`perfci.confusion` returns them.
+
+The rows of a confusion matrix are the reference ("truth", usually the human code) and
+the columns the classifier; ``tp`` counts texts both call positive, ``fp`` texts only the
+classifier calls positive, ``fn`` texts only the reference calls positive.
+
+Undefined values (a zero denominator) are NaN, and :func:`compute_metric` warns with an
+:class:`~perfci.UndefinedMetricWarning` that names the metric and the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_choice, check_real_array, warn_undefined
+
+__all__ = [
+    "BINARY_METRICS",
+    "CELLS",
+    "METRICS",
+    "PROPORTION_METRICS",
+    "compute_metric",
+    "proportion_counts",
+]
+
+#: Order of the cells on the last axis of every count array.
+CELLS = ("tp", "fp", "fn", "tn")
+_TP, _FP, _FN, _TN = range(4)
+
+#: Proportion metrics: (cells in the numerator, cells in the denominator). The
+#: denominator is the metric's *relevant n*.
+PROPORTION_METRICS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "accuracy": ((_TP, _TN), (_TP, _FP, _FN, _TN)),
+    "recall": ((_TP,), (_TP, _FN)),
+    "precision": ((_TP,), (_TP, _FP)),
+    "specificity": ((_TN,), (_TN, _FP)),
+    "npv": ((_TN,), (_TN, _FN)),
+}
+
+# Why each metric can be undefined, for the warning.
+_UNDEFINED_BECAUSE = {
+    "accuracy": "there are no texts",
+    "recall": "there are no reference positives (tp + fn = 0)",
+    "precision": "there are no classifier positives (tp + fp = 0)",
+    "specificity": "there are no reference negatives (tn + fp = 0)",
+    "npv": "there are no classifier negatives (tn + fn = 0)",
+    "f1": "neither rater calls any text positive (tp + fp + fn = 0)",
+    "ppa": "neither rater calls any text positive (tp + fp + fn = 0)",
+    "pna": "neither rater calls any text negative (tn + fp + fn = 0)",
+    "kappa": "both raters put every text in one and the same class, so chance agreement is 1",
+    "balanced_accuracy": "recall or specificity is undefined (no reference positives or "
+    "no reference negatives)",
+    "mcc": "a row or column of the confusion matrix is empty",
+}
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _proportion(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    num_cells, den_cells = PROPORTION_METRICS[name]
+
+    def metric(c: np.ndarray) -> np.ndarray:
+        return _ratio(c[..., num_cells].sum(-1), c[..., den_cells].sum(-1))
+
+    return metric
+
+
+def _f1(c: np.ndarray) -> np.ndarray:
+    tp, fp, fn = c[..., _TP], c[..., _FP], c[..., _FN]
+    return _ratio(2 * tp, 2 * tp + fp + fn)
+
+
+def _pna(c: np.ndarray) -> np.ndarray:
+    tn, fp, fn = c[..., _TN], c[..., _FP], c[..., _FN]
+    return _ratio(2 * tn, 2 * tn + fp + fn)
+
+
+def _kappa(c: np.ndarray) -> np.ndarray:
+    # Cohen's kappa written in counts, (po - pe) / (1 - pe) multiplied through by N^2:
+    # exact for integer counts and free of the cancellation in 1 - pe.
+    tp, fp, fn, tn = c[..., _TP], c[..., _FP], c[..., _FN], c[..., _TN]
+    return _ratio(2 * (tp * tn - fp * fn), (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn))
+
+
+def _balanced_accuracy(c: np.ndarray) -> np.ndarray:
+    return (_proportion("recall")(c) + _proportion("specificity")(c)) / 2
+
+
+def _mcc(c: np.ndarray) -> np.ndarray:
+    tp, fp, fn, tn = c[..., _TP], c[..., _FP], c[..., _FN], c[..., _TN]
+    den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    return _ratio(tp * tn - fp * fn, np.sqrt(den))
+
+
+_BINARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    **{name: _proportion(name) for name in PROPORTION_METRICS},
+    "f1": _f1,
+    "ppa": _f1,  # 2a / (2a + b + c): the same formula as F1, read as agreement
+    "pna": _pna,
+    "kappa": _kappa,
+    "balanced_accuracy": _balanced_accuracy,
+    "mcc": _mcc,
+}
+
+#: Binary metric names, in report order.
+BINARY_METRICS: tuple[str, ...] = tuple(_BINARY)
+
+#: Every metric name accepted by :func:`compute_metric`.
+METRICS: tuple[str, ...] = (
+    BINARY_METRICS
+    + tuple(f"macro_{m}" for m in BINARY_METRICS)
+    + tuple(f"micro_{m}" for m in BINARY_METRICS)
+)
+
+
+def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
+    """Return `counts` as a float array with last axis 4 and no negative entries."""
+    arr = check_real_array(name, counts)
+    if arr.ndim == 0 or arr.shape[-1] != 4:
+        raise ValueError(
+            f"`{name}` must have a last axis of length 4 holding [tp, fp, fn, tn]; "
+            f"got shape {arr.shape}."
+        )
+    if np.any(arr < 0):
+        raise ValueError(f"`{name}` must be non-negative counts.")
+    return arr
+
+
+def metric_values(counts: np.ndarray, metric: str) -> np.ndarray:
+    """Evaluate `metric` on validated float counts, NaN where undefined, no warning.
+
+    This is the kernel that resampling code calls on thousands of replicates at once.
+    """
+    if metric in _BINARY:
+        return _BINARY[metric](counts)
+    average, base = metric.split("_", 1)
+    if counts.ndim < 2:
+        raise ValueError(
+            f"`counts` for {metric} must have shape (..., k, 4), one row per class; "
+            f"got shape {counts.shape}."
+        )
+    if average == "micro":
+        return _BINARY[base](counts.sum(axis=-2))
+    # A macro average is undefined when any class's metric is: averaging over the
+    # defined classes only would silently change what the number means.
+    return _BINARY[base](counts).mean(axis=-1)
+
+
+def compute_metric(counts: Any, metric: str) -> np.ndarray | np.float64:
+    r"""Compute a performance metric from confusion-matrix counts.
+
+    Parameters
+    ----------
+    counts : array_like
+        Counts with last axis ``[tp, fp, fn, tn]``; any leading axes are batch axes.
+        For ``macro_*`` and ``micro_*`` metrics the second-to-last axis holds the
+        classes (one-vs-rest counts, shape ``(..., k, 4)``). Counts may be
+        non-integer (for example after adding pseudo counts).
+    metric : str
+        One of :data:`METRICS`.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        The metric, with the leading shape of `counts` (and without the class axis for
+        averaged metrics); a scalar for a single matrix. NaN where undefined.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Where the metric is undefined (a zero denominator), naming the reason.
+
+    Notes
+    -----
+    With :math:`a = tp`, :math:`b = fp`, :math:`c = fn`, :math:`d = tn` and
+    :math:`N = a + b + c + d`:
+
+    ===================== ==============================================================
+    ``accuracy``          :math:`(a + d) / N`
+    ``recall``            :math:`a / (a + c)` (sensitivity)
+    ``precision``         :math:`a / (a + b)` (positive predictive value)
+    ``specificity``       :math:`d / (d + b)`
+    ``npv``               :math:`d / (d + c)` (negative predictive value)
+    ``f1``                :math:`2a / (2a + b + c)`, the harmonic mean of precision and
+                          recall
+    ``ppa``               :math:`2a / (2a + b + c)`, percent positive agreement [1]_
+    ``pna``               :math:`2d / (2d + b + c)`, percent negative agreement [1]_
+    ``kappa``             :math:`(p_o - p_e) / (1 - p_e)` with :math:`p_o = (a + d)/N`,
+                          :math:`p_e = [(a + b)(a + c) + (c + d)(b + d)] / N^2`,
+                          computed as :math:`2(ad - bc) / [(a + b)(b + d) + (a + c)(c + d)]`
+    ``balanced_accuracy`` (recall + specificity) / 2
+    ``mcc``               :math:`(ad - bc) / \sqrt{(a + b)(a + c)(d + b)(d + c)}`
+    ===================== ==============================================================
+
+    ``macro_<m>`` is the unweighted mean of ``<m>`` over the classes (NaN if ``<m>`` is
+    undefined for any class); ``micro_<m>`` is ``<m>`` of the counts summed over the
+    classes. For single-label multi-class data, ``micro_recall``, ``micro_precision``
+    and ``micro_f1`` all equal the multi-class accuracy.
+
+    References
+    ----------
+    .. [1] Anglin, K. "Estimating uncertainty in classifier performance with
+       applications to large language models and nested data", section 1.1.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> counts = [88, 12, 12, 288]          # tp, fp, fn, tn
+    >>> float(pc.compute_metric(counts, "recall"))
+    0.88
+    >>> round(float(pc.compute_metric(counts, "kappa")), 4)
+    0.84
+    >>> pc.compute_metric([[88, 12, 12, 288], [5, 0, 0, 95]], "f1")
+    array([0.88, 1.  ])
+    """
+    check_choice("metric", metric, METRICS)
+    arr = check_counts(counts)
+    values = metric_values(arr, metric)
+    undefined = np.isnan(values)
+    if undefined.any():
+        base = metric.split("_", 1)[1] if metric not in _BINARY else metric
+        why = _UNDEFINED_BECAUSE[base]
+        if metric.startswith("macro_"):
+            why = f"{base} is undefined for at least one class ({why})"
+        warn_undefined(metric, why, int(undefined.sum()), int(undefined.size))
+    return values[()] if values.ndim == 0 else values
+
+
+def proportion_counts(counts: Any, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """Successes and relevant n of a proportion metric.
+
+    Parameters
+    ----------
+    counts : array_like
+        Counts with last axis ``[tp, fp, fn, tn]``.
+    metric : str
+        One of :data:`PROPORTION_METRICS`: ``accuracy``, ``recall``, ``precision``,
+        ``specificity`` or ``npv``.
+
+    Returns
+    -------
+    successes, trials : numpy.ndarray
+        Numerator and denominator (the relevant n) with the leading shape of `counts`.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> x, n = pc.proportion_counts([264, 20, 36, 1680], "recall")
+    >>> int(x), int(n)
+    (264, 300)
+    """
+    check_choice("metric", metric, PROPORTION_METRICS)
+    arr = check_counts(counts)
+    num_cells, den_cells = PROPORTION_METRICS[metric]
+    return arr[..., num_cells].sum(-1), arr[..., den_cells].sum(-1)
