@@ -262,7 +262,7 @@ def proportion_ci(
 
     >>> pc.proportion_ci(26, 30, method="clopper_pearson",
     ...                  confidence_level=[0.8, 0.9, 0.95]).low.round(4)
-    array([0.7515, 0.7211, 0.6928])
+    array([0.751 , 0.7204, 0.6928])
     """
     x, n, level = _proportion_ci_iv(x, n, method, confidence_level)
     low, high, clipped = interval_bounds(method, x, n, level)

@@ -55,10 +55,13 @@ class ConfusionCounts:
         """Return the counts as a :class:`pandas.DataFrame`, one row per matrix."""
         lead = self.dims[:-1]
         labels = {"person": self.groups, "class": self.classes}
-        index = pd.MultiIndex.from_product([labels[d] for d in lead], names=list(lead))
         flat = self.counts.reshape(-1, 4)
         if not lead:
             return pd.DataFrame(flat, columns=list(CELLS))
+        if len(lead) == 1:
+            index = pd.Index(labels[lead[0]], name=lead[0])
+        else:
+            index = pd.MultiIndex.from_product([labels[d] for d in lead], names=list(lead))
         return pd.DataFrame(flat, index=index, columns=list(CELLS))
 
 

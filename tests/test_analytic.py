@@ -1,0 +1,162 @@
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+import perfci as pc
+
+# perfci method -> statsmodels.stats.proportion.proportion_confint method
+STATSMODELS_NAMES = {
+    "wald": "normal",
+    "wilson": "wilson",
+    "agresti_coull": "agresti_coull",
+    "clopper_pearson": "beta",
+    "jeffreys": "jeffreys",
+}
+
+
+@pytest.fixture
+def random_grid(rng):
+    n = rng.integers(1, 400, size=3000)
+    x = rng.integers(0, n + 1)
+    level = rng.uniform(0.5, 0.999, size=n.size)
+    # make sure the boundaries x = 0 and x = n are well represented
+    x[:300] = 0
+    x[300:600] = n[300:600]
+    return x, n, level
+
+
+@pytest.mark.parametrize("method", sorted(STATSMODELS_NAMES))
+def test_agrees_with_statsmodels(method, random_grid):
+    x, n, level = random_grid
+    ci = pc.proportion_ci(x, n, method=method, confidence_level=level)
+    # Reference: statsmodels.stats.proportion.proportion_confint(x, n, alpha=1 - level,
+    # method=...), elementwise (it does not broadcast alpha).
+    ref = np.array(
+        [
+            proportion_confint(xi, ni, alpha=1 - li, method=STATSMODELS_NAMES[method])
+            for xi, ni, li in zip(x, n, level, strict=True)
+        ]
+    )
+    if method == "jeffreys":
+        # statsmodels omits the Brown-Cai-DasGupta boundary rule (low 0 at x = 0,
+        # high 1 at x = n); compare those ends separately below.
+        ref[x == 0, 0] = 0.0
+        ref[x == n, 1] = 1.0
+    np.testing.assert_allclose(ci.low, ref[:, 0], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(ci.high, ref[:, 1], rtol=0, atol=1e-10)
+
+
+def test_plus4_is_wald_on_two_added_successes_and_failures(random_grid):
+    x, n, level = random_grid
+    ci = pc.proportion_ci(x, n, method="agresti_coull_plus4", confidence_level=level)
+    # Agresti & Coull (1998): the "add two successes and two failures" interval is the
+    # Wald interval of (x + 2) / (n + 4); statsmodels' "normal" on the augmented counts.
+    ref = np.array(
+        [
+            proportion_confint(xi + 2, ni + 4, alpha=1 - li, method="normal")
+            for xi, ni, li in zip(x, n, level, strict=True)
+        ]
+    )
+    np.testing.assert_allclose(ci.low, ref[:, 0], atol=1e-10)
+    np.testing.assert_allclose(ci.high, ref[:, 1], atol=1e-10)
+
+
+def test_jeffreys_boundaries():
+    ci = pc.proportion_ci([0, 10], 10, method="jeffreys", confidence_level=0.9)
+    assert ci.low[0] == 0.0 and ci.high[1] == 1.0
+    # the other end stays the equal-tailed beta quantile of Beta(x + 1/2, n - x + 1/2)
+    assert ci.high[0] == pytest.approx(stats.beta.ppf(0.95, 0.5, 10.5), abs=1e-12)
+    assert ci.low[1] == pytest.approx(stats.beta.ppf(0.05, 10.5, 0.5), abs=1e-12)
+
+
+# The paper, section 2.1 (printed to three decimals, so the tolerance is 5e-4):
+# 300 cases of 2000 texts, Wald [0.134, 0.166]; recall 264 of 300, Wald [0.843, 0.917]
+# and Wilson [0.838, 0.912]; recall 0.88 on 30 positives, Wald [0.763, 0.996] and
+# Wilson [0.719, 0.955] (0.88 * 30 = 26.4 successes: a non-integer x). The paper's
+# 0.763 is 0.76372 truncated, not rounded (z = 1.96 gives 0.76371 too), so that one end
+# is checked to 1e-3.
+@pytest.mark.parametrize(
+    ("x", "n", "method", "low", "high", "tol"),
+    [
+        (300, 2000, "wald", 0.134, 0.166, 5e-4),
+        (264, 300, "wald", 0.843, 0.917, 5e-4),
+        (264, 300, "wilson", 0.838, 0.912, 5e-4),
+        (0.88 * 30, 30, "wald", 0.763, 0.996, 1e-3),
+        (0.88 * 30, 30, "wilson", 0.719, 0.955, 5e-4),
+    ],
+)
+def test_paper_section_2_1_examples(x, n, method, low, high, tol):
+    ci = pc.proportion_ci(x, n, method=method)
+    assert ci.low == pytest.approx(low, abs=tol)
+    assert ci.high == pytest.approx(high, abs=5e-4)
+    assert ci.estimate == pytest.approx(x / n)
+
+
+def test_non_integer_x_uses_beta_quantiles_with_real_parameters():
+    x, n = 12.3, 17.8
+    ci = pc.proportion_ci(x, n, method="clopper_pearson", confidence_level=0.9)
+    assert ci.low == pytest.approx(stats.beta.ppf(0.05, x, n - x + 1), abs=1e-12)
+    assert ci.high == pytest.approx(stats.beta.ppf(0.95, x + 1, n - x), abs=1e-12)
+
+
+@pytest.mark.parametrize("method", pc.ANALYTIC_METHODS)
+def test_vectorized_equals_scalar_loop(method, rng):
+    x = rng.integers(0, 50, size=(4, 5)).astype(float)
+    n = x + rng.integers(0, 50, size=(4, 5)) + 1
+    level = np.array([0.8, 0.9, 0.95, 0.99, 0.999])
+    ci = pc.proportion_ci(x, n, method=method, confidence_level=level)
+    assert ci.low.shape == (4, 5)
+    for i in range(4):
+        for j in range(5):
+            one = pc.proportion_ci(x[i, j], n[i, j], method=method, confidence_level=level[j])
+            assert one.low == ci.low[i, j] and one.high == ci.high[i, j]
+            assert np.ndim(one.low) == 0
+
+
+def test_clipping_is_flagged_only_where_the_formula_leaves_the_unit_interval():
+    wald = pc.proportion_ci(29, 30, method="wald")
+    assert wald.high == 1.0 and wald.clipped
+    assert not pc.proportion_ci(15, 30, method="wald").clipped
+    ac = pc.proportion_ci(0, 5, method="agresti_coull")
+    assert ac.low == 0.0 and ac.clipped
+    wilson = pc.proportion_ci([0, 5], 5, method="wilson")
+    assert not wilson.clipped.any()
+    assert wilson.low[0] == 0.0 and wilson.high[1] == 1.0
+
+
+@pytest.mark.parametrize("method", pc.ANALYTIC_METHODS)
+def test_bounds_ordered_and_contain_nothing_outside_unit_interval(method, random_grid):
+    x, n, level = random_grid
+    ci = pc.proportion_ci(x, n, method=method, confidence_level=level)
+    assert np.all((0 <= ci.low) & (ci.low <= ci.high) & (ci.high <= 1))
+
+
+def test_result_is_frozen_and_has_half_width():
+    ci = pc.proportion_ci(8, 10, method="wilson")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ci.low = 0.0
+    assert ci.half_width == pytest.approx((ci.high - ci.low) / 2)
+    assert "wilson" in repr(ci)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"x": 11, "n": 10}, "`x` must not exceed `n`"),
+        ({"x": 0, "n": 0}, "`n` must be positive"),
+        ({"x": -1, "n": 10}, "`x` must be non-negative"),
+        ({"x": np.nan, "n": 10}, "`x` must be finite"),
+        ({"x": 1, "n": np.inf}, "`n` must be finite"),
+        ({"x": "a", "n": 10}, "`x` must be real numbers"),
+        ({"x": 1, "n": 10, "confidence_level": 1.0}, "`confidence_level` must lie strictly"),
+        ({"x": 1, "n": 10, "confidence_level": 0}, "`confidence_level` must lie strictly"),
+        ({"x": 1, "n": 10, "method": "exact"}, r"`method` must be one of \['agresti_coull'"),
+        ({"x": [1, 2], "n": [3, 4, 5]}, "must broadcast"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pc.proportion_ci(**kwargs)
