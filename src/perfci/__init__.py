@@ -8,6 +8,15 @@ from ._validation import UndefinedMetricWarning
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
 from .counting import ConfusionCounts, confusion
 from .datasets import load_example
+from .design import (
+    DESIGNS,
+    DF_ADJUSTMENTS,
+    ClusteredProportionCI,
+    clustered_proportion_ci,
+    design_effect,
+    effective_sample_size,
+    icc,
+)
 from .exact import (
     OperatingCharacteristics,
     exact_coverage,
@@ -29,16 +38,23 @@ __all__ = [
     "ANALYTIC_METHODS",
     "BINARY_METRICS",
     "CELLS",
+    "DESIGNS",
+    "DF_ADJUSTMENTS",
     "METRICS",
     "PROPORTION_METRICS",
+    "ClusteredProportionCI",
     "ConfusionCounts",
     "OperatingCharacteristics",
     "ProportionCI",
     "UndefinedMetricWarning",
+    "clustered_proportion_ci",
     "compute_metric",
     "confusion",
+    "design_effect",
+    "effective_sample_size",
     "exact_coverage",
     "expected_half_width",
+    "icc",
     "load_example",
     "operating_characteristics",
     "proportion_ci",

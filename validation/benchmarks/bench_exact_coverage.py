@@ -19,8 +19,13 @@ import perfci as pc
 
 N = np.arange(10, 251)
 P = np.array([0.5, 0.6, 0.7, 0.8, 0.9, 0.95])
-METHODS = {"wald": "normal", "wilson": "wilson", "agresti_coull": "agresti_coull",
-           "clopper_pearson": "beta", "jeffreys": "jeffreys"}
+METHODS = {
+    "wald": "normal",
+    "wilson": "wilson",
+    "agresti_coull": "agresti_coull",
+    "clopper_pearson": "beta",
+    "jeffreys": "jeffreys",
+}
 
 
 def peer(method):

@@ -1,0 +1,546 @@
+"""Design adjustment for texts nested in persons: ICC, design effect, effective n, df.
+
+All functions take per-person counts: ``successes`` y_i and ``trials`` n_i (the person's
+relevant texts for the metric, e.g. their reference positives for recall), with the
+persons on the last axis. Leading axes are batch axes, so many data sets can be adjusted
+at once; a data set with fewer persons is padded with ``trials = 0``. Persons with no
+relevant text (``trials = 0``) do not count anywhere: not in the ICC, not in the mean
+cluster size, not in the number of clusters or the degrees of freedom.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from ._validation import (
+    UndefinedMetricWarning,
+    check_choice,
+    check_confidence_level,
+    check_real_array,
+    warn_undefined,
+)
+from .analytic import INTERVALS, ProportionCI, interval_bounds, proportion_ci
+
+__all__ = [
+    "DESIGNS",
+    "DF_ADJUSTMENTS",
+    "ClusteredProportionCI",
+    "clustered_proportion_ci",
+    "design_effect",
+    "effective_sample_size",
+    "icc",
+]
+
+#: Design adjustments of :func:`clustered_proportion_ci`.
+DESIGNS = ("icc", "cluster_robust")
+#: Degrees-of-freedom adjustments (None for none).
+DF_ADJUSTMENTS = ("dean_pagano", "korn_graubard")
+
+
+def _per_person_iv(successes: Any, trials: Any) -> tuple[np.ndarray, np.ndarray]:
+    y = check_real_array("successes", successes)
+    n = check_real_array("trials", trials)
+    if y.ndim == 0 or n.ndim == 0:
+        raise ValueError("`successes` and `trials` must be per-person arrays (persons last).")
+    if y.shape != n.shape:
+        raise ValueError(
+            f"`successes` and `trials` must have the same shape; got {y.shape} and {n.shape}."
+        )
+    if np.any(n < 0) or np.any(y < 0):
+        raise ValueError("`successes` and `trials` must be non-negative counts.")
+    if np.any(y > n):
+        raise ValueError("`successes` must not exceed `trials` for any person.")
+    return y, n
+
+
+def _anova_icc(y: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One-way ANOVA ICC (truncated at 0) and a mask of where it is not estimable."""
+    contributes = n > 0
+    m = contributes.sum(-1)
+    total_n = n.sum(-1)
+    total_y = y.sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y2_over_n = np.where(contributes, y * y / np.where(contributes, n, 1), 0).sum(-1)
+        ssb = y2_over_n - total_y**2 / total_n  # sum_i n_i (p_i - p)^2
+        ssw = total_y - y2_over_n  # sum_i sum_j (Y_ij - p_i)^2 for 0/1 outcomes
+        msb = ssb / (m - 1)
+        msw = ssw / (total_n - m)
+        n0 = (total_n - (n * n).sum(-1) / total_n) / (m - 1)
+        denominator = msb + (n0 - 1) * msw
+        rho = (msb - msw) / denominator
+    # Rounding can leave tiny negative sums of squares; they are zero.
+    no_variation = (total_y == 0) | (total_y == total_n)
+    rho = np.where(no_variation, 0.0, np.maximum(rho, 0.0))
+    not_estimable = ~no_variation & ((m < 2) | (total_n <= m))
+    return np.where(not_estimable, np.nan, rho), not_estimable
+
+
+def icc(successes: Any, trials: Any) -> Any:
+    r"""Intra-class correlation of binary outcomes nested in persons (one-way ANOVA).
+
+    Parameters
+    ----------
+    successes : array_like
+        Per-person successes y_i (persons on the last axis; leading axes are batch axes).
+    trials : array_like
+        Per-person relevant texts n_i, the same shape. Persons with ``n_i = 0`` are
+        ignored.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ANOVA estimate of the ICC, truncated at 0; one value per data set.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Where the ICC is not estimable (fewer than two contributing persons, or every
+        person with a single text while outcomes vary); NaN there.
+
+    Notes
+    -----
+    With :math:`m` contributing persons, :math:`N = \sum n_i`, :math:`\hat p_i = y_i/n_i`
+    and :math:`\hat p = \sum y_i / N`:
+
+    .. math::
+
+        MSB = \frac{\sum_i n_i(\hat p_i - \hat p)^2}{m - 1}, \quad
+        MSW = \frac{\sum_i n_i \hat p_i (1 - \hat p_i)}{N - m}, \quad
+        n_0 = \frac{N - \sum_i n_i^2 / N}{m - 1},
+
+    .. math::
+
+        \hat\rho = \max\left(0, \frac{MSB - MSW}{MSB + (n_0 - 1) MSW}\right).
+
+    When every outcome is the same (all successes or all failures) there is no
+    variation at all and :math:`\hat\rho = 0`.
+
+    References
+    ----------
+    .. [1] Wu, S., Crespi, C. M. and Wong, W. K. (2012). Comparison of methods for
+       estimating the intraclass correlation coefficient for binary responses in cancer
+       prevention cluster randomized trials. Contemporary Clinical Trials 33(5).
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> round(float(pc.icc([9, 5, 10, 2], [10, 10, 10, 10])), 4)
+    0.4692
+    >>> float(pc.icc([3, 5], [3, 5]))      # no variation at all
+    0.0
+    """
+    y, n = _per_person_iv(successes, trials)
+    rho, not_estimable = _anova_icc(y, n)
+    if not_estimable.any():
+        warn_undefined(
+            "icc",
+            "it needs at least two persons with a relevant text and, when outcomes vary, "
+            "at least one person with two or more texts",
+            int(not_estimable.sum()),
+            int(not_estimable.size),
+        )
+    return rho[()] if rho.ndim == 0 else rho
+
+
+def _t_ratio(df_adjust: str | None, level, n_texts, n_clusters) -> np.ndarray:
+    """Factor multiplying n_eff for the degrees-of-freedom adjustment."""
+    if df_adjust is None:
+        return np.ones(np.broadcast(level, n_texts, n_clusters).shape)
+    q = 0.5 + level / 2
+    denominator = stats.t.ppf(q, n_clusters - 1)
+    if df_adjust == "dean_pagano":
+        numerator = special.ndtri(q)
+    else:  # korn_graubard, as R's survey::svyciprop(method = "beta") computes it
+        numerator = stats.t.ppf(q, n_texts - 1)
+    return (numerator / denominator) ** 2
+
+
+def effective_sample_size(
+    n_texts: Any,
+    *,
+    design_effect: Any = None,
+    icc: Any = None,
+    mean_cluster_size: Any = None,
+    n_clusters: Any = None,
+    df_adjust: str | None = "dean_pagano",
+    confidence_level: Any = 0.95,
+) -> Any:
+    r"""Effective sample size of nested texts, with an optional degrees-of-freedom adjustment.
+
+    Parameters
+    ----------
+    n_texts : array_like
+        Number of relevant texts N.
+    design_effect : array_like, optional
+        The design effect. If omitted, it is :math:`1 + \rho(B - 1)` from `icc` and
+        `mean_cluster_size`.
+    icc : array_like, optional
+        Intra-class correlation :math:`\rho`.
+    mean_cluster_size : array_like, optional
+        Mean relevant texts per person B. Default ``n_texts / n_clusters``.
+    n_clusters : array_like, optional
+        Number of persons m; needed for a df adjustment (df = m - 1). Default
+        ``n_texts / mean_cluster_size``.
+    df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
+        ``dean_pagano``: :math:`n^*_{eff} = n_{eff}(z/t_{m-1})^2`;
+        ``korn_graubard``: :math:`n^*_{eff} = n_{eff}(t_{N-1}/t_{m-1})^2`; None: no
+        adjustment.
+    confidence_level : array_like, default 0.95
+        The level whose quantiles enter the df adjustment.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`n^*_{eff}` (or :math:`n_{eff} = N / \mathrm{DEFF}` without a df adjustment).
+
+    Examples
+    --------
+    The paper's figure 7: 400 texts, ICC 0.1, 10 texts per person (40 persons).
+
+    >>> import perfci as pc
+    >>> n_star = pc.effective_sample_size(400, icc=0.1, mean_cluster_size=10)
+    >>> round(float(n_star), 2)
+    197.67
+    >>> ci = pc.proportion_ci(0.9 * n_star, n_star, method="agresti_coull")
+    >>> round(float(ci.half_width), 3)
+    0.043
+    """
+    if df_adjust is not None:
+        check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+    n_texts = check_real_array("n_texts", n_texts)
+    if np.any(n_texts <= 0):
+        raise ValueError("`n_texts` must be positive.")
+    level = check_confidence_level(confidence_level)
+    if mean_cluster_size is None and n_clusters is not None:
+        n_clusters = check_real_array("n_clusters", n_clusters)
+        mean_cluster_size = n_texts / n_clusters
+    if design_effect is None:
+        if icc is None or mean_cluster_size is None:
+            raise ValueError(
+                "give `design_effect`, or `icc` with `mean_cluster_size` or `n_clusters`."
+            )
+        rho = check_real_array("icc", icc)
+        b = check_real_array("mean_cluster_size", mean_cluster_size)
+        if np.any((rho < 0) | (rho > 1)):
+            raise ValueError("`icc` must lie in [0, 1].")
+        if np.any(b < 1):
+            raise ValueError("`mean_cluster_size` must be at least 1.")
+        deff = 1 + rho * (b - 1)
+    else:
+        deff = check_real_array("design_effect", design_effect)
+        if np.any(deff <= 0):
+            raise ValueError("`design_effect` must be positive.")
+    n_eff = n_texts / deff
+    if df_adjust is not None:
+        if n_clusters is None:
+            if mean_cluster_size is None:
+                raise ValueError("`n_clusters` or `mean_cluster_size` is needed for `df_adjust`.")
+            n_clusters = n_texts / check_real_array("mean_cluster_size", mean_cluster_size)
+        n_clusters = check_real_array("n_clusters", n_clusters)
+        if np.any(n_clusters < 2):
+            raise ValueError("`df_adjust` needs at least 2 persons (df = m - 1); got fewer.")
+        n_eff = n_eff * _t_ratio(df_adjust, level, n_texts, n_clusters)
+    return n_eff[()] if np.ndim(n_eff) == 0 else n_eff
+
+
+def design_effect(successes: Any, trials: Any, design: str = "icc") -> Any:
+    r"""Design effect of texts nested in persons.
+
+    Parameters
+    ----------
+    successes, trials : array_like
+        Per-person successes and relevant texts (persons last).
+    design : {"icc", "cluster_robust"}, default "icc"
+        ``icc``: Kish's :math:`1 + \hat\rho(B - 1)` with the ANOVA ICC and B the mean
+        relevant texts per contributing person. ``cluster_robust``: the ratio of the
+        cluster-robust (linearization) variance of :math:`\hat p` to the simple-random-
+        sampling variance :math:`\hat p(1 - \hat p)/N`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The design effect per data set.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> y, n = [9, 5, 10, 2, 8], [10, 10, 10, 10, 10]
+    >>> round(float(pc.design_effect(y, n)), 3)
+    4.477
+    >>> round(float(pc.design_effect(y, n, design="cluster_robust")), 3)
+    4.917
+    """
+    check_choice("design", design, DESIGNS)
+    y, n = _per_person_iv(successes, trials)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        stats_ = _design_statistics(y, n, design)
+    deff = stats_["design_effect"]
+    return deff[()] if deff.ndim == 0 else deff
+
+
+def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, np.ndarray]:
+    """Estimate, ICC, design effect and n_eff (before any df adjustment) per data set."""
+    contributes = n > 0
+    m = contributes.sum(-1)
+    total_n = n.sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = y.sum(-1) / total_n
+    var = np.full(p.shape, np.nan)
+    if design == "icc":
+        rho, _ = _anova_icc(y, n)
+        b = total_n / m
+        # With one text per person there is no clustering to adjust for (B - 1 = 0),
+        # even though the ICC itself is not estimable then.
+        deff = np.where(b == 1, 1.0, 1 + rho * (b - 1))
+    else:
+        rho = np.full(p.shape, np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            resid = y - p[..., None] * n
+            var = m / (m - 1) * (resid * resid).sum(-1) / total_n**2
+            deff = var / (p * (1 - p) / total_n)
+        # A zero variance (every outcome the same, or every person with the same rate)
+        # gives no evidence of clustering, and an n_eff of 0/0 or infinity: use 1.
+        deff = np.where(var == 0, 1.0, deff)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = total_n / deff
+    return {
+        "estimate": p,
+        "icc": rho,
+        "design_effect": deff,
+        "n_eff": n_eff,
+        "n_texts": total_n,
+        "n_clusters": m,
+        "variance": var,
+    }
+
+
+def _scalar(a: np.ndarray) -> Any:
+    return a[()] if np.ndim(a) == 0 else a
+
+
+@dataclass(frozen=True, repr=False)
+class ClusteredProportionCI:
+    r"""A design-adjusted confidence interval for a proportion of nested texts.
+
+    Attributes
+    ----------
+    estimate : float or numpy.ndarray
+        The pooled (text-weighted) proportion :math:`\sum y_i / \sum n_i`.
+    low, high : float or numpy.ndarray
+        The interval ends.
+    confidence_level : float or numpy.ndarray
+        The confidence level.
+    method : str
+        The base analytic method applied to the effective counts.
+    design : str
+        ``"icc"`` or ``"cluster_robust"``.
+    df_adjust : str or None
+        The degrees-of-freedom adjustment.
+    icc : float or numpy.ndarray
+        The ANOVA ICC (NaN for ``design="cluster_robust"``).
+    design_effect : float or numpy.ndarray
+        The design effect.
+    n_eff : float or numpy.ndarray
+        Effective sample size ``N / design_effect``.
+    n_eff_adjusted : float or numpy.ndarray
+        The effective sample size after the df adjustment (equals `n_eff` without one);
+        the interval is the base method on ``(estimate * n_eff_adjusted, n_eff_adjusted)``.
+    df : float or numpy.ndarray
+        Design degrees of freedom, ``n_clusters - 1``.
+    n_clusters : int or numpy.ndarray
+        Persons with at least one relevant text.
+    n_texts : float or numpy.ndarray
+        Relevant texts N.
+    clipped : bool or numpy.ndarray
+        True where the base method's formula left [0, 1].
+    unadjusted : ProportionCI
+        The same base method treating all texts as independent, for comparison.
+    """
+
+    estimate: Any
+    low: Any
+    high: Any
+    confidence_level: Any
+    method: str
+    design: str
+    df_adjust: str | None
+    icc: Any
+    design_effect: Any
+    n_eff: Any
+    n_eff_adjusted: Any
+    df: Any
+    n_clusters: Any
+    n_texts: Any
+    clipped: Any
+    unadjusted: ProportionCI
+
+    @property
+    def half_width(self) -> Any:
+        """Half the interval's width."""
+        return (np.asarray(self.high) - np.asarray(self.low))[()] / 2
+
+    def __repr__(self) -> str:
+        def fmt(v: Any) -> str:
+            if np.ndim(v) == 0:
+                return f"{float(v):.6g}"
+            return np.array2string(np.asarray(v, dtype=float), precision=6)
+
+        return (
+            f"ClusteredProportionCI(method={self.method!r}, design={self.design!r}, "
+            f"df_adjust={self.df_adjust!r}, confidence_level={fmt(self.confidence_level)}, "
+            f"estimate={fmt(self.estimate)}, low={fmt(self.low)}, high={fmt(self.high)}, "
+            f"design_effect={fmt(self.design_effect)}, n_eff={fmt(self.n_eff)}, "
+            f"n_clusters={fmt(self.n_clusters)})"
+        )
+
+
+def clustered_proportion_ci(
+    successes: Any,
+    trials: Any,
+    method: str = "agresti_coull",
+    design: str = "icc",
+    df_adjust: str | None = "dean_pagano",
+    confidence_level: Any = 0.95,
+) -> ClusteredProportionCI:
+    r"""Confidence interval for a proportion of texts nested in persons.
+
+    The analytic `method` is applied to an effective sample size that accounts for the
+    similarity of a person's texts (the design effect) and, optionally, for the design's
+    few degrees of freedom (the number of persons minus one).
+
+    Parameters
+    ----------
+    successes : array_like
+        Per-person successes y_i on the last axis (e.g. each person's true positives for
+        recall). Leading axes are batch axes (many data sets at once).
+    trials : array_like
+        Per-person relevant texts n_i, the same shape (e.g. each person's reference
+        positives for recall). Persons with ``n_i = 0`` do not count.
+    method : str, default "agresti_coull"
+        Base analytic method, as in :func:`proportion_ci`.
+    design : {"icc", "cluster_robust"}, default "icc"
+        How the design effect is estimated: the paper's ANOVA ICC with Kish's design
+        effect, or the cluster-robust (linearization) variance of the ratio estimator
+        that R's survey package computes for a one-stage cluster design.
+    df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
+        Degrees-of-freedom adjustment of the effective sample size, with df = m - 1.
+    confidence_level : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    ClusteredProportionCI
+        The interval with the ICC, design effect, effective sample sizes, df, number
+        of persons, and the unadjusted interval for comparison.
+
+    Raises
+    ------
+    ValueError
+        For bad counts, unknown names, or fewer than two persons with a relevant text
+        (neither the ICC, nor the cluster-robust variance, nor the df exist then).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        With ``design="cluster_robust"``, where the cluster-robust variance is zero
+        (every relevant text has the same outcome, or every person the same rate): the
+        design effect is then set to 1.
+
+    Notes
+    -----
+    With :math:`\hat p = \sum y_i / N`, :math:`N = \sum n_i`, :math:`m` contributing
+    persons and :math:`B = N/m`:
+
+    - ``design="icc"``: :math:`\mathrm{DEFF} = 1 + \hat\rho(B - 1)` with the ANOVA ICC
+      of :func:`icc`; :math:`n_{eff} = N / \mathrm{DEFF}`.
+    - ``design="cluster_robust"``:
+      :math:`\widehat{\mathrm{var}}(\hat p) = \frac{m}{m-1}\sum_i (y_i - \hat p n_i)^2 / N^2`
+      and :math:`n_{eff} = \hat p(1 - \hat p)/\widehat{\mathrm{var}}(\hat p)`. Where that
+      variance is zero the design effect is taken as 1, with a warning (R's survey
+      package returns NaN or a zero-width interval there).
+    - ``df_adjust="dean_pagano"``: :math:`n^*_{eff} = n_{eff}(z/t_{m-1})^2` (the paper's
+      choice, following Dean and Pagano [2]_); ``"korn_graubard"``:
+      :math:`n^*_{eff} = n_{eff}(t_{N-1}/t_{m-1})^2` [1]_, what R's
+      ``survey::svyciprop(method = "beta")`` computes.
+
+    The base method is then applied to :math:`(\hat p\, n^*_{eff},\ n^*_{eff})`.
+    ``design="cluster_robust", df_adjust="korn_graubard", method="clopper_pearson"``
+    reproduces ``svyciprop(~y, svydesign(ids = ~person, data = texts), method = "beta")``.
+
+    References
+    ----------
+    .. [1] Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions
+       with small expected number of positive counts estimated from survey data.
+       Survey Methodology 24.
+    .. [2] Dean, N. and Pagano, M. (2015). Evaluating confidence interval methods for
+       binomial proportions in clustered surveys. Journal of Survey Statistics and
+       Methodology 3(4).
+    .. [3] Kish, L. (1965). Survey Sampling. Wiley.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
+    >>> y, n = pc.proportion_counts(per_person, "precision")
+    >>> ci = pc.clustered_proportion_ci(y, n)
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]; ICC {ci.icc:.2f}, "
+    ...       f"DEFF {ci.design_effect:.2f}, {ci.n_clusters} persons")
+    0.812 [0.713, 0.883]; ICC 0.29, DEFF 2.26, 37 persons
+    >>> print(f"unadjusted [{ci.unadjusted.low:.3f}, {ci.unadjusted.high:.3f}]")
+    unadjusted [0.752, 0.861]
+    """
+    check_choice("method", method, INTERVALS)
+    check_choice("design", design, DESIGNS)
+    if df_adjust is not None:
+        check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+    level = check_confidence_level(confidence_level)
+    if level.ndim:
+        raise ValueError("`confidence_level` must be a single number here.")
+    y, n = _per_person_iv(successes, trials)
+    m = (n > 0).sum(-1)
+    if np.any(m < 2):
+        raise ValueError(
+            "`trials` must give at least 2 persons with a relevant text: the ICC, the "
+            "cluster-robust variance and the design degrees of freedom (m - 1) do not "
+            f"exist for fewer; got {int(m.min())}."
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        st = _design_statistics(y, n, design)
+    if design == "cluster_robust" and np.any(zero := st["variance"] == 0):
+        warnings.warn(
+            "the cluster-robust variance is zero (every relevant text has the same outcome "
+            f"or every person the same rate) in {int(zero.sum())} of {zero.size} data "
+            "sets; using a design effect of 1 there.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+    n_star = st["n_eff"] * _t_ratio(df_adjust, level, st["n_texts"], st["n_clusters"])
+    x_star = st["estimate"] * n_star
+    low, high, clipped = interval_bounds(method, x_star, n_star, level)
+    unadjusted = proportion_ci(y.sum(-1), st["n_texts"], method=method, confidence_level=level)
+    return ClusteredProportionCI(
+        estimate=_scalar(st["estimate"]),
+        low=_scalar(np.asarray(low, dtype=float)),
+        high=_scalar(np.asarray(high, dtype=float)),
+        confidence_level=float(level),
+        method=method,
+        design=design,
+        df_adjust=df_adjust,
+        icc=_scalar(st["icc"]),
+        design_effect=_scalar(st["design_effect"]),
+        n_eff=_scalar(st["n_eff"]),
+        n_eff_adjusted=_scalar(n_star),
+        df=_scalar(st["n_clusters"] - 1),
+        n_clusters=_scalar(st["n_clusters"]),
+        n_texts=_scalar(st["n_texts"]),
+        clipped=_scalar(np.asarray(clipped)),
+        unadjusted=unadjusted,
+    )
