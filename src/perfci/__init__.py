@@ -6,6 +6,13 @@ metric, interval and operating characteristic is computed from counts, vectorize
 
 from ._validation import UndefinedMetricWarning
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
+from .bootstrap import (
+    BOOTSTRAP_INTERVALS,
+    SCHEMES,
+    BootstrapCI,
+    DegenerateBootstrapWarning,
+    bootstrap_ci,
+)
 from .counting import ConfusionCounts, confusion
 from .datasets import load_example
 from .design import (
@@ -37,16 +44,21 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "ANALYTIC_METHODS",
     "BINARY_METRICS",
+    "BOOTSTRAP_INTERVALS",
     "CELLS",
     "DESIGNS",
     "DF_ADJUSTMENTS",
     "METRICS",
     "PROPORTION_METRICS",
+    "SCHEMES",
+    "BootstrapCI",
     "ClusteredProportionCI",
     "ConfusionCounts",
+    "DegenerateBootstrapWarning",
     "OperatingCharacteristics",
     "ProportionCI",
     "UndefinedMetricWarning",
+    "bootstrap_ci",
     "clustered_proportion_ci",
     "compute_metric",
     "confusion",

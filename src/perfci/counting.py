@@ -29,6 +29,12 @@ class ConfusionCounts:
         The class labels, in the order of the class axis; None for a binary matrix.
     groups : numpy.ndarray or None
         The person ids, in the order of the person axis; None without groups.
+    dims : tuple of str
+        Names of the axes of `counts`: ``"person"``, ``"class"``, ``"cell"``.
+    matrix : numpy.ndarray or None
+        For multi-class counts, the k x k confusion matrices (rows: reference class,
+        columns: classifier class), per person with groups: the joint counts a text-level
+        bootstrap resamples. None for a binary matrix.
 
     Notes
     -----
@@ -41,6 +47,7 @@ class ConfusionCounts:
     classes: np.ndarray | None = None
     groups: np.ndarray | None = None
     dims: tuple[str, ...] = field(default=("cell",))
+    matrix: np.ndarray | None = None
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         return self.counts if dtype is None else self.counts.astype(dtype)
@@ -197,10 +204,21 @@ def confusion(
     code_p = pd.Categorical(p, categories=classes).codes.astype(np.intp)
     joint = np.bincount((person * k + code_t) * k + code_p, minlength=m * k * k)
     joint = joint.reshape(m, k, k)  # person, reference class, classifier class
-    tp = np.diagonal(joint, axis1=1, axis2=2)
-    fn = joint.sum(axis=2) - tp
-    fp = joint.sum(axis=1) - tp
-    tn = joint.sum(axis=(1, 2))[:, None] - tp - fp - fn
-    counts = np.stack([tp, fp, fn, tn], axis=-1)
-    counts = counts[0] if group_ids is None else counts
-    return ConfusionCounts(counts, classes=classes, groups=group_ids, dims=(*lead, "class", "cell"))
+    counts = one_vs_rest(joint)
+    if group_ids is None:
+        counts, joint = counts[0], joint[0]
+    return ConfusionCounts(
+        counts, classes=classes, groups=group_ids, dims=(*lead, "class", "cell"), matrix=joint
+    )
+
+
+def one_vs_rest(matrix: np.ndarray) -> np.ndarray:
+    """One-vs-rest cells ``(..., k, 4)`` from k x k confusion matrices ``(..., k, k)``.
+
+    Rows of `matrix` are the reference class, columns the classifier's class.
+    """
+    tp = np.diagonal(matrix, axis1=-2, axis2=-1)
+    fn = matrix.sum(axis=-1) - tp
+    fp = matrix.sum(axis=-2) - tp
+    tn = matrix.sum(axis=(-2, -1))[..., None] - tp - fp - fn
+    return np.stack([tp, fp, fn, tn], axis=-1)

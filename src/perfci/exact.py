@@ -14,8 +14,11 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._validation import check_choice, check_confidence_level, check_real_array
+import re
+
+from ._validation import check_confidence_level, check_real_array
 from .analytic import INTERVALS, interval_bounds
+from .bootstrap import exact_percentile_bounds
 
 __all__ = [
     "OperatingCharacteristics",
@@ -60,8 +63,30 @@ class OperatingCharacteristics:
     expected_half_width: np.ndarray
 
 
+_PSEUDO_PERCENTILE = re.compile(r"pseudo_percentile_(\d+)")
+
+
+def _check_method(method: Any) -> str:
+    """Accept an analytic method, "percentile" or "pseudo_percentile_<lambda>"."""
+    if isinstance(method, str) and (
+        method in INTERVALS or method == "percentile" or _PSEUDO_PERCENTILE.fullmatch(method)
+    ):
+        return method
+    raise ValueError(
+        f"`method` must be one of {sorted(INTERVALS)}, 'percentile' or "
+        f"'pseudo_percentile_<lambda>' (e.g. 'pseudo_percentile_1'); got {method!r}."
+    )
+
+
+def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
+    if method in INTERVALS:
+        return interval_bounds(method, x, n, level)[:2]
+    match = _PSEUDO_PERCENTILE.fullmatch(method)
+    return exact_percentile_bounds(x, n, level, int(match.group(1)) if match else 0)
+
+
 def _operating_iv(method: Any, n: Any, p: Any, confidence_level: Any):
-    check_choice("method", method, INTERVALS)
+    _check_method(method)
     n = check_real_array("n", n)
     p = check_real_array("p", p)
     level = check_confidence_level(confidence_level)
@@ -93,9 +118,7 @@ def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
     pair_of = pair_of.ravel()
     pair_n = pairs[:, 0].astype(np.int64)
     owner, x = _segments(pair_n + 1)
-    low, high, _ = interval_bounds(
-        method, x.astype(float), pair_n[owner].astype(float), pairs[owner, 1]
-    )
+    low, high = _bounds(method, x.astype(float), pair_n[owner].astype(float), pairs[owner, 1])
     pair_start = np.cumsum(pair_n + 1) - (pair_n + 1)
 
     out = np.zeros((4, n.size))
@@ -143,7 +166,10 @@ def operating_characteristics(
     Parameters
     ----------
     method : str
-        An analytic method of :func:`proportion_ci`.
+        An analytic method of :func:`proportion_ci`, ``"percentile"`` (the iid
+        percentile bootstrap with infinitely many resamples) or
+        ``"pseudo_percentile_<lambda>"`` (the same with pseudo count lambda, e.g.
+        ``"pseudo_percentile_1"``).
     n : array_like of int
         Sample sizes (the relevant n), positive integers.
     p : array_like
@@ -187,7 +213,8 @@ def exact_coverage(method: str, n: Any, p: Any, confidence_level: Any = 0.95) ->
     method : str
         An analytic method of :func:`proportion_ci`: ``"wald"``, ``"wilson"``,
         ``"agresti_coull"``, ``"agresti_coull_plus4"``, ``"clopper_pearson"`` or
-        ``"jeffreys"``.
+        ``"jeffreys"``; or ``"percentile"`` / ``"pseudo_percentile_<lambda>"`` for the
+        infinite-resample iid percentile bootstrap (see :func:`bootstrap_ci`).
     n : array_like of int
         Sample sizes, positive integers.
     p : array_like
@@ -232,7 +259,7 @@ def expected_half_width(method: str, n: Any, p: Any, confidence_level: Any = 0.9
     Parameters
     ----------
     method : str
-        An analytic method of :func:`proportion_ci`.
+        As in :func:`exact_coverage`.
     n : array_like of int
         Sample sizes, positive integers.
     p : array_like

@@ -1,0 +1,343 @@
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import perfci as pc
+
+
+def gof_pvalue(values, support, pmf):
+    """Chi-square goodness of fit of observed replicate values to an exact pmf."""
+    observed = np.array([np.sum(np.isclose(values, v)) for v in support])
+    assert observed.sum() == values.size
+    expected = pmf * values.size
+    keep = expected >= 5  # pool the thin tail cells
+    obs = np.r_[observed[keep], observed[~keep].sum()]
+    exp = np.r_[expected[keep], expected[~keep].sum()]
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    return stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
+
+
+# ----------------------------------------------------------------------------- exactness
+
+
+@pytest.mark.parametrize(("x", "n", "lam"), [(27, 30, 0), (19, 20, 1), (8, 40, 2)])
+def test_iid_proportion_replicates_follow_the_binomial(x, n, lam):
+    ci = pc.bootstrap_ci([x, n - x], "proportion", pseudo_count=lam, n_resamples=20_000, rng=5)
+    size = n + 2 * lam
+    support = np.arange(size + 1) / size
+    pmf = stats.binom.pmf(np.arange(size + 1), size, (x + lam) / size)
+    assert gof_pvalue(ci.distribution, support, pmf) > 1e-3
+
+
+def test_pseudo_counts_go_into_every_cell_for_confusion_metrics():
+    # accuracy* = (tp* + tn*) / (n + 4 lam), tp* + tn* ~ Binomial(n + 4 lam, (tp + tn + 2 lam) / ...)
+    counts, lam = np.array([30, 4, 6, 60]), 1
+    size = counts.sum() + 4 * lam
+    ci = pc.bootstrap_ci(counts, "accuracy", pseudo_count=lam, n_resamples=20_000, rng=2)
+    pmf = stats.binom.pmf(np.arange(size + 1), size, (90 + 2 * lam) / size)
+    assert gof_pvalue(ci.distribution, np.arange(size + 1) / size, pmf) > 1e-3
+
+
+@pytest.mark.parametrize(
+    ("x", "n", "lam", "level"),
+    [(26, 30, 0, 0.95), (18, 20, 1, 0.9), (9, 10, 1, 0.95), (17, 20, 0, 0.9)],
+)
+def test_monte_carlo_percentile_converges_to_the_exact_interval(x, n, lam, level):
+    exact = pc.bootstrap_ci(
+        [x, n - x], "proportion", pseudo_count=lam, n_resamples="exact", confidence_level=level
+    )
+    size = n + 2 * lam
+    # reference: binomial quantiles straight from scipy
+    dist = stats.binom(size, (x + lam) / size)
+    tails = [(1 - level) / 2, (1 + level) / 2]
+    assert exact.low == dist.ppf(tails[0]) / size and exact.high == dist.ppf(tails[1]) / size
+    mc = pc.bootstrap_ci(
+        [x, n - x],
+        "proportion",
+        pseudo_count=lam,
+        n_resamples=40_000,
+        confidence_level=level,
+        rng=11,
+    )
+    # With 40,000 resamples the empirical CDF has an SD below 0.0025; these cases have
+    # every quantile level at least 0.01 from a step of the CDF, so the empirical
+    # quantile sits on the exact one except with negligible probability.
+    for q in tails:
+        k = dist.ppf(q)
+        assert min(abs(dist.cdf(k) - q), abs(dist.cdf(k - 1) - q)) > 0.01
+    assert (mc.low, mc.high) == (exact.low, exact.high)
+
+
+def test_exact_standard_error():
+    ci = pc.bootstrap_ci([19, 1], "proportion", pseudo_count=1, n_resamples="exact")
+    assert ci.standard_error == pytest.approx(np.sqrt(20 / 22 * 2 / 22 / 22))
+    assert ci.distribution is None and ci.n_resamples == "exact"
+
+
+def test_cluster_with_pseudo_person_is_drawn_among_m_plus_1():
+    # Every one of m persons has a single success; the pseudo-person holds (1, 1). A
+    # replicate is 1 exactly when the pseudo-person is not drawn: (m / (m + 1))^(m + 1).
+    m, reps = 9, 20_000
+    ci = pc.bootstrap_ci(
+        np.tile([1, 0], (m, 1)),
+        "proportion",
+        scheme="cluster",
+        pseudo_count=1,
+        n_resamples=reps,
+        rng=3,
+    )
+    assert ci.n_clusters == m
+    ones = int(np.sum(ci.distribution == 1.0))
+    assert stats.binomtest(ones, reps, (m / (m + 1)) ** (m + 1)).pvalue > 1e-3
+
+
+def test_hierarchical_variance_has_the_two_stage_closed_form():
+    # Balanced persons (n texts each): Var(p*) = S^2 / m + mean(p_i (1 - p_i)) / (m n),
+    # S^2 the population variance of the person rates p_i.
+    rng = np.random.default_rng(8)
+    m, n = 25, 12
+    y = rng.binomial(n, rng.beta(8, 2, size=m))
+    p_i = y / n
+    expected = p_i.var() / m + np.mean(p_i * (1 - p_i)) / (m * n)
+    reps = 40_000
+    ci = pc.bootstrap_ci(
+        np.c_[y, n - y], "proportion", scheme="hierarchical", n_resamples=reps, rng=4
+    )
+    # the sampling SD of a variance estimate from B draws is about var * sqrt(2 / B)
+    assert ci.standard_error**2 == pytest.approx(expected, rel=4 * np.sqrt(2 / reps) * 1.5)
+    cluster = pc.bootstrap_ci(
+        np.c_[y, n - y], "proportion", scheme="cluster", n_resamples=reps, rng=4
+    )
+    assert cluster.standard_error**2 == pytest.approx(
+        p_i.var() / m, rel=4 * np.sqrt(2 / reps) * 1.5
+    )
+
+
+# -------------------------------------------------------------------------- metamorphic
+
+
+def test_singleton_persons_give_the_iid_distribution():
+    m, x = 40, 31
+    persons = np.r_[np.tile([1, 0], (x, 1)), np.tile([0, 1], (m - x, 1))]
+    cluster = pc.bootstrap_ci(persons, "proportion", scheme="cluster", n_resamples=20_000, rng=9)
+    hierarchical = pc.bootstrap_ci(
+        persons, "proportion", scheme="hierarchical", n_resamples=20_000, rng=9
+    )
+    # one text per person: within-person resampling is deterministic, draw for draw
+    np.testing.assert_array_equal(cluster.distribution, hierarchical.distribution)
+    pmf = stats.binom.pmf(np.arange(m + 1), m, x / m)
+    assert gof_pvalue(cluster.distribution, np.arange(m + 1) / m, pmf) > 1e-3
+
+
+def test_singleton_persons_with_confusion_cells_match_iid_quantiles():
+    rng = np.random.default_rng(12)
+    cells = rng.multinomial(1, [0.1, 0.03, 0.02, 0.85], size=300)  # one text per person
+    iid = pc.bootstrap_ci(cells.sum(0), "f1", n_resamples=20_000, rng=1)
+    for scheme in ["cluster", "hierarchical"]:
+        nested = pc.bootstrap_ci(cells, "f1", scheme=scheme, n_resamples=20_000, rng=2)
+        # MC SD of a 2.5% / 97.5% quantile from B draws of a near-normal statistic:
+        # sqrt(q (1 - q) / B) / phi(1.96) * SE = 2.69 SE / sqrt(B); allow 4 SD of the
+        # difference of two independent estimates.
+        tol = 4 * 2.69 * np.hypot(iid.standard_error, nested.standard_error) / np.sqrt(20_000)
+        assert nested.low == pytest.approx(iid.low, abs=tol)
+        assert nested.high == pytest.approx(iid.high, abs=tol)
+
+
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical"])
+def test_relabelling_persons_changes_nothing(scheme):
+    rng = np.random.default_rng(4)
+    cells = rng.multinomial(15, [0.2, 0.05, 0.05, 0.7], size=12)
+    a = pc.bootstrap_ci(
+        cells, "f1", scheme=scheme, interval="bca", pseudo_count=1, n_resamples=500, rng=5
+    )
+    b = pc.bootstrap_ci(
+        cells[rng.permutation(12)],
+        "f1",
+        scheme=scheme,
+        interval="bca",
+        pseudo_count=1,
+        n_resamples=500,
+        rng=5,
+    )
+    np.testing.assert_array_equal(a.distribution, b.distribution)
+    assert (a.low, a.high) == (b.low, b.high)
+
+
+@pytest.mark.parametrize("scheme", pc.SCHEMES)
+@pytest.mark.parametrize("interval", pc.BOOTSTRAP_INTERVALS)
+def test_batch_changes_nothing(scheme, interval):
+    rng = np.random.default_rng(6)
+    cells = rng.multinomial(20, [0.2, 0.05, 0.1, 0.65], size=8)
+    whole = pc.bootstrap_ci(
+        cells, "kappa", scheme=scheme, interval=interval, pseudo_count=1, n_resamples=999, rng=21
+    )
+    for batch in [1, 10, 333, 5000]:
+        part = pc.bootstrap_ci(
+            cells,
+            "kappa",
+            scheme=scheme,
+            interval=interval,
+            pseudo_count=1,
+            n_resamples=999,
+            rng=21,
+            batch=batch,
+        )
+        np.testing.assert_array_equal(whole.distribution, part.distribution)
+        assert (whole.low, whole.high) == (part.low, part.high)
+
+
+def test_same_seed_same_result_and_generator_accepted():
+    a = pc.bootstrap_ci([40, 5, 7, 100], "mcc", n_resamples=300, rng=1)
+    b = pc.bootstrap_ci([40, 5, 7, 100], "mcc", n_resamples=300, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(a.distribution, b.distribution)
+
+
+# ------------------------------------------------------------------ against scipy.stats
+
+
+def _f1_rows(y_true, y_pred, axis=-1):
+    tp = np.sum(y_true & y_pred, axis=axis)
+    fp = np.sum(~y_true & y_pred, axis=axis)
+    fn = np.sum(y_true & ~y_pred, axis=axis)
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+@pytest.mark.parametrize("interval", ["percentile", "bca"])
+def test_agrees_with_scipy_bootstrap_within_monte_carlo_error(interval):
+    rng = np.random.default_rng(30)
+    n = 400
+    y_true = rng.random(n) < 0.2
+    y_pred = np.where(y_true, rng.random(n) < 0.8, rng.random(n) < 0.05)
+    counts = pc.confusion(y_true, y_pred).counts
+    reps, seeds = 4000, 12
+    ours = [
+        pc.bootstrap_ci(counts, "f1", interval=interval, n_resamples=reps, rng=s)
+        for s in range(seeds)
+    ]
+    low = np.array([c.low for c in ours])
+    high = np.array([c.high for c in ours])
+    ref = stats.bootstrap(
+        (y_true, y_pred),
+        _f1_rows,
+        paired=True,
+        vectorized=True,
+        n_resamples=reps,
+        method="BCa" if interval == "bca" else "percentile",
+        rng=np.random.default_rng(99),
+    ).confidence_interval
+    # Both are Monte-Carlo estimates of the same interval with the same B: the spread of
+    # ours over seeds estimates the MC SD of either; allow 4 SD of the difference.
+    for mine, theirs in [(low, ref.low), (high, ref.high)]:
+        sd = mine.std(ddof=1)
+        assert abs(mine.mean() - theirs) <= 4 * sd * np.sqrt(1 + 1 / seeds)
+    assert pc.compute_metric(counts, "f1") == pytest.approx(_f1_rows(y_true, y_pred))
+
+
+def test_multiclass_macro_f1_bootstrap():
+    rng = np.random.default_rng(5)
+    y_true = rng.choice(3, 300)
+    y_pred = np.where(rng.random(300) < 0.75, y_true, rng.choice(3, 300))
+    counts = pc.confusion(y_true, y_pred)
+    ci = pc.bootstrap_ci(counts, "macro_f1", interval="bca", n_resamples=2000, rng=1)
+    assert ci.estimate == pytest.approx(pc.compute_metric(counts, "macro_f1"))
+    assert ci.low < ci.estimate < ci.high
+    # resampling the k x k matrix keeps micro_f1 equal to accuracy in every replicate
+    micro = pc.bootstrap_ci(counts.matrix, "micro_f1", n_resamples=500, rng=2)
+    acc = pc.bootstrap_ci(
+        counts.matrix.trace() * np.array([1, 0]) + np.array([0, 300 - counts.matrix.trace()]),
+        "proportion",
+        n_resamples=500,
+        rng=2,
+    )
+    assert micro.distribution.mean() == pytest.approx(acc.distribution.mean(), abs=0.01)
+
+
+# ---------------------------------------------------------------------------- policies
+
+
+def test_undefined_replicates_are_dropped_counted_and_warned():
+    # one human positive among 51 texts: recall is undefined whenever it is not drawn
+    with pytest.warns(pc.UndefinedMetricWarning, match="recall was undefined in"):
+        ci = pc.bootstrap_ci([1, 0, 0, 50], "recall", n_resamples=2000, rng=1)
+    expected = (50 / 51) ** 51 * 2000
+    assert abs(ci.n_invalid_resamples - expected) < 5 * np.sqrt(expected)
+    assert ci.distribution.size == 2000 - ci.n_invalid_resamples
+
+
+def test_few_undefined_replicates_are_dropped_silently():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ci = pc.bootstrap_ci([4, 0, 0, 50], "recall", n_resamples=2000, rng=1)
+    assert 0 < ci.n_invalid_resamples < 200
+
+
+def test_metric_undefined_everywhere_is_an_error():
+    with (
+        pytest.raises(ValueError, match="undefined in every resample"),
+        pytest.warns(pc.UndefinedMetricWarning),
+    ):
+        pc.bootstrap_ci([0, 5, 0, 5], "recall")
+
+
+def test_bca_falls_back_to_percentile_on_a_degenerate_distribution():
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="single value"):
+        ci = pc.bootstrap_ci([20, 0], "proportion", interval="bca", n_resamples=200, rng=1)
+    assert ci.bca_fallback and ci.low == ci.high == 1.0
+    assert "single value" in ci.fallback_reason
+
+
+def test_result_fields():
+    ci = pc.bootstrap_ci([12, 3, 4, 81], "f1", interval="bca", n_resamples=1000, rng=0)
+    assert ci.standard_error == pytest.approx(np.std(ci.distribution, ddof=1))
+    assert np.isfinite(ci.bias_correction) and np.isfinite(ci.acceleration)
+    assert ci.n_texts == 100 and ci.n_clusters is None and not ci.bca_fallback
+    assert ci.half_width == pytest.approx((ci.high - ci.low) / 2)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        (([5, -1], "proportion"), {}, "`counts` must be non-negative"),
+        (([5.5, 1], "proportion"), {}, "`counts` must be whole numbers"),
+        (([5, 1, 2], "proportion"), {}, r"must hold \[successes, failures\]"),
+        (([5, 1], "f1"), {}, r"must hold \[tp, fp, fn, tn\]"),
+        (([5, 1], "proportion"), {"scheme": "cluster"}, "one row of cells per person"),
+        (([5, 1], "proportion"), {"scheme": "twostage"}, r"`scheme` must be one of \['cluster'"),
+        (([5, 1], "proportion"), {"interval": "basic"}, "`interval` must be one of"),
+        (([5, 1], "auc"), {}, "`metric` must be one of"),
+        (([5, 1], "proportion"), {"n_resamples": 0}, "`n_resamples` must be a positive integer"),
+        (([5, 1], "proportion"), {"n_resamples": 10.5}, "`n_resamples` must be a positive"),
+        (([5, 1], "proportion"), {"n_resamples": "many"}, "`n_resamples` must be a positive"),
+        (([1, 2, 3, 4], "f1"), {"n_resamples": "exact"}, "available for metric='proportion'"),
+        (([5, 1], "proportion"), {"pseudo_count": 0.5}, "`pseudo_count` must be a non-negative"),
+        (([5, 1], "proportion"), {"pseudo_count": -1}, "`pseudo_count` must be a non-negative"),
+        (([5, 1], "proportion"), {"batch": 0}, "`batch` must be a positive integer"),
+        (([5, 1], "proportion"), {"confidence_level": 1}, "`confidence_level`"),
+        (([0, 0], "proportion"), {}, "at least one text"),
+        (([5, np.nan], "proportion"), {}, "`counts` must be finite"),
+    ],
+)
+def test_bad_input(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pc.bootstrap_ci(*args, **kwargs)
+
+
+def test_exact_coverage_of_bootstrap_percentile_methods():
+    # The infinite-resample percentile coverage by enumeration equals a brute-force sum
+    # over x of the exact bootstrap intervals.
+    n, p, lam = 25, 0.9, 1
+    x = np.arange(n + 1)
+    pmf = stats.binom.pmf(x, n, p)
+    hits = 0.0
+    for xi, w in zip(x, pmf, strict=True):
+        ci = pc.bootstrap_ci([xi, n - xi], "proportion", pseudo_count=lam, n_resamples="exact")
+        hits += w * (ci.low <= p <= ci.high)
+    assert pc.exact_coverage(f"pseudo_percentile_{lam}", n, p) == pytest.approx(hits, abs=1e-12)
+    assert pc.exact_coverage("percentile", 20, 0.95) == pytest.approx(
+        pc.exact_coverage("wald", 20, 0.95), abs=0.05
+    )
+    with pytest.raises(ValueError, match="'pseudo_percentile_<lambda>'"):
+        pc.exact_coverage("pseudo_percentile_x", 10, 0.5)
