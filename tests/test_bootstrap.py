@@ -33,7 +33,8 @@ def test_iid_proportion_replicates_follow_the_binomial(x, n, lam):
 
 
 def test_pseudo_counts_go_into_every_cell_for_confusion_metrics():
-    # accuracy* = (tp* + tn*) / (n + 4 lam), tp* + tn* ~ Binomial(n + 4 lam, (tp + tn + 2 lam) / ...)
+    # accuracy* = (tp* + tn*) / (n + 4 lam) with
+    # tp* + tn* ~ Binomial(n + 4 lam, (tp + tn + 2 lam) / (n + 4 lam))
     counts, lam = np.array([30, 4, 6, 60]), 1
     size = counts.sum() + 4 * lam
     ci = pc.bootstrap_ci(counts, "accuracy", pseudo_count=lam, n_resamples=20_000, rng=2)

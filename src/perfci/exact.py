@@ -8,13 +8,12 @@ true proportion p is the finite sum
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import special
-
-import re
 
 from ._validation import check_confidence_level, check_real_array
 from .analytic import INTERVALS, interval_bounds
