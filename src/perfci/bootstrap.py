@@ -430,7 +430,7 @@ def bootstrap_ci(
     >>> import perfci as pc
     >>> ci = pc.bootstrap_ci([40, 6, 9, 345], "f1", pseudo_count=1, rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.842 [0.767, 0.897]
+    0.842 [0.737, 0.901]
 
     The exact infinite-resample percentile interval of 19 successes in 20:
 
@@ -444,7 +444,7 @@ def bootstrap_ci(
     >>> ci = pc.bootstrap_ci(per_person, "recall", scheme="hierarchical",
     ...                      pseudo_count=1, n_resamples=5000, rng=7)
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] from {ci.n_clusters} persons")
-    [0.619, 0.960] from 4 persons
+    [0.555, 1.000] from 4 persons
     """
     cells, statistic, lam, level, exact = _bootstrap_iv(
         counts, metric, scheme, interval, pseudo_count, n_resamples, confidence_level, batch

@@ -197,6 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (e.g. `perfci demo | head`); nothing left to report.
+        sys.stderr.close()
+        return 0
     except (ValueError, OSError) as exc:
         print(f"perfci: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
