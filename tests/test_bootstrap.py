@@ -276,11 +276,19 @@ def test_few_undefined_replicates_are_dropped_silently():
 
 
 def test_metric_undefined_everywhere_is_an_error():
-    with (
-        pytest.raises(ValueError, match="undefined in every resample"),
-        pytest.warns(pc.UndefinedMetricWarning),
-    ):
+    with pytest.raises(ValueError, match="undefined in every resample"):
         pc.bootstrap_ci([0, 5, 0, 5], "recall")
+
+
+def test_undefined_estimate_with_pseudo_counts_still_gives_an_interval():
+    # no reference positives: recall is undefined, but the pseudo counts define it
+    # (about e^-2 = 13.5% of resamples draw neither pseudo-count cell: a second warning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ci = pc.bootstrap_ci([0, 5, 0, 5], "recall", pseudo_count=1, n_resamples=500, rng=1)
+    messages = [str(w.message) for w in caught]
+    assert any("undefined on the observed counts" in m for m in messages)
+    assert np.isnan(ci.estimate) and 0 <= ci.low < ci.high <= 1
 
 
 def test_bca_falls_back_to_percentile_on_a_degenerate_distribution():

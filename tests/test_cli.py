@@ -87,3 +87,89 @@ def test_installed_entry_point_runs_without_traceback():
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "perfci: error: `x` must not exceed `n`."
+
+
+def test_bootstrap_json_matches_the_library(capsys):
+    status, out, _ = run(
+        capsys,
+        "bootstrap",
+        "--cells",
+        "40",
+        "6",
+        "9",
+        "345",
+        "--metric",
+        "f1",
+        "--pseudo-count",
+        "1",
+        "--interval",
+        "bca",
+        "--seed",
+        "3",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    ci = pc.bootstrap_ci([40, 6, 9, 345], "f1", interval="bca", pseudo_count=1, rng=3)
+    assert (payload["low"], payload["high"], payload["estimate"]) == (ci.low, ci.high, ci.estimate)
+    assert payload["n_resamples"] == 2000 and payload["interval"] == "bca"
+
+
+def test_bootstrap_exact_proportion(capsys):
+    status, out, _ = run(
+        capsys,
+        "bootstrap",
+        "--successes",
+        "19",
+        "--trials",
+        "20",
+        "--pseudo-count",
+        "1",
+        "--n-resamples",
+        "exact",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    assert payload["metric"] == "proportion" and payload["n_resamples"] == "exact"
+    assert payload["low"] == pytest.approx(17 / 22)
+
+
+def test_warnings_are_one_line_on_stderr(capsys):
+    status, out, err = run(
+        capsys, "bootstrap", "--cells", "1", "0", "0", "50", "--metric", "recall", "--seed", "1"
+    )
+    assert status == 0
+    assert err.startswith("perfci: warning: recall was undefined in") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (
+            ["bootstrap", "--cells", "0", "5", "0", "5", "--metric", "recall"],
+            "undefined in every resample",
+        ),
+        (["bootstrap", "--cells", "1", "2", "3"], "argument --cells: expected 4 arguments"),
+        (["bootstrap", "--successes", "5"], "give `--cells TP FP FN TN`"),
+        (["bootstrap", "--successes", "5", "--trials", "3"], "must not exceed"),
+        (
+            ["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "0"],
+            "`n_resamples` must be a positive integer",
+        ),
+        (
+            ["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "lots"],
+            "expected a positive integer or 'exact'",
+        ),
+        (
+            ["bootstrap", "--cells", "1", "2", "3", "4", "--metric", "auc"],
+            "`metric` must be one of",
+        ),
+        (["bootstrap", "--cells", "1", "-2", "3", "4"], "`counts` must be non-negative"),
+        (["bootstrap", "--cells", "1", "2", "3", "4", "--interval", "abc"], "invalid choice"),
+    ],
+)
+def test_bootstrap_errors(capsys, argv, match):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert match in err

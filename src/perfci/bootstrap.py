@@ -451,12 +451,6 @@ def bootstrap_ci(
     )
     observed_total = cells if scheme == "iid" else cells.sum(0)
     estimate = float(statistic.fn(observed_total.astype(float)))
-    if np.isnan(estimate):
-        warnings.warn(
-            f"{metric} is undefined on the observed counts; the estimate is NaN.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
     n_texts = int(observed_total.sum())
     n_clusters = None if scheme == "iid" else int(cells.shape[0])
 
@@ -501,6 +495,12 @@ def bootstrap_ci(
         raise ValueError(
             f"`metric` {metric!r} is undefined in every resample of these counts "
             "(its denominator is always zero); no interval exists."
+        )
+    if np.isnan(estimate):
+        warnings.warn(
+            f"{metric} is undefined on the observed counts; the estimate is NaN.",
+            UndefinedMetricWarning,
+            stacklevel=2,
         )
     if n_invalid > _INVALID_WARN_SHARE * replicates.size:
         warnings.warn(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -17,10 +18,17 @@ import numpy as np
 import pandas as pd
 
 from .analytic import ANALYTIC_METHODS, proportion_ci
+from .bootstrap import BOOTSTRAP_INTERVALS, bootstrap_ci
 from .counting import confusion
 from .datasets import load_example
 from .exact import operating_characteristics
-from .metrics import BINARY_METRICS, PROPORTION_METRICS, metric_values, proportion_counts
+from .metrics import (
+    BINARY_METRICS,
+    METRICS,
+    PROPORTION_METRICS,
+    metric_values,
+    proportion_counts,
+)
 
 __all__ = ["main"]
 
@@ -100,6 +108,66 @@ def _cmd_coverage(args: argparse.Namespace) -> None:
     _emit(payload, args.json, text)
 
 
+def _n_resamples(text: str) -> int | str:
+    if text == "exact":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or 'exact', got {text!r}"
+        ) from None
+
+
+def _cmd_bootstrap(args: argparse.Namespace) -> None:
+    if args.cells is not None:
+        if args.successes is not None or args.trials is not None:
+            raise ValueError("give either `--cells` or `--successes` with `--trials`, not both.")
+        counts: Any = args.cells
+        metric = args.metric or "f1"
+    else:
+        if args.successes is None or args.trials is None:
+            raise ValueError("give `--cells TP FP FN TN`, or `--successes X --trials N`.")
+        if args.successes > args.trials:
+            raise ValueError("`--successes` must not exceed `--trials`.")
+        counts = [args.successes, args.trials - args.successes]
+        metric = args.metric or "proportion"
+        if metric != "proportion":
+            raise ValueError("`--successes`/`--trials` go with `--metric proportion`.")
+    ci = bootstrap_ci(
+        counts,
+        metric,
+        interval=args.interval,
+        pseudo_count=args.pseudo_count,
+        n_resamples=args.n_resamples,
+        confidence_level=args.confidence_level,
+        rng=args.seed,
+    )
+    payload = {
+        "metric": ci.metric,
+        "scheme": ci.scheme,
+        "interval": ci.interval,
+        "pseudo_count": ci.pseudo_count,
+        "confidence_level": ci.confidence_level,
+        "n_resamples": ci.n_resamples,
+        "seed": args.seed,
+        "estimate": ci.estimate,
+        "low": ci.low,
+        "high": ci.high,
+        "standard_error": ci.standard_error,
+        "n_invalid_resamples": ci.n_invalid_resamples,
+        "bca_fallback": ci.bca_fallback,
+        "fallback_reason": ci.fallback_reason,
+    }
+    label = ci.interval + (" (fell back to percentile)" if ci.bca_fallback else "")
+    text = (
+        f"{ci.metric}: estimate {ci.estimate:.4f}, {100 * ci.confidence_level:g}% {label} "
+        f"bootstrap interval [{ci.low:.4f}, {ci.high:.4f}] (pseudo count {ci.pseudo_count}, "
+        f"{ci.n_resamples} resamples, {ci.n_invalid_resamples} undefined)"
+    )
+    _emit(payload, args.json, text)
+
+
 def _demo_table(confidence_level: float) -> pd.DataFrame:
     texts = load_example()
     counts = confusion(texts["human"], texts["model"], positive=1).counts
@@ -110,13 +178,17 @@ def _demo_table(confidence_level: float) -> pd.DataFrame:
         if metric in PROPORTION_METRICS:
             x, n = proportion_counts(counts, metric)
             row["n"] = int(n)
-            for method in ANALYTIC_METHODS:
+            for method in ("wilson", "agresti_coull", "clopper_pearson"):
                 ci = proportion_ci(x, n, method=method, confidence_level=confidence_level)
                 row[method] = f"[{ci.low:.3f}, {ci.high:.3f}]"
         else:
             row["n"] = int(counts.sum())
+        boot = bootstrap_ci(
+            counts, metric, pseudo_count=1, confidence_level=confidence_level, rng=2026
+        )
+        row["pseudo-count bootstrap"] = f"[{boot.low:.3f}, {boot.high:.3f}]"
         rows.append(row)
-    return pd.DataFrame(rows).set_index("metric").fillna("no analytic interval")
+    return pd.DataFrame(rows).set_index("metric").fillna("-")
 
 
 def _cmd_demo(args: argparse.Namespace) -> None:
@@ -129,8 +201,10 @@ def _cmd_demo(args: argparse.Namespace) -> None:
     print(
         f"Example data: {len(texts)} texts from {texts['person'].nunique()} persons; "
         f"human code vs classifier, cells [tp, fp, fn, tn] = {counts.tolist()}.\n"
-        f"{100 * args.confidence_level:g}% analytic intervals for each proportion metric "
-        "(n is the metric's relevant n); texts treated as independent.\n"
+        f"{100 * args.confidence_level:g}% intervals: analytic ones for the proportion metrics "
+        "(n is the metric's relevant n) and the pseudo-count regularized (lambda = 1) "
+        "percentile bootstrap, 2000 resamples, for every metric. Texts treated as "
+        "independent.\n"
     )
     with pd.option_context("display.width", 250, "display.max_columns", None):
         print(table.to_string())
@@ -163,11 +237,29 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(run=_cmd_coverage)
 
+    p = sub.add_parser("bootstrap", help="bootstrap interval from confusion-matrix cells")
+    p.add_argument("--cells", type=int, nargs=4, metavar=("TP", "FP", "FN", "TN"))
+    p.add_argument("--successes", type=int, metavar="X", help="successes of a proportion")
+    p.add_argument("--trials", type=int, metavar="N", help="trials of a proportion")
+    p.add_argument("--metric", metavar="M", help=f"one of {', '.join(METRICS)}, or proportion")
+    p.add_argument("--interval", default="percentile", choices=BOOTSTRAP_INTERVALS)
+    p.add_argument("--pseudo-count", type=int, default=0, metavar="L")
+    p.add_argument("--n-resamples", type=_n_resamples, default=2000, metavar="B")
+    p.add_argument("--seed", type=int, default=None, metavar="S")
+    p.add_argument("--confidence-level", type=_level, default=0.95, metavar="C")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.set_defaults(run=_cmd_bootstrap)
+
     p = sub.add_parser("demo", help="every metric with intervals for the bundled example")
     p.add_argument("--confidence-level", type=_level, default=0.95, metavar="C")
     p.add_argument("--json", action="store_true", help="print JSON records")
     p.set_defaults(run=_cmd_demo)
     return parser
+
+
+def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+    """Print a warning as one line, without the source line warnings usually show."""
+    print(f"perfci: warning: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -193,7 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-        args.run(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = _show_warning
+            args.run(args)
     except _UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
