@@ -264,6 +264,31 @@ def _bootstrap_iv(
     return cells, statistic, lam, float(level), exact
 
 
+def _conditional_shares(shares: np.ndarray) -> np.ndarray:
+    """P(cell c | not in cells before c) for each row of cell shares."""
+    remaining = np.cumsum(shares[..., ::-1], axis=-1)[..., ::-1]  # shares of cells c..C-1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cond = np.where(remaining > 0, shares / np.where(remaining > 0, remaining, 1), 0.0)
+    return np.clip(cond[..., :-1], 0.0, 1.0)
+
+
+def _multinomial_by_stages(
+    sizes: np.ndarray, conditional: np.ndarray, stage_rngs: list[np.random.Generator]
+) -> np.ndarray:
+    """Multinomial draws as C - 1 conditional binomial stages, one stream per stage.
+
+    Each row may have its own size and shares; this is several times faster than
+    ``Generator.multinomial`` with a different probability vector per row.
+    """
+    left = sizes.astype(np.int64)
+    out = np.empty((sizes.size, conditional.shape[-1] + 1))
+    for c, stage_rng in enumerate(stage_rngs):
+        out[:, c] = stage_rng.binomial(left, conditional[:, c])
+        left = left - out[:, c].astype(np.int64)
+    out[:, -1] = left
+    return out
+
+
 def _draw_replicates(
     cells: np.ndarray,
     scheme: str,
@@ -275,26 +300,36 @@ def _draw_replicates(
 ) -> np.ndarray:
     """Replicates of the statistic, drawn batch by batch from (augmented) cells."""
     out = np.empty(n_resamples)
-    if scheme == "iid":
-        total = int(cells.sum())
-        probs = cells / total
-    else:
-        m = cells.shape[0]
-        person_probs = np.full(m, 1.0 / m)
-        sizes = cells.sum(-1)
-        shares = cells / sizes[:, None]
+    m, n_cells = (1, cells.size) if scheme == "iid" else cells.shape
+    sizes = cells.sum(-1).astype(np.int64)
+    shares = cells / np.atleast_1d(sizes)[..., None] if scheme != "iid" else cells / sizes
+    if scheme == "hierarchical":
+        conditional = _conditional_shares(shares)
+        # One stream per stage keeps every stream consumed in resample order.
+        stage_rngs = text_rng.spawn(n_cells - 1)
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
         if scheme == "iid":
-            drawn = text_rng.multinomial(total, probs, size=b)
+            drawn = text_rng.multinomial(sizes, shares, size=b)
         else:
-            taken = person_rng.multinomial(m, person_probs, size=b)  # (b, m) times taken
+            # How often each person is taken: m uniform draws counted per resample, the
+            # Multinomial(m, 1/m) of the cluster bootstrap, and much faster to draw.
+            pick = person_rng.integers(0, m, size=(b, m))
+            rows = np.arange(b)[:, None] * m
+            taken = np.bincount((rows + pick).ravel(), minlength=b * m).reshape(b, m)
             if scheme == "cluster":
                 drawn = taken @ cells
             else:
-                # A person taken w times contributes Multinomial(w * n_i, shares_i).
-                drawn = text_rng.multinomial(taken * sizes.astype(np.int64), shares).sum(1)
-        out[start : start + b] = statistic.fn(drawn.astype(float))
+                # A person taken w times contributes Multinomial(w * n_i, shares_i);
+                # persons not taken contribute nothing and need no draw.
+                resample, person = np.nonzero(taken)
+                within = _multinomial_by_stages(
+                    taken[resample, person] * sizes[person], conditional[person], stage_rngs
+                )
+                drawn = np.stack(
+                    [np.bincount(resample, weights=w, minlength=b) for w in within.T], axis=-1
+                )
+        out[start : start + b] = statistic.fn(np.asarray(drawn, dtype=float))
     return out
 
 
