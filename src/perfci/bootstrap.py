@@ -479,7 +479,7 @@ def bootstrap_ci(
     >>> ci = pc.bootstrap_ci(per_person, "recall", scheme="hierarchical",
     ...                      pseudo_count=1, n_resamples=5000, rng=7)
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] from {ci.n_clusters} persons")
-    [0.555, 1.000] from 4 persons
+    [0.545, 1.000] from 4 persons
     """
     cells, statistic, lam, level, exact = _bootstrap_iv(
         counts, metric, scheme, interval, pseudo_count, n_resamples, confidence_level, batch
