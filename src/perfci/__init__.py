@@ -38,6 +38,13 @@ from .metrics import (
     compute_metric,
     proportion_counts,
 )
+from .planning import (
+    SampleSizePlan,
+    half_width_curves,
+    plan_sample_size,
+    plot_half_width_curves,
+)
+from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
 
 __version__ = "0.1.0.dev0"
 
@@ -48,6 +55,7 @@ __all__ = [
     "CELLS",
     "DESIGNS",
     "DF_ADJUSTMENTS",
+    "HIERARCHICAL_MIN_TEXTS",
     "METRICS",
     "PROPORTION_METRICS",
     "SCHEMES",
@@ -55,8 +63,10 @@ __all__ = [
     "ClusteredProportionCI",
     "ConfusionCounts",
     "DegenerateBootstrapWarning",
+    "MetricCI",
     "OperatingCharacteristics",
     "ProportionCI",
+    "SampleSizePlan",
     "UndefinedMetricWarning",
     "bootstrap_ci",
     "clustered_proportion_ci",
@@ -66,9 +76,14 @@ __all__ = [
     "effective_sample_size",
     "exact_coverage",
     "expected_half_width",
+    "half_width_curves",
     "icc",
     "load_example",
+    "metric_ci",
     "operating_characteristics",
+    "plan_sample_size",
+    "plot_half_width_curves",
     "proportion_ci",
     "proportion_counts",
+    "report",
 ]

@@ -8,8 +8,9 @@ binomial draws, whatever the number of texts, and all resamples of a batch are d
 one array.
 
 Random streams: the generator given as `rng` spawns two child generators, one for
-person draws and one for text draws. Each is consumed resample by resample, so results
-do not depend on `batch`.
+person draws and one for text draws (the hierarchical scheme spawns one stream per
+conditional-binomial stage from the text stream). Every stream is consumed resample by
+resample, so results do not depend on `batch`.
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ def _shape_counts(counts: Any, metric: str, scheme: str) -> tuple[np.ndarray, _S
             f"`counts` for scheme {scheme!r} must have one row of cells per person; got "
             f"shape {arr.shape}."
         )
+    # Resample every person with at least one text, so that one text per person gives
+    # exactly the iid bootstrap of the same cells.
     cells = cells[cells.sum(-1) > 0]
     # A canonical order of persons makes the result invariant to how persons are
     # labelled or ordered, draw for draw, not only in distribution.
@@ -212,7 +215,8 @@ def exact_percentile_bounds(
     The iid bootstrap of x successes in n texts with ``pseudo_count`` = λ draws
     :math:`X^* \sim \mathrm{Binomial}(n + 2λ, (x + λ)/(n + 2λ))`; its percentile
     interval with infinitely many resamples has the ends
-    :math:`F^{-1}(q)/(n + 2λ)` at :math:`q = (1 \mp c)/2`, with :math:`F^{-1}` the
+    :math:`F^{-1}(q)/(n + 2λ)` at :math:`q = (1 \mp c)/2` (:math:`c` the confidence
+    level), with :math:`F^{-1}` the
     binomial quantile function (the smallest k with :math:`F(k) \ge q`).
     """
     size = n + 2 * pseudo_count
@@ -360,6 +364,8 @@ def _bca_levels(replicates, theta_hat, jack_values, jack_weights, level):
     # No jackknife spread means no skewness to correct for: the acceleration is 0.
     a = 0.0 if spread == 0 else (w * dev**3).sum() / (6 * spread**1.5)
     z = special.ndtri(np.array([(1 - level) / 2, (1 + level) / 2]))
+    if np.any(1 - a * (z0 + z) <= 0):
+        return None, z0, a, "the acceleration is too large for the BCa formula"
     adjusted = special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
     return adjusted, z0, a, None
 
@@ -418,8 +424,10 @@ def bootstrap_ci(
     Raises
     ------
     ValueError
-        For unknown names, counts of the wrong shape, negative or fractional counts,
-        ``n_resamples < 1``, or a metric that is undefined in every resample.
+        For unknown names; counts of the wrong shape (a cluster scheme without a person
+        axis), negative or fractional counts; ``n_resamples < 1``; ``"exact"`` other than
+        for a proportion with the iid percentile bootstrap; a fractional or negative
+        `pseudo_count`; a `batch` below 1; or a metric undefined in every resample.
 
     Warns
     -----
@@ -431,6 +439,9 @@ def bootstrap_ci(
 
     Notes
     -----
+    With :math:`c` the confidence level and :math:`B` the number of *valid*
+    replicates:
+
     *Percentile*: the :math:`(1-c)/2` and :math:`(1+c)/2` quantiles of the valid
     replicates, with linear interpolation between order statistics (NumPy's default,
     Hyndman and Fan's type 7, as :func:`scipy.stats.bootstrap` uses).
@@ -444,12 +455,19 @@ def bootstrap_ci(
     :math:`\Phi(\hat z_0 + (\hat z_0 + z_q)/(1 - \hat a(\hat z_0 + z_q)))`. With pseudo
     counts, :math:`\hat\theta` and the jackknife are those of the augmented sample
     the bootstrap resamples. If every replicate is equal, or the estimate lies outside
-    the replicates, or a jackknife value is undefined, the percentile interval is
-    returned with ``bca_fallback=True``.
+    the replicates, or a jackknife value is undefined, or
+    :math:`1 - \hat a(\hat z_0 + z_q) \le 0`, the percentile interval is returned with
+    ``bca_fallback=True``.
 
     *Pseudo counts* [2]_: with λ > 0 each replicate is the metric of a resample of the
-    augmented sample, of size n + 2λ (proportion) or n + 4λ (confusion matrix) for
-    ``"iid"``.
+    augmented sample, of size n + 2λ (proportion), n + 4λ (confusion matrix) or
+    n + k²λ (k x k matrix) for ``"iid"``.
+
+    *Persons*: the cluster schemes resample every person with at least one text in
+    `counts` (`n_clusters` counts them), as the iid scheme resamples every text; with
+    one text per person both give the same bootstrap distribution. To resample only
+    the persons with a relevant text (as :func:`clustered_proportion_ci` counts them),
+    pass their ``[successes, failures]`` with ``metric="proportion"``.
 
     References
     ----------

@@ -343,7 +343,8 @@ class ClusteredProportionCI:
     df_adjust : str or None
         The degrees-of-freedom adjustment.
     icc : float or numpy.ndarray
-        The ANOVA ICC (NaN for ``design="cluster_robust"``).
+        The ANOVA ICC; NaN for ``design="cluster_robust"``, and where it is not
+        estimable (one text per person, where the design effect is 1).
     design_effect : float or numpy.ndarray
         The design effect.
     n_eff : float or numpy.ndarray

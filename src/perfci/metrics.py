@@ -27,6 +27,7 @@ __all__ = [
     "CELLS",
     "METRICS",
     "PROPORTION_METRICS",
+    "RELEVANT_TEXTS",
     "compute_metric",
     "proportion_counts",
 ]
@@ -43,6 +44,23 @@ PROPORTION_METRICS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "precision": ((_TP,), (_TP, _FP)),
     "specificity": ((_TN,), (_TN, _FP)),
     "npv": ((_TN,), (_TN, _FN)),
+}
+
+#: The texts each metric is computed from: (cells, description). For proportion metrics
+#: the count of these texts is the relevant n; for the others it says which texts carry
+#: the information (and sets the mean texts per person used to choose a bootstrap scheme).
+RELEVANT_TEXTS: dict[str, tuple[tuple[int, ...], str]] = {
+    "accuracy": ((_TP, _FP, _FN, _TN), "all texts"),
+    "recall": ((_TP, _FN), "texts the reference codes positive"),
+    "precision": ((_TP, _FP), "texts the classifier codes positive"),
+    "specificity": ((_TN, _FP), "texts the reference codes negative"),
+    "npv": ((_TN, _FN), "texts the classifier codes negative"),
+    "f1": ((_TP, _FP, _FN), "texts either rater codes positive"),
+    "ppa": ((_TP, _FP, _FN), "texts either rater codes positive"),
+    "pna": ((_TN, _FP, _FN), "texts either rater codes negative"),
+    "kappa": ((_TP, _FP, _FN, _TN), "all texts"),
+    "balanced_accuracy": ((_TP, _FP, _FN, _TN), "all texts"),
+    "mcc": ((_TP, _FP, _FN, _TN), "all texts"),
 }
 
 # Why each metric can be undefined, for the warning.
@@ -157,6 +175,14 @@ def metric_values(counts: np.ndarray, metric: str) -> np.ndarray:
     return _BINARY[base](counts).mean(axis=-1)
 
 
+def undefined_reason(metric: str) -> str:
+    """Why `metric` can be undefined (a zero denominator), in words."""
+    if metric in _BINARY:
+        return _UNDEFINED_BECAUSE[metric]
+    base = metric.split("_", 1)[1]
+    return f"{base} is undefined for at least one class ({_UNDEFINED_BECAUSE[base]})"
+
+
 def compute_metric(counts: Any, metric: str) -> np.ndarray | np.float64:
     r"""Compute a performance metric from confusion-matrix counts.
 
@@ -229,10 +255,9 @@ def compute_metric(counts: Any, metric: str) -> np.ndarray | np.float64:
     values = metric_values(arr, metric)
     undefined = np.isnan(values)
     if undefined.any():
-        base = metric.split("_", 1)[1] if metric not in _BINARY else metric
-        why = _UNDEFINED_BECAUSE[base]
-        if metric.startswith("macro_"):
-            why = f"{base} is undefined for at least one class ({why})"
+        why = undefined_reason(metric)
+        if metric.startswith("micro_"):
+            why = _UNDEFINED_BECAUSE[metric.split("_", 1)[1]]
         warn_undefined(metric, why, int(undefined.sum()), int(undefined.size))
     return values[()] if values.ndim == 0 else values
 

@@ -1,0 +1,362 @@
+"""Sample-size planning: how many relevant texts (and persons) a target precision needs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ._validation import check_choice, check_confidence_level, check_real_array
+from .analytic import ANALYTIC_METHODS, proportion_ci
+from .design import DF_ADJUSTMENTS, effective_sample_size
+from .exact import expected_half_width
+
+__all__ = ["SampleSizePlan", "half_width_curves", "plan_sample_size", "plot_half_width_curves"]
+
+_PLAN_METHODS = (*ANALYTIC_METHODS, "percentile")
+# Largest relevant n (or number of persons) the search considers.
+_MAX_N = 1_000_000
+
+
+@dataclass(frozen=True)
+class SampleSizePlan:
+    """A sample-size plan.
+
+    Attributes
+    ----------
+    relevant_n : int
+        Relevant texts needed (for recall: reference positives; for precision:
+        classifier positives).
+    total_texts : int or None
+        Texts to label, ``ceil(relevant_n / prevalence)``, when a prevalence was given.
+    persons : int or None
+        Persons needed (nested designs): ``ceil(relevant_n / texts_per_person)`` with
+        `relevant_n` rounded up to whole persons.
+    half_width : float
+        The half-width achieved at `relevant_n` (expected half-width for independent
+        texts; the half-width at the planned value for nested designs).
+    metric_value, target_half_width, confidence_level : float
+        The inputs.
+    method : str
+        The interval method planned for (``pseudo_percentile_<lambda>`` for the
+        regularized bootstrap).
+    design : str
+        ``"independent"`` or ``"nested"``.
+    """
+
+    relevant_n: int
+    total_texts: int | None
+    persons: int | None
+    half_width: float
+    metric_value: float
+    target_half_width: float
+    confidence_level: float
+    method: str
+    design: str
+
+
+def _method_name(method: str, pseudo_count: int) -> str:
+    if method == "percentile":
+        return f"pseudo_percentile_{pseudo_count}" if pseudo_count else "percentile"
+    if pseudo_count:
+        raise ValueError("`pseudo_count` applies to method='percentile' only.")
+    return method
+
+
+def _first_n_below_from(method, p, target, level, start):
+    n = np.arange(start, start + 121)
+    values = np.asarray(expected_half_width(method, n, p, level))
+    for i in range(n.size):
+        if np.all(values[i:] <= target):
+            return int(n[i]), float(values[i])
+    return _first_n_below_from(method, p, target, level, start + 121)
+
+
+def _first_n_below(method: str, p: float, target: float, level: float) -> tuple[int, float]:
+    """Smallest n whose expected half-width is at most `target` from n on (checked ahead)."""
+
+    def hw(n: np.ndarray) -> np.ndarray:
+        return np.asarray(expected_half_width(method, n, p, level))
+
+    hi = 1
+    while hw(np.array([hi]))[0] > target:
+        hi *= 2
+        if hi > _MAX_N:
+            raise ValueError(
+                f"`half_width` {target} needs more than {_MAX_N} relevant texts; is it too small?"
+            )
+    lo = max(1, hi // 2)
+    # Bisection on a nearly monotone function, then an exact look at the neighbourhood:
+    # discrete methods oscillate, so the answer is the first n after which every n
+    # checked (60 ahead) stays within the target.
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if hw(np.array([mid]))[0] <= target:
+            hi = mid
+        else:
+            lo = mid
+    window = np.arange(max(1, hi - 60), hi + 61)
+    values = hw(window)
+    above = np.flatnonzero(values > target)
+    start = 0 if above.size == 0 else above[-1] + 1
+    if start == window.size:  # still oscillating above the target: look further on
+        return _first_n_below_from(method, p, target, level, int(window[-1]) + 1)
+    return int(window[start]), float(values[start])
+
+
+def _nested_plan(p, target, level, method, icc, b, df_adjust):
+    persons = np.arange(2, 2 + 4096)
+    while True:
+        n_texts = persons * b
+        n_star = effective_sample_size(
+            n_texts,
+            icc=icc,
+            mean_cluster_size=b,
+            n_clusters=persons,
+            df_adjust=df_adjust,
+            confidence_level=level,
+        )
+        hw = np.asarray(
+            proportion_ci(p * n_star, n_star, method=method, confidence_level=level).half_width
+        )
+        ok = np.flatnonzero(hw <= target)
+        if ok.size:
+            i = ok[0]
+            return int(persons[i]), int(math.ceil(n_texts[i])), float(hw[i])
+        if persons[-1] > _MAX_N:
+            raise ValueError(f"`half_width` {target} needs more than {_MAX_N} persons.")
+        persons = persons + persons.size
+
+
+def plan_sample_size(
+    metric_value: float,
+    half_width: float,
+    confidence_level: float = 0.95,
+    method: str = "agresti_coull",
+    *,
+    pseudo_count: int = 0,
+    prevalence: float | None = None,
+    icc: float | None = None,
+    texts_per_person: float | None = None,
+    df_adjust: str | None = "dean_pagano",
+) -> SampleSizePlan:
+    r"""Relevant texts (and persons) needed for a target interval half-width.
+
+    Parameters
+    ----------
+    metric_value : float
+        The metric value expected (e.g. a recall of 0.9), in (0, 1).
+    half_width : float
+        The largest acceptable half-width, in (0, 0.5).
+    confidence_level : float, default 0.95
+        Confidence level of the planned interval.
+    method : str, default "agresti_coull"
+        An analytic method, or ``"percentile"`` for the iid percentile bootstrap
+        (regularized with `pseudo_count`, the paper's Table 3 uses 1).
+    pseudo_count : int, default 0
+        λ of the pseudo-count regularized bootstrap (method ``"percentile"`` only).
+    prevalence : float, optional
+        Share of labelled texts that are relevant for the metric (for recall: the
+        share the reference codes positive). Gives ``total_texts``.
+    icc : float, optional
+        Intra-class correlation of the metric's outcomes within persons. With
+        `texts_per_person`, plans a nested design.
+    texts_per_person : float, optional
+        Mean relevant texts per person B (nested designs).
+    df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
+        Degrees-of-freedom adjustment for nested designs.
+
+    Returns
+    -------
+    SampleSizePlan
+        ``relevant_n``, ``total_texts`` (with a prevalence) and ``persons`` (nested).
+
+    Notes
+    -----
+    *Independent texts*: the smallest relevant n whose **exact expected** half-width
+    :math:`E[(\mathrm{high} - \mathrm{low})/2]`, by binomial enumeration at the planned
+    value (see :func:`expected_half_width`), is at most the target, and stays so for
+    the next 60 values of n (discrete methods oscillate). No normal approximation.
+
+    *Nested texts*: the smallest number of persons m for which the interval of the
+    method at the planned value, on :math:`n^*_{eff}` computed from
+    :math:`N = mB` texts, the ICC and m persons as in :func:`effective_sample_size`,
+    has a half-width at most the target (the paper's figure 7 computation).
+
+    Examples
+    --------
+    The paper's Table 3: a 90% regularized bootstrap interval no wider than 0.05 on
+    either side at a recall of 0.90, with a quarter of the texts positive:
+
+    >>> import perfci as pc
+    >>> plan = pc.plan_sample_size(0.9, 0.05, confidence_level=0.9, method="percentile",
+    ...                            pseudo_count=1, prevalence=0.25)
+    >>> plan.relevant_n, plan.total_texts
+    (98, 392)
+
+    A nested design, 10 relevant texts per person and an ICC of 0.1:
+
+    >>> plan = pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=10)
+    >>> plan.persons, plan.relevant_n
+    (31, 310)
+    """
+    p = float(check_real_array("metric_value", metric_value))
+    target = float(check_real_array("half_width", half_width))
+    level = float(check_confidence_level(confidence_level))
+    check_choice("method", method, _PLAN_METHODS)
+    if not 0 < p < 1:
+        raise ValueError(f"`metric_value` must lie strictly between 0 and 1; got {metric_value}.")
+    if not 0 < target < 0.5:
+        raise ValueError(f"`half_width` must lie strictly between 0 and 0.5; got {half_width}.")
+    if isinstance(pseudo_count, bool) or not isinstance(pseudo_count, int) or pseudo_count < 0:
+        raise ValueError(f"`pseudo_count` must be a non-negative integer; got {pseudo_count!r}.")
+    if prevalence is not None and not 0 < prevalence <= 1:
+        raise ValueError(f"`prevalence` must lie in (0, 1]; got {prevalence}.")
+    if (icc is None) != (texts_per_person is None):
+        raise ValueError("a nested plan needs both `icc` and `texts_per_person`.")
+    name = _method_name(method, pseudo_count)
+
+    if icc is None:
+        n, achieved = _first_n_below(name, p, target, level)
+        persons, design = None, "independent"
+    else:
+        if method not in ANALYTIC_METHODS:
+            raise ValueError("a nested plan needs an analytic `method`.")
+        if df_adjust is not None:
+            check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+        if not 0 <= icc <= 1:
+            raise ValueError(f"`icc` must lie in [0, 1]; got {icc}.")
+        if texts_per_person < 1:
+            raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person}.")
+        persons, n, achieved = _nested_plan(
+            p, target, level, method, icc, float(texts_per_person), df_adjust
+        )
+        design = "nested"
+    total = None if prevalence is None else int(math.ceil(n / prevalence - 1e-9))
+    return SampleSizePlan(n, total, persons, achieved, p, target, level, name, design)
+
+
+def half_width_curves(
+    n: Any,
+    metric_value: Any,
+    confidence_level: float = 0.95,
+    method: str = "agresti_coull",
+    *,
+    pseudo_count: int = 0,
+    icc: Any = None,
+    texts_per_person: Any = None,
+    df_adjust: str | None = "dean_pagano",
+) -> xr.DataArray:
+    """Half-width against the relevant n: the paper's figure 3 (independent) and 7 (nested).
+
+    Parameters
+    ----------
+    n : array_like of int
+        Relevant texts.
+    metric_value : array_like
+        Metric values (one curve each).
+    confidence_level : float, default 0.95
+        Confidence level.
+    method : str, default "agresti_coull"
+        As in :func:`plan_sample_size`.
+    pseudo_count : int, default 0
+        For ``method="percentile"``.
+    icc, texts_per_person : array_like, optional
+        For nested curves (figure 7): one curve per combination.
+    df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
+        Degrees-of-freedom adjustment for nested curves.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(n, metric_value)`` for independent texts: exact expected half-widths;
+        ``(n, metric_value, icc, texts_per_person)`` for nested designs: half-widths at
+        the metric value on the df-adjusted effective sample size (NaN where
+        ``n / texts_per_person`` is below 2 persons).
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> curves = pc.half_width_curves([100, 400], [0.8, 0.9])
+    >>> round(curves.sel(n=400, metric_value=0.9).item(), 4)
+    0.0297
+    """
+    n_arr = check_real_array("n", n).astype(int).ravel()
+    p_arr = check_real_array("metric_value", metric_value).ravel()
+    name = _method_name(method, pseudo_count)
+    if icc is None:
+        values = expected_half_width(name, n_arr[:, None], p_arr[None, :], confidence_level)
+        return xr.DataArray(
+            values,
+            dims=("n", "metric_value"),
+            coords={"n": n_arr, "metric_value": p_arr},
+            name="expected_half_width",
+            attrs={"method": name, "confidence_level": confidence_level},
+        )
+    rho = check_real_array("icc", icc).ravel()
+    b = check_real_array("texts_per_person", texts_per_person).ravel()
+    nn, pp, rr, bb = np.meshgrid(n_arr, p_arr, rho, b, indexing="ij")
+    persons = nn / bb
+    ok = persons >= 2
+    values = np.full(nn.shape, np.nan)
+    n_star = effective_sample_size(
+        nn[ok],
+        icc=rr[ok],
+        mean_cluster_size=bb[ok],
+        n_clusters=persons[ok],
+        df_adjust=df_adjust,
+        confidence_level=confidence_level,
+    )
+    values[ok] = proportion_ci(
+        pp[ok] * n_star, n_star, method=method, confidence_level=confidence_level
+    ).half_width
+    return xr.DataArray(
+        values,
+        dims=("n", "metric_value", "icc", "texts_per_person"),
+        coords={"n": n_arr, "metric_value": p_arr, "icc": rho, "texts_per_person": b},
+        name="half_width",
+        attrs={"method": method, "confidence_level": confidence_level, "df_adjust": str(df_adjust)},
+    )
+
+
+def plot_half_width_curves(curves: xr.DataArray, ax: Any = None) -> Any:
+    """Plot curves of :func:`half_width_curves`, one line per curve, on matplotlib axes.
+
+    Parameters
+    ----------
+    curves : xarray.DataArray
+        The output of :func:`half_width_curves`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure's axes by default.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import perfci as pc
+    >>> ax = pc.plot_half_width_curves(pc.half_width_curves(range(10, 251), [0.8, 0.9]))
+    >>> len(ax.lines)
+    2
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    others = [d for d in curves.dims if d != "n"]
+    stacked = curves.stack(curve=others) if others else curves.expand_dims(curve=[0])
+    for i in range(stacked.sizes["curve"]):
+        line = stacked.isel(curve=i)
+        label = ", ".join(f"{d} = {line[d].item():g}" for d in others)
+        ax.plot(curves["n"], line.values, label=label)
+    ax.set_xlabel("relevant n (texts used to estimate the metric)")
+    ax.set_ylabel("half-width")
+    ax.legend(fontsize="small")
+    return ax

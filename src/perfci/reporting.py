@@ -1,0 +1,566 @@
+"""Everyday use: one metric with the recommended interval, and a report of every metric.
+
+The recommendations are the paper's (section 6), as defaults:
+
+- proportion metrics (accuracy, recall, precision, specificity, npv): Agresti-Coull on
+  independent texts; Agresti-Coull on the effective sample size with the ANOVA ICC and the
+  Dean-Pagano degrees-of-freedom adjustment on nested texts;
+- every other metric (F1, kappa, MCC, ...): the pseudo-count (lambda = 1) regularized
+  percentile bootstrap: iid on independent texts; on nested texts the cluster bootstrap
+  when persons contribute few relevant texts, the hierarchical bootstrap otherwise.
+
+The threshold between the two nested bootstraps is :data:`HIERARCHICAL_MIN_TEXTS` relevant
+texts per person. The paper simulated persons with about 3 texts, where the regularized
+cluster bootstrap covered at about 0.95 and the hierarchical one was overly conservative,
+and persons with about 30 texts, where the cluster bootstrap under-covered (0.917 at 20
+persons) and the hierarchical one covered (0.947). 10 is the geometric midpoint of the two
+designs (sqrt(3 x 30) = 9.5), rounded.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import UndefinedMetricWarning, check_choice, check_confidence_level
+from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
+from .bootstrap import BOOTSTRAP_INTERVALS, SCHEMES, BootstrapCI, bootstrap_ci
+from .counting import ConfusionCounts, _as_label_array, confusion, one_vs_rest
+from .design import DESIGNS, DF_ADJUSTMENTS, ClusteredProportionCI, clustered_proportion_ci
+from .metrics import (
+    BINARY_METRICS,
+    METRICS,
+    PROPORTION_METRICS,
+    RELEVANT_TEXTS,
+    metric_values,
+    proportion_counts,
+    undefined_reason,
+)
+
+__all__ = ["HIERARCHICAL_MIN_TEXTS", "MetricCI", "metric_ci", "report"]
+
+#: Mean relevant texts per person from which nested non-proportion metrics use the
+#: hierarchical rather than the cluster bootstrap (see the module notes).
+HIERARCHICAL_MIN_TEXTS = 10
+#: Relevant n below which a report says the metric cannot support a claim.
+FEW_RELEVANT_TEXTS = 30
+#: Half-width above which a report calls the interval wide.
+WIDE_HALF_WIDTH = 0.10
+#: Persons below which a report says the sample cannot speak for new persons.
+FEW_PERSONS = 5
+#: Persons below which a report warns that the df adjustment dominates.
+SOME_PERSONS = 10
+
+_METHODS = ("recommended", *ANALYTIC_METHODS, "bootstrap")
+_AVERAGED = tuple(m for m in METRICS if m not in BINARY_METRICS)
+
+
+@dataclass(frozen=True, repr=False)
+class MetricCI:
+    """A metric with its confidence interval, the method used and what it is about.
+
+    Attributes
+    ----------
+    metric : str
+        The metric.
+    estimate, low, high : float
+        Point estimate and interval ends.
+    confidence_level : float
+        The confidence level.
+    method : str
+        The method used, with its options, e.g.
+        ``"agresti_coull (design=icc, df_adjust=dean_pagano)"``.
+    population : str
+        What the interval is about (the estimand).
+    relevant_n : int
+        The texts the metric is computed from (for proportion metrics, its
+        denominator).
+    persons : int or None
+        Persons with at least one relevant text (nested data), else None.
+    icc, design_effect, n_eff : float
+        The nested-data adjustment (NaN where not applicable).
+    result : ProportionCI, ClusteredProportionCI or BootstrapCI
+        The underlying result.
+    """
+
+    metric: str
+    estimate: float
+    low: float
+    high: float
+    confidence_level: float
+    method: str
+    population: str
+    relevant_n: int
+    persons: int | None
+    icc: float
+    design_effect: float
+    n_eff: float
+    result: ProportionCI | ClusteredProportionCI | BootstrapCI
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width."""
+        return (self.high - self.low) / 2
+
+    def __repr__(self) -> str:
+        return (
+            f"MetricCI(metric={self.metric!r}, estimate={self.estimate:.4g}, "
+            f"low={self.low:.4g}, high={self.high:.4g}, confidence_level="
+            f"{self.confidence_level:g}, method={self.method!r}, relevant_n={self.relevant_n}, "
+            f"persons={self.persons})"
+        )
+
+
+def _relevant(cells: np.ndarray, metric: str) -> np.ndarray:
+    """Relevant texts per row of binary cells (..., 4), or per k x k matrix."""
+    if metric in _AVERAGED:
+        return cells.sum(axis=(-2, -1))
+    return cells[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
+
+
+def _population(metric: str, nested: bool, persons: int | None) -> str:
+    texts = "all texts" if metric in _AVERAGED else RELEVANT_TEXTS[metric][1]
+    if nested:
+        return (
+            f"the text-weighted {metric} (over {texts}) in the population of persons that "
+            f"these {persons} persons were sampled from, new persons included"
+        )
+    return f"the {metric} (over {texts}) in the population of texts this sample represents"
+
+
+def _interval(
+    counts: ConfusionCounts,
+    metric: str,
+    *,
+    method: str,
+    confidence_level: float,
+    design: str | None,
+    df_adjust: str | None,
+    scheme: str | None,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    rng: Any,
+) -> MetricCI:
+    """Compute the interval of `metric` on validated counts (per person if nested)."""
+    nested = counts.groups is not None
+    cells = np.asarray(counts.matrix if metric in _AVERAGED else counts.counts, dtype=float)
+    relevant = _relevant(cells, metric)
+    relevant_n = int(relevant.sum())
+    persons = int(np.count_nonzero(relevant)) if nested else None
+    if nested and persons < 2:
+        raise ValueError(
+            f"`groups` must give at least 2 persons with a relevant text for {metric}; "
+            f"got {persons}."
+        )
+    total = cells.sum(0) if nested else cells
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        estimate = float(
+            metric_values(total if metric not in _AVERAGED else one_vs_rest(total), metric)
+        )
+    if np.isnan(estimate):
+        raise ValueError(f"{metric} is undefined for these data: {undefined_reason(metric)}.")
+
+    if method == "recommended":
+        method = "agresti_coull" if metric in PROPORTION_METRICS else "bootstrap"
+        if method == "bootstrap":
+            pseudo_count = 1
+            interval = "percentile"
+    icc = design_effect = n_eff = np.nan
+    if method in ANALYTIC_METHODS:
+        if metric not in PROPORTION_METRICS:
+            raise ValueError(
+                f"`method` {method!r} is an analytic interval for a proportion; {metric} is "
+                f"not one (proportion metrics: {sorted(PROPORTION_METRICS)}). Use "
+                "method='bootstrap' or 'recommended'."
+            )
+        x, n = proportion_counts(cells, metric)
+        if nested and design is not None:
+            res: Any = clustered_proportion_ci(
+                x,
+                n,
+                method=method,
+                design=design,
+                df_adjust=df_adjust,
+                confidence_level=confidence_level,
+            )
+            icc, design_effect, n_eff = res.icc, res.design_effect, res.n_eff_adjusted
+            label = f"{method} (design={design}, df_adjust={df_adjust})"
+        else:
+            res = proportion_ci(x.sum(), n.sum(), method=method, confidence_level=confidence_level)
+            label = method
+            nested = False  # texts treated as independent: the estimand is about texts
+    else:
+        if scheme is None:
+            scheme = "iid"
+            if nested:
+                per_person = relevant_n / persons
+                scheme = "hierarchical" if per_person >= HIERARCHICAL_MIN_TEXTS else "cluster"
+        if scheme != "iid" and not nested:
+            raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")
+        res = bootstrap_ci(
+            cells,
+            metric,
+            scheme=scheme,
+            interval=interval,
+            pseudo_count=pseudo_count,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            rng=rng,
+        )
+        label = f"bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
+    return MetricCI(
+        metric=metric,
+        estimate=estimate,
+        low=float(res.low),
+        high=float(res.high),
+        confidence_level=float(confidence_level),
+        method=label,
+        population=_population(metric, nested, persons),
+        relevant_n=relevant_n,
+        persons=persons,
+        icc=float(icc),
+        design_effect=float(design_effect),
+        n_eff=float(n_eff),
+        result=res,
+    )
+
+
+def _check_options(method, confidence_level, design, df_adjust, scheme, interval):
+    check_choice("method", method, _METHODS)
+    level = check_confidence_level(confidence_level)
+    if level.ndim:
+        raise ValueError("`confidence_level` must be a single number.")
+    if design is not None:
+        check_choice("design", design, DESIGNS)
+    if df_adjust is not None:
+        check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+    if scheme is not None:
+        check_choice("scheme", scheme, SCHEMES)
+    check_choice("interval", interval, BOOTSTRAP_INTERVALS)
+    return float(level)
+
+
+def metric_ci(
+    y_true: Any,
+    y_pred: Any,
+    metric: str,
+    groups: Any = None,
+    method: str = "recommended",
+    *,
+    positive: Any = None,
+    confidence_level: float = 0.95,
+    design: str | None = "icc",
+    df_adjust: str | None = "dean_pagano",
+    scheme: str | None = None,
+    interval: str = "percentile",
+    pseudo_count: int = 1,
+    n_resamples: int = 2000,
+    rng: Any = None,
+) -> MetricCI:
+    """Confidence interval for one metric from labels, with the paper's recommended method.
+
+    Parameters
+    ----------
+    y_true, y_pred : array_like
+        Reference (human) and classifier labels, one per text.
+    metric : str
+        Any name in :data:`perfci.METRICS`.
+    groups : array_like, optional
+        Person ids, one per text: the texts are nested in persons.
+    method : str, default "recommended"
+        ``"recommended"`` (see the notes), an analytic method of
+        :func:`proportion_ci` (proportion metrics only), or ``"bootstrap"``.
+    positive : object, optional
+        The positive label (as in :func:`confusion`); for multi-class labels, a class
+        gives its one-vs-rest metric.
+    confidence_level : float, default 0.95
+        Confidence level.
+    design : {"icc", "cluster_robust", None}, default "icc"
+        Design adjustment of analytic intervals for nested texts; None treats nested
+        texts as independent.
+    df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
+        Degrees-of-freedom adjustment of analytic intervals for nested texts.
+    scheme : {"iid", "cluster", "hierarchical"}, optional
+        Bootstrap scheme; by default iid for independent texts and, for nested texts,
+        cluster below :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person and
+        hierarchical from there.
+    interval : {"percentile", "bca"}, default "percentile"
+        Bootstrap interval (``method="bootstrap"``).
+    pseudo_count : int, default 1
+        Bootstrap pseudo count λ (``method="bootstrap"``; the recommended method uses 1).
+    n_resamples : int, default 2000
+        Bootstrap resamples.
+    rng : numpy.random.Generator, int or None
+        Random generator or seed for the bootstrap.
+
+    Returns
+    -------
+    MetricCI
+        Estimate, interval, the method used (with its options), the population the
+        interval is about, the relevant n, persons, ICC, design effect and n_eff.
+
+    Raises
+    ------
+    ValueError
+        For bad labels or names, an analytic method for a non-proportion metric, a metric
+        undefined for the data, or nested data with fewer than 2 persons with a relevant
+        text.
+
+    Notes
+    -----
+    ``method="recommended"`` follows the paper's section 6: Agresti-Coull for
+    proportion metrics (on the df-adjusted effective sample size with the ANOVA ICC for
+    nested texts), and the pseudo-count (λ = 1) percentile bootstrap for the other
+    metrics (iid, or for nested texts cluster / hierarchical by the mean relevant texts
+    per person, threshold :data:`HIERARCHICAL_MIN_TEXTS` = 10: the paper's cluster
+    bootstrap covered with about 3 texts per person and under-covered with about 30,
+    where the hierarchical bootstrap covered; 10 is their geometric midpoint).
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> ci = pc.metric_ci(texts["human"], texts["model"], "precision", groups=texts["person"])
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
+    0.812 [0.713, 0.883] by agresti_coull (design=icc, df_adjust=dean_pagano)
+    >>> ci = pc.metric_ci(texts["human"], texts["model"], "f1", groups=texts["person"], rng=1)
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
+    0.838 [0.774, 0.879] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
+    """
+    check_choice("metric", metric, METRICS)
+    level = _check_options(method, confidence_level, design, df_adjust, scheme, interval)
+    counts = confusion(y_true, y_pred, positive=positive, groups=groups)
+    _check_counts_fit_metric(counts, metric)
+    return _interval(
+        counts,
+        metric,
+        method=method,
+        confidence_level=level,
+        design=design,
+        df_adjust=df_adjust,
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=pseudo_count,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+
+
+def _check_counts_fit_metric(counts: ConfusionCounts, metric: str) -> None:
+    if metric in _AVERAGED and counts.matrix is None:
+        raise ValueError(
+            f"`metric` {metric!r} averages over classes; it needs multi-class labels "
+            "(three or more classes, or `positive` left unset with `labels`)."
+        )
+    if metric not in _AVERAGED and counts.matrix is not None:
+        raise ValueError(
+            f"`positive` must name the class for the binary metric {metric!r} on "
+            f"multi-class labels {list(counts.classes)!r}."
+        )
+
+
+def _note(ci: MetricCI) -> str:
+    notes = []
+    if ci.relevant_n < FEW_RELEVANT_TEXTS:
+        notes.append(
+            f"only {ci.relevant_n} relevant texts: too few to support a claim about {ci.metric}"
+        )
+    elif ci.half_width > WIDE_HALF_WIDTH:
+        notes.append(f"wide interval (half-width {ci.half_width:.2f})")
+    if ci.persons is not None:
+        if ci.persons < FEW_PERSONS:
+            notes.append(f"only {ci.persons} persons: too few to speak for new persons")
+        elif ci.persons < SOME_PERSONS:
+            notes.append(f"few persons ({ci.persons}): the design df are few and the interval wide")
+    return "; ".join(notes)
+
+
+_COLUMNS = [
+    "metric",
+    "estimate",
+    "low",
+    "high",
+    "method",
+    "relevant_n",
+    "persons",
+    "icc",
+    "design_effect",
+    "n_eff",
+    "note",
+]
+
+
+def _rows(
+    counts: ConfusionCounts, metrics: list[str], options: dict, rng: np.random.Generator, where: str
+) -> tuple[list[dict], list[str]]:
+    rows, skipped = [], []
+    child_rngs = rng.spawn(len(metrics))
+    for metric, child in zip(metrics, child_rngs, strict=True):
+        try:
+            ci = _interval(counts, metric, rng=child, **options)
+        except ValueError as exc:
+            # Undefined metrics and too few persons are skipped from the table and named.
+            skipped.append(f"{metric}{where} ({exc})")
+            continue
+        rows.append(
+            {
+                "metric": metric,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "method": ci.method,
+                "relevant_n": ci.relevant_n,
+                "persons": pd.NA if ci.persons is None else ci.persons,
+                "icc": ci.icc,
+                "design_effect": ci.design_effect,
+                "n_eff": ci.n_eff,
+                "note": _note(ci),
+            }
+        )
+    return rows, skipped
+
+
+def _report_one(y_true, y_pred, groups, positive, metrics, options, rng, where):
+    counts = confusion(y_true, y_pred, positive=positive, groups=groups)
+    if counts.matrix is None:
+        chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
+        rows, skipped = _rows(counts, chosen, options, rng, where)
+        return rows, skipped
+    rows, skipped = [], []
+    for cls in counts.classes:
+        per_class = confusion(y_true, y_pred, positive=cls, groups=groups)
+        chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
+        r, s = _rows(per_class, chosen, options, rng, f"{where} for class {cls!r}")
+        rows += [{"class": cls, **row} for row in r]
+        skipped += s
+    averaged = [m for m in (metrics or _AVERAGED) if m in _AVERAGED]
+    r, s = _rows(counts, averaged, options, rng, where)
+    rows += [{"class": "", **row} for row in r]
+    return rows, skipped + s
+
+
+def report(
+    y_true: Any,
+    y_pred: Any,
+    groups: Any = None,
+    *,
+    by: Any = None,
+    positive: Any = None,
+    metrics: list[str] | None = None,
+    confidence_level: float = 0.95,
+    design: str | None = "icc",
+    df_adjust: str | None = "dean_pagano",
+    n_resamples: int = 2000,
+    rng: Any = None,
+) -> pd.DataFrame:
+    """Every metric with its recommended interval, in one table.
+
+    Parameters
+    ----------
+    y_true, y_pred : array_like
+        Reference (human) and classifier labels, one per text.
+    groups : array_like, optional
+        Person ids, one per text (nested texts).
+    by : array_like, optional
+        A subgroup label per text (e.g. gender or site): the report is repeated per
+        subgroup, after the rows for all texts (``by = "all"``).
+    positive : object, optional
+        The positive label of binary labels (as in :func:`confusion`). Multi-class
+        labels give per-class one-vs-rest rows and ``macro_``/``micro_`` rows.
+    metrics : list of str, optional
+        Metrics to report; default all that apply.
+    confidence_level : float, default 0.95
+        Confidence level.
+    design, df_adjust : str or None
+        Nested-data adjustment of analytic intervals, as in :func:`metric_ci`.
+    n_resamples : int, default 2000
+        Bootstrap resamples.
+    rng : numpy.random.Generator, int or None
+        Random generator or seed (one child stream per row).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric (per class, per subgroup) with columns ``metric``,
+        ``estimate``, ``low``, ``high``, ``method``, ``relevant_n``, ``persons``, ``icc``,
+        ``design_effect``, ``n_eff`` and ``note`` (plus ``by`` and ``class`` where they
+        apply). Notes flag fewer than 30 relevant texts, half-widths above 0.10,
+        and fewer than 5 (or 10) persons.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Naming the metrics left out because they are undefined for the data (or a
+        subgroup), or have fewer than 2 persons with a relevant text.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> table = pc.report(texts["human"], texts["model"], groups=texts["person"], rng=1)
+    >>> table[["metric", "estimate", "low", "high", "relevant_n", "persons"]].round(3).head(3)
+         metric  estimate    low   high  relevant_n  persons
+    0  accuracy     0.919  0.896  0.937         764       40
+    1    recall     0.865  0.805  0.909         185       36
+    2 precision     0.812  0.713  0.883         197       37
+    """
+    level = _check_options("recommended", confidence_level, design, df_adjust, None, "percentile")
+    if metrics is not None:
+        for m in metrics:
+            check_choice("metrics", m, METRICS)
+    options = {
+        "method": "recommended",
+        "confidence_level": level,
+        "design": design,
+        "df_adjust": df_adjust,
+        "scheme": None,
+        "interval": "percentile",
+        "pseudo_count": 1,
+        "n_resamples": n_resamples,
+    }
+    generator = np.random.default_rng(rng)
+    t = _as_label_array("y_true", y_true)
+    p = _as_label_array("y_pred", y_pred)
+    g = None if groups is None else _as_label_array("groups", groups)
+    for name, arr in (("y_pred", p), ("groups", g)):
+        if arr is not None and arr.shape != t.shape:
+            raise ValueError(f"`{name}` must have one value per text ({t.size}); got {arr.size}.")
+    subsets: list[tuple[Any, np.ndarray]] = [("all", np.ones(t.size, dtype=bool))]
+    if by is not None:
+        b = _as_label_array("by", by)
+        if b.shape != t.shape:
+            raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
+        subsets += [(v, b == v) for v in sorted(pd.unique(b), key=str)]
+    frames, skipped = [], []
+    for value, mask in subsets:
+        where = "" if by is None else f" in subgroup {value!r}"
+        rows, s = _report_one(
+            t[mask],
+            p[mask],
+            None if g is None else g[mask],
+            positive,
+            metrics,
+            options,
+            generator,
+            where,
+        )
+        skipped += s
+        frame = pd.DataFrame(rows)
+        if by is not None:
+            frame.insert(0, "by", value)
+        frames.append(frame)
+    if skipped:
+        warnings.warn(
+            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=2
+        )
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    lead = [c for c in ("by", "class") if c in table.columns]
+    table = table.reindex(columns=lead + _COLUMNS)
+    table["persons"] = table["persons"].astype("Int64")
+    return table
