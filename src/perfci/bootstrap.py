@@ -46,6 +46,8 @@ SCHEMES = ("iid", "cluster", "hierarchical")
 #: Bootstrap interval types.
 BOOTSTRAP_INTERVALS = ("percentile", "bca")
 
+# Metrics unchanged when the raters swap roles (fp and fn trade places).
+_RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
 # Share of dropped (undefined) replicates above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
 # Numbers held per batch of resamples when `batch` is None (about 64 MB of floats).
@@ -111,6 +113,12 @@ def _shape_counts(counts: Any, metric: str, scheme: str) -> tuple[np.ndarray, _S
     statistic = _statistic(metric, k)
     has_persons = arr.ndim == cell_ndim + 1
     cells = arr.reshape(*arr.shape[: arr.ndim - cell_ndim], statistic.n_cells)
+    if metric in _RATER_SYMMETRIC:
+        # Put the larger of fp and fn (in total) last: swapping which rater is "truth"
+        # then gives the very same input, so the same interval draw for draw.
+        totals = cells.reshape(-1, 4).sum(0)
+        if totals[1] > totals[2]:
+            cells = cells[..., [0, 2, 1, 3]]
     if scheme == "iid":
         return (cells.sum(0) if has_persons else cells), statistic
     if not has_persons:

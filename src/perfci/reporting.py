@@ -61,7 +61,7 @@ _AVERAGED = tuple(m for m in METRICS if m not in BINARY_METRICS)
 
 @dataclass(frozen=True, repr=False)
 class MetricCI:
-    """A metric with its confidence interval, the method used and what it is about.
+    r"""A metric with its confidence interval, the method used and what it is about.
 
     Attributes
     ----------
@@ -82,7 +82,9 @@ class MetricCI:
     persons : int or None
         Persons with at least one relevant text (nested data), else None.
     icc, design_effect, n_eff : float
-        The nested-data adjustment (NaN where not applicable).
+        The nested-data adjustment of analytic intervals: ICC, design effect and
+        :math:`n_{eff} = N/\mathrm{DEFF}` before any df adjustment (NaN where not
+        applicable).
     result : ProportionCI, ClusteredProportionCI or BootstrapCI
         The underlying result.
     """
@@ -152,6 +154,9 @@ def _interval(
     relevant = _relevant(cells, metric)
     relevant_n = int(relevant.sum())
     persons = int(np.count_nonzero(relevant)) if nested else None
+    # One relevant text per person is a simple random sample of texts: nothing to adjust,
+    # and the interval is the independent-text one.
+    independent_texts = not nested or bool(np.all(relevant <= 1))
     if nested and persons < 2:
         raise ValueError(
             f"`groups` must give at least 2 persons with a relevant text for {metric}; "
@@ -180,7 +185,7 @@ def _interval(
                 "method='bootstrap' or 'recommended'."
             )
         x, n = proportion_counts(cells, metric)
-        if nested and design is not None:
+        if not independent_texts and design is not None:
             res: Any = clustered_proportion_ci(
                 x,
                 n,
@@ -189,20 +194,21 @@ def _interval(
                 df_adjust=df_adjust,
                 confidence_level=confidence_level,
             )
-            icc, design_effect, n_eff = res.icc, res.design_effect, res.n_eff_adjusted
+            icc, design_effect, n_eff = res.icc, res.design_effect, res.n_eff
             label = f"{method} (design={design}, df_adjust={df_adjust})"
         else:
             res = proportion_ci(x.sum(), n.sum(), method=method, confidence_level=confidence_level)
             label = method
-            nested = False  # texts treated as independent: the estimand is about texts
+            independent_texts = True
     else:
         if scheme is None:
             scheme = "iid"
-            if nested:
+            if not independent_texts:
                 per_person = relevant_n / persons
                 scheme = "hierarchical" if per_person >= HIERARCHICAL_MIN_TEXTS else "cluster"
         if scheme != "iid" and not nested:
             raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")
+        independent_texts = scheme == "iid"
         res = bootstrap_ci(
             cells,
             metric,
@@ -221,7 +227,7 @@ def _interval(
         high=float(res.high),
         confidence_level=float(confidence_level),
         method=label,
-        population=_population(metric, nested, persons),
+        population=_population(metric, not independent_texts, persons),
         relevant_n=relevant_n,
         persons=persons,
         icc=float(icc),
@@ -331,7 +337,7 @@ def metric_ci(
     0.812 [0.713, 0.883] by agresti_coull (design=icc, df_adjust=dean_pagano)
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "f1", groups=texts["person"], rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.838 [0.774, 0.879] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
+    0.838 [0.776, 0.879] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
     """
     check_choice("metric", metric, METRICS)
     level = _check_options(method, confidence_level, design, df_adjust, scheme, interval)

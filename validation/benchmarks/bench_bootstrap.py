@@ -43,7 +43,7 @@ N_RESAMPLES = 10_000
 LEVEL = 0.95
 REPEAT = 3
 # Batch sizes tried for scipy and for the vectorized peers (None: everything at once).
-SCIPY_BATCHES = (None, 20, 50, 100, 250, 1000)
+SCIPY_BATCHES = (None, 10, 20, 50, 100, 250, 1000)
 VECTOR_BATCHES = (50, 100, 250, 1000, N_RESAMPLES)
 
 N_TEXTS, PREVALENCE, RECALL, FALSE_POSITIVE_RATE = 10_000, 0.1, 0.8, 0.03

@@ -1,0 +1,199 @@
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfci as pc
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return pc.load_example()
+
+
+def nested_labels(rng, persons, texts_per_person, prevalence=0.3):
+    groups = np.repeat(np.arange(persons), texts_per_person)
+    y_true = (rng.random(groups.size) < prevalence).astype(int)
+    hit = rng.random(groups.size) < rng.beta(9, 1, persons)[groups]
+    y_pred = np.where(y_true == 1, hit, rng.random(groups.size) < 0.05).astype(int)
+    return y_true, y_pred, groups
+
+
+def test_recommended_for_independent_texts(texts):
+    ci = pc.metric_ci(texts["human"], texts["model"], "recall")
+    ref = pc.proportion_ci(160, 185, method="agresti_coull")
+    assert (ci.low, ci.high, ci.estimate) == (ref.low, ref.high, ref.estimate)
+    assert ci.method == "agresti_coull" and ci.persons is None
+    assert "population of texts" in ci.population and "reference codes positive" in ci.population
+    f1 = pc.metric_ci(texts["human"], texts["model"], "f1", rng=3)
+    boot = pc.bootstrap_ci([160, 37, 25, 542], "f1", pseudo_count=1, rng=3)
+    assert f1.method == "bootstrap (scheme=iid, interval=percentile, pseudo_count=1)"
+    assert (f1.low, f1.high) == (boot.low, boot.high)
+
+
+def test_recommended_for_nested_texts(texts):
+    ci = pc.metric_ci(texts["human"], texts["model"], "precision", groups=texts["person"])
+    per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
+    y, n = pc.proportion_counts(per_person, "precision")
+    ref = pc.clustered_proportion_ci(
+        y, n, method="agresti_coull", design="icc", df_adjust="dean_pagano"
+    )
+    assert (ci.low, ci.high) == (ref.low, ref.high)
+    assert ci.persons == 37 and ci.icc == ref.icc and ci.n_eff == ref.n_eff
+    assert "population of persons" in ci.population
+
+
+@pytest.mark.parametrize(("texts_per_person", "scheme"), [(4, "cluster"), (40, "hierarchical")])
+def test_nested_bootstrap_scheme_follows_texts_per_person(texts_per_person, scheme):
+    y_true, y_pred, groups = nested_labels(np.random.default_rng(1), 30, texts_per_person)
+    ci = pc.metric_ci(y_true, y_pred, "kappa", groups=groups, rng=1)
+    assert f"scheme={scheme}" in ci.method
+    assert ci.result.n_clusters == 30
+
+
+def test_threshold_is_on_relevant_texts_per_person():
+    # 12 texts per person but only ~3.6 relevant ones for F1 (either rater positive)
+    y_true, y_pred, groups = nested_labels(np.random.default_rng(2), 30, 12)
+    ci = pc.metric_ci(y_true, y_pred, "f1", groups=groups, rng=1)
+    assert ci.relevant_n / ci.persons < pc.HIERARCHICAL_MIN_TEXTS
+    assert "scheme=cluster" in ci.method
+
+
+def test_explicit_methods(texts):
+    t, p, g = texts["human"], texts["model"], texts["person"]
+    wilson = pc.metric_ci(
+        t,
+        p,
+        "recall",
+        groups=g,
+        method="wilson",
+        design="cluster_robust",
+        df_adjust="korn_graubard",
+    )
+    assert wilson.method == "wilson (design=cluster_robust, df_adjust=korn_graubard)"
+    plain = pc.metric_ci(t, p, "recall", groups=g, method="wilson", design=None)
+    assert plain.method == "wilson" and "population of texts" in plain.population
+    bca = pc.metric_ci(t, p, "mcc", method="bootstrap", interval="bca", pseudo_count=0, rng=1)
+    assert bca.method == "bootstrap (scheme=iid, interval=bca, pseudo_count=0)"
+    with pytest.raises(ValueError, match="`method` 'wilson' is an analytic interval"):
+        pc.metric_ci(t, p, "f1", method="wilson")
+    with pytest.raises(ValueError, match="`scheme` 'cluster' needs `groups`"):
+        pc.metric_ci(t, p, "f1", method="bootstrap", scheme="cluster")
+
+
+def test_rater_swap_leaves_kappa_ppa_pna_unchanged(texts):
+    t, p, g = texts["human"], texts["model"], texts["person"]
+    for metric in ["kappa", "ppa", "pna"]:
+        for groups in [None, g]:
+            a = pc.metric_ci(t, p, metric, groups=groups, rng=4)
+            b = pc.metric_ci(p, t, metric, groups=groups, rng=4)
+            assert (a.estimate, a.low, a.high) == (b.estimate, b.low, b.high)
+
+
+def test_report_with_one_text_per_person_equals_report_without_groups(texts):
+    t, p = texts["human"], texts["model"]
+    singletons = np.arange(len(t))
+    a = pc.report(t, p, rng=5)
+    b = pc.report(t, p, groups=singletons, rng=5)
+    cols = ["metric", "estimate", "low", "high", "method", "relevant_n"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def test_report_columns_and_rows(texts):
+    table = pc.report(texts["human"], texts["model"], groups=texts["person"], rng=1)
+    assert list(table.columns) == [
+        "metric",
+        "estimate",
+        "low",
+        "high",
+        "method",
+        "relevant_n",
+        "persons",
+        "icc",
+        "design_effect",
+        "n_eff",
+        "note",
+    ]
+    assert list(table["metric"]) == list(pc.BINARY_METRICS)
+    assert np.all((table["low"] <= table["estimate"]) & (table["estimate"] <= table["high"]))
+    row = table.set_index("metric").loc["precision"]
+    assert row["persons"] == 37 and row["relevant_n"] == 197
+
+
+def test_report_notes_small_samples():
+    rng = np.random.default_rng(3)
+    y_true, y_pred, groups = nested_labels(rng, 4, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.UndefinedMetricWarning)
+        table = pc.report(y_true, y_pred, groups=groups, rng=1).set_index("metric")
+    assert "too few to support a claim" in table.loc["recall", "note"]
+    assert "only 4 persons" in table.loc["accuracy", "note"]
+
+
+def test_report_leaves_out_undefined_metrics_and_says_so():
+    with pytest.warns(pc.UndefinedMetricWarning, match="left out of the report: recall"):
+        table = pc.report([0, 0, 0, 0, 0], [0, 1, 0, 0, 0])
+    assert "recall" not in set(table["metric"]) and "specificity" in set(table["metric"])
+
+
+def test_report_by_subgroup(texts):
+    table = pc.report(
+        texts["human"],
+        texts["model"],
+        groups=texts["person"],
+        by=texts["site"],
+        metrics=["recall", "f1"],
+        rng=2,
+    )
+    assert list(table["by"].unique()) == ["all", "rural", "urban"]
+    rural = texts["site"] == "rural"
+    ref = pc.metric_ci(
+        texts["human"][rural], texts["model"][rural], "recall", groups=texts["person"][rural]
+    )
+    got = table[(table["by"] == "rural") & (table["metric"] == "recall")].iloc[0]
+    assert (got["low"], got["high"]) == (ref.low, ref.high)
+
+
+def test_report_multiclass_rows(texts):
+    table = pc.report(
+        texts["human_topic"],
+        texts["model_topic"],
+        metrics=["recall", "macro_f1", "micro_f1"],
+        rng=1,
+    )
+    assert list(table["class"]) == ["other", "praise", "question", "", ""]
+    micro = table.set_index("metric").loc["micro_f1"]
+    assert micro["estimate"] == pytest.approx(np.mean(texts["human_topic"] == texts["model_topic"]))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"metric": "auc"}, "`metric` must be one of"),
+        ({"metric": "recall", "method": "exact"}, "`method` must be one of"),
+        ({"metric": "recall", "design": "anova"}, "`design` must be one of"),
+        ({"metric": "recall", "confidence_level": 0}, "`confidence_level`"),
+        ({"metric": "macro_f1"}, "averages over classes; it needs multi-class labels"),
+        ({"metric": "recall", "groups": [1, 1, 1, 1]}, "at least 2 persons with a relevant text"),
+    ],
+)
+def test_metric_ci_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pc.metric_ci([1, 0, 1, 1], [1, 0, 0, 1], **kwargs)
+
+
+def test_binary_metric_on_multiclass_needs_positive():
+    with pytest.raises(ValueError, match="`positive` must name the class"):
+        pc.metric_ci(["a", "b", "c"], ["a", "b", "b"], "recall")
+    ci = pc.metric_ci(["a", "b", "c", "b"], ["a", "b", "b", "b"], "recall", positive="b")
+    assert ci.estimate == 1.0
+
+
+def test_report_bad_input():
+    with pytest.raises(ValueError, match="`by` must have one label per text"):
+        pc.report([1, 0], [1, 0], by=["x"])
+    with pytest.raises(ValueError, match="`groups` contains missing values"):
+        pc.report([1, 0], [1, 0], groups=["a", None])
+    with pytest.raises(ValueError, match="`metrics` must be one of"):
+        pc.report([1, 0], [1, 0], metrics=["auc"])
