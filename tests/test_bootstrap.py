@@ -350,3 +350,32 @@ def test_exact_coverage_of_bootstrap_percentile_methods():
     )
     with pytest.raises(ValueError, match="'pseudo_percentile_<lambda>'"):
         pc.exact_coverage("pseudo_percentile_x", 10, 0.5)
+
+
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical"])
+def test_exact_person_distribution_matches_simulated_resampling(scheme, monkeypatch):
+    # Proportions under person resampling are drawn from the exact distribution of the
+    # resample (an m-fold convolution) when its grid is small; the simulation of persons
+    # (and texts) must give the same distribution: chi-square test of homogeneity.
+    from perfci import bootstrap as engine
+
+    sizes = np.array([2, 5, 3, 6, 4, 2, 5, 3])
+    y = np.array([2, 4, 2, 6, 3, 1, 5, 3])
+    cells = np.c_[y, sizes - y]
+    reps = 30_000
+    exact = pc.bootstrap_ci(
+        cells, "proportion", scheme=scheme, pseudo_count=1, n_resamples=reps, rng=1
+    )
+    monkeypatch.setattr(engine, "_EXACT_GRID_CELLS", 0)
+    simulated = pc.bootstrap_ci(
+        cells, "proportion", scheme=scheme, pseudo_count=1, n_resamples=reps, rng=2
+    )
+    values = np.union1d(np.round(exact.distribution, 12), np.round(simulated.distribution, 12))
+    table = np.array(
+        [
+            [np.sum(np.round(d, 12) == v) for v in values]
+            for d in (exact.distribution, simulated.distribution)
+        ]
+    )
+    table = table[:, table.sum(0) >= 10]
+    assert stats.chi2_contingency(table).pvalue > 1e-3

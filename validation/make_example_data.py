@@ -1,41 +1,55 @@
 """Generate the bundled example data set ``src/perfci/data/example_texts.csv``.
 
-Run from the repository root: ``python validation/make_example_data.py``. The data are
-simulated (no real texts): 40 persons (for example, teachers whose utterances were coded)
-with 4 to 30 texts each, a human code and two classifiers' codes for a binary construct,
-and a three-class topic coded by the human and by the first classifier. Person-level
-recall and false-positive rates vary, so texts are nested in persons as in the paper's
-section 4.
+Run from the repository root: ``python validation/make_example_data.py``.
+
+The data are simulated, shaped like a typical validation study of a text classifier in
+psychology: 40 therapists (``person``) with 15 to 35 coded utterances each (about 25),
+from two clinics (``site``, a subgroup for fairness checks). A human coder marked whether
+each utterance is a *reflection* (``human``, 0/1; about a quarter are), and two LLM
+prompts coded the same utterances (``model`` and ``model_b``). Both prompts see the same
+utterances, so their errors are correlated: each utterance has a latent difficulty shared
+by both, and each therapist a style that makes their reflections easier or harder to
+recognise (so texts are nested in persons, with an ICC of roughly 0.1 for recall).
+Prompt B misses a few more reflections than prompt A and over-calls a little less. A
+three-class code of the utterance's function (``human_topic``, ``model_topic``:
+"question", "reflection", "other") gives a multi-class example.
 """
 
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 rng = np.random.default_rng(20261130)
 n_persons = 40
-texts = rng.integers(4, 31, size=n_persons)
-person = np.repeat(np.arange(1, n_persons + 1), texts)
-site = np.where(person % 2 == 0, "urban", "rural")
+texts = rng.integers(15, 36, size=n_persons)
+person = np.repeat(np.arange(n_persons), texts)
 n = person.size
+site = np.where(np.arange(n_persons) < 22, "clinic_a", "clinic_b")[person]
 
-prevalence = rng.beta(2, 6, size=n_persons)[person - 1]
+# Therapist-level prevalence of reflections and therapist style (logit scale).
+prevalence = rng.beta(5, 15, size=n_persons)[person]
+style = rng.normal(0.0, 0.8, size=n_persons)[person]
 human = rng.random(n) < prevalence
-recall_a = rng.beta(18, 2.5, size=n_persons)[person - 1]
-fpr_a = rng.beta(1, 25, size=n_persons)[person - 1]
-model_a = np.where(human, rng.random(n) < recall_a, rng.random(n) < fpr_a)
-# A second classifier that misses a little more and over-calls a little less.
-model_b = np.where(human, rng.random(n) < recall_a - 0.06, rng.random(n) < fpr_a * 0.7)
 
-topics = np.array(["praise", "question", "other"])
-topic_true = rng.choice(3, size=n, p=[0.2, 0.3, 0.5])
-flip = rng.random(n) < 0.15
-topic_pred = np.where(flip, rng.choice(3, size=n), topic_true)
+difficulty = rng.normal(0.0, 1.0, size=n)  # shared by both prompts
+hit_a = special.expit(2.6 + style + 1.2 * difficulty)
+hit_b = special.expit(2.1 + style + 1.2 * difficulty)
+false_alarm_a = special.expit(-3.4 + 0.9 * difficulty)
+false_alarm_b = special.expit(-3.8 + 0.9 * difficulty)
+u = rng.random(n)  # one uniform for both prompts: they agree unless their rates differ
+model_a = np.where(human, u < hit_a, u < false_alarm_a)
+model_b = np.where(human, u < hit_b, u < false_alarm_b)
+
+topics = np.array(["question", "reflection", "other"])
+topic_true = np.where(human, 1, rng.choice([0, 2], size=n, p=[0.4, 0.6]))
+confused = rng.random(n) < special.expit(-2.0 + 0.8 * difficulty)
+topic_pred = np.where(confused, rng.choice(3, size=n), topic_true)
 
 frame = pd.DataFrame(
     {
-        "person": [f"P{i:02d}" for i in person],
+        "person": [f"T{i + 1:02d}" for i in person],
         "site": site,
         "text_id": np.arange(1, n + 1),
         "human": human.astype(int),

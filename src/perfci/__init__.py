@@ -13,6 +13,7 @@ from .bootstrap import (
     DegenerateBootstrapWarning,
     bootstrap_ci,
 )
+from .comparison import Comparison, compare
 from .counting import ConfusionCounts, confusion
 from .datasets import load_example
 from .design import (
@@ -61,6 +62,7 @@ __all__ = [
     "SCHEMES",
     "BootstrapCI",
     "ClusteredProportionCI",
+    "Comparison",
     "ConfusionCounts",
     "DegenerateBootstrapWarning",
     "MetricCI",
@@ -70,6 +72,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "bootstrap_ci",
     "clustered_proportion_ci",
+    "compare",
     "compute_metric",
     "confusion",
     "design_effect",

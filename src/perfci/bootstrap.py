@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import fft as scipy_fft
 from scipy import special, stats
 
 from ._validation import (
@@ -50,6 +51,8 @@ BOOTSTRAP_INTERVALS = ("percentile", "bca")
 _RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
 # Share of dropped (undefined) replicates above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
+# Largest (texts, successes) grid for the exact person-resampling distribution.
+_EXACT_GRID_CELLS = 1 << 20
 # Numbers held per batch of resamples when `batch` is None (about 64 MB of floats).
 _AUTO_BATCH_ELEMENTS = 8_000_000
 
@@ -134,7 +137,12 @@ def _shape_counts(counts: Any, metric: str, scheme: str) -> tuple[np.ndarray, _S
     return cells[np.lexsort(cells.T[::-1])], statistic
 
 
-def _check_pseudo_count(pseudo_count: Any) -> int:
+def is_positive_int(value: Any) -> bool:
+    """Whether `value` is a positive integer (bools excluded)."""
+    return not isinstance(value, bool) and isinstance(value, int | np.integer) and value >= 1
+
+
+def check_pseudo_count(pseudo_count: Any) -> int:
     value = check_real_array("pseudo_count", pseudo_count)
     if value.ndim or value < 0 or value != np.round(value):
         raise ValueError(
@@ -244,7 +252,7 @@ def _bootstrap_iv(
     level = check_confidence_level(confidence_level)
     if level.ndim:
         raise ValueError("`confidence_level` must be a single number.")
-    lam = _check_pseudo_count(pseudo_count)
+    lam = check_pseudo_count(pseudo_count)
     exact = isinstance(n_resamples, str)
     if exact:
         if n_resamples != "exact":
@@ -256,17 +264,11 @@ def _bootstrap_iv(
                 "`n_resamples='exact'` is available for metric='proportion' with "
                 "scheme='iid' and interval='percentile' only."
             )
-    elif (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, int | np.integer)
-        or n_resamples < 1
-    ):
+    elif not is_positive_int(n_resamples):
         raise ValueError(
             f"`n_resamples` must be a positive integer or 'exact'; got {n_resamples!r}."
         )
-    if batch is not None and (
-        isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1
-    ):
+    if batch is not None and not is_positive_int(batch):
         raise ValueError(f"`batch` must be a positive integer or None; got {batch!r}.")
     cells, statistic = _shape_counts(counts, metric, scheme)
     if scheme != "iid" and cells.shape[0] < 1:
@@ -299,6 +301,46 @@ def _multinomial_by_stages(
         left = left - out[:, c].astype(np.int64)
     out[:, -1] = left
     return out
+
+
+def _exact_person_distribution(
+    cells: np.ndarray, scheme: str, n_resamples: int
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
+    """Exact bootstrap distribution of a pooled proportion under person resampling.
+
+    A resample takes m persons independently and uniformly; each taken person i brings
+    n_i texts and x successes, x = y_i (cluster) or x ~ Binomial(n_i, y_i / n_i)
+    (hierarchical). The resample's (texts, successes) is therefore the sum of m iid
+    pairs, and its distribution is the m-fold convolution of one pick's distribution,
+    computed with a 2-D FFT. Returns the cumulative probabilities over the flattened
+    grid and a function from grid cells to proportions; or None when the grid is larger
+    than the m x `n_resamples` draws that simulation would need (then simulation is
+    faster) or than :data:`_EXACT_GRID_CELLS`.
+    """
+    m = cells.shape[0]
+    sizes = cells.sum(-1).astype(np.int64)
+    n_min, n_max = int(sizes.min()), int(sizes.max())
+    rows, cols = m * (n_max - n_min) + 1, m * n_max + 1
+    if rows * cols > min(_EXACT_GRID_CELLS, m * n_resamples):
+        return None
+    one_pick = np.zeros((n_max - n_min + 1, n_max + 1))
+    if scheme == "cluster":
+        np.add.at(one_pick, (sizes - n_min, cells[:, 0].astype(np.int64)), 1.0 / m)
+    else:
+        k = np.arange(n_max + 1)
+        pmf = stats.binom.pmf(k[None, :], sizes[:, None], cells[:, :1] / sizes[:, None])
+        np.add.at(one_pick, sizes - n_min, pmf / m)
+    # Zero padding to fast FFT lengths at least the full support: no wrap-around.
+    shape = tuple(scipy_fft.next_fast_len(k, real=True) for k in (rows, cols))
+    total = scipy_fft.irfft2(scipy_fft.rfft2(one_pick, s=shape) ** m, s=shape)
+    total = np.clip(total[:rows, :cols], 0.0, None)  # round-off leaves tiny negatives
+    cdf = np.cumsum(total.ravel())
+
+    def value_of(cell: np.ndarray) -> np.ndarray:
+        r, s = np.divmod(cell, cols)
+        return s / (r + m * n_min)
+
+    return cdf, value_of
 
 
 def _draw_replicates(
@@ -510,13 +552,9 @@ def bootstrap_ci(
     cells, statistic, lam, level, exact = _bootstrap_iv(
         counts, metric, scheme, interval, pseudo_count, n_resamples, confidence_level, batch
     )
-    observed_total = cells if scheme == "iid" else cells.sum(0)
-    estimate = float(statistic.fn(observed_total.astype(float)))
-    n_texts = int(observed_total.sum())
-    n_clusters = None if scheme == "iid" else int(cells.shape[0])
-
     if exact:
         x, n = float(cells[0]), float(cells.sum())
+        estimate = x / n
         low, high = exact_percentile_bounds(np.array(x), np.array(n), np.array(level), lam)
         size = n + 2 * lam
         p = (x + lam) / size
@@ -533,8 +571,43 @@ def bootstrap_ci(
             0,
             float(np.sqrt(p * (1 - p) / size)),
             None,
-            n_texts=n_texts,
+            n_texts=int(n),
         )
+
+    return resampled_ci(
+        cells,
+        statistic,
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=lam,
+        n_resamples=int(n_resamples),
+        confidence_level=level,
+        rng=rng,
+        batch=batch,
+    )
+
+
+def resampled_ci(
+    cells: np.ndarray,
+    statistic: _Statistic,
+    *,
+    scheme: str,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    confidence_level: float,
+    rng: Any,
+    batch: int | None,
+) -> BootstrapCI:
+    """Bootstrap interval of any statistic of validated cells, ``(C,)`` or ``(m, C)``.
+
+    The engine behind :func:`bootstrap_ci` and :func:`perfci.compare`.
+    """
+    metric, lam, level = statistic.metric, pseudo_count, confidence_level
+    observed_total = cells if scheme == "iid" else cells.sum(0)
+    estimate = float(statistic.fn(observed_total.astype(float)))
+    n_texts = int(observed_total.sum())
+    n_clusters = None if scheme == "iid" else int(cells.shape[0])
 
     # The sample the bootstrap resamples: pseudo counts per cell, or a pseudo-person.
     if scheme == "iid":
@@ -547,9 +620,22 @@ def bootstrap_ci(
     if batch is None:
         batch = max(1, _AUTO_BATCH_ELEMENTS // max(width, 1))
     person_rng, text_rng = np.random.default_rng(rng).spawn(2)
-    replicates = _draw_replicates(
-        augmented, scheme, int(n_resamples), int(batch), person_rng, text_rng, statistic
-    )
+    exact = None
+    if metric == "proportion" and scheme != "iid":
+        exact = _exact_person_distribution(augmented, scheme, int(n_resamples))
+    if exact is not None:
+        # Draws from the exact bootstrap distribution: the same distribution as
+        # resampling persons (and texts), at the cost of one uniform per resample.
+        cdf, value_of = exact
+        replicates = np.empty(int(n_resamples))
+        for start in range(0, int(n_resamples), int(batch)):
+            u = text_rng.random(min(int(batch), int(n_resamples) - start))
+            cell = np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), cdf.size - 1)
+            replicates[start : start + u.size] = value_of(cell)
+    else:
+        replicates = _draw_replicates(
+            augmented, scheme, int(n_resamples), int(batch), person_rng, text_rng, statistic
+        )
     valid = replicates[~np.isnan(replicates)]
     n_invalid = int(replicates.size - valid.size)
     if valid.size == 0:

@@ -10,30 +10,34 @@ __all__ = ["load_example"]
 
 
 def load_example() -> pd.DataFrame:
-    """Load the bundled example: 764 simulated texts nested in 40 persons.
+    """Load the bundled example: 1,069 simulated utterances nested in 40 therapists.
 
     Returns
     -------
     pandas.DataFrame
-        One row per text with columns ``person`` (person id), ``site`` (``"rural"`` or
-        ``"urban"``, a subgroup), ``text_id``, ``human`` (the reference code, 0/1),
-        ``model`` and ``model_b`` (two classifiers' codes, 0/1), and ``human_topic`` /
-        ``model_topic`` (a three-class code by the human and by the first classifier).
+        One row per utterance with columns ``person`` (therapist id, 15 to 35
+        utterances each), ``site`` (``"clinic_a"`` or ``"clinic_b"``, a subgroup),
+        ``text_id``, ``human`` (the human code: is the utterance a reflection, 0/1),
+        ``model`` and ``model_b`` (two LLM prompts' codes, 0/1), and ``human_topic`` /
+        ``model_topic`` (a three-class code, "question", "reflection" or "other", by the
+        human and by the first prompt).
 
     Notes
     -----
-    The data are simulated, with person-level recall and false-positive rates that
-    vary between persons, so texts are nested in persons. The script that made them is
-    ``validation/make_example_data.py``.
+    The data are simulated: therapists differ in how many of their utterances are
+    reflections and in how easy their reflections are to recognise (texts are nested in
+    persons), and the two prompts share each utterance's difficulty, so their errors are
+    correlated as with two prompts scored on the same texts. The script that made them,
+    with every parameter, is ``validation/make_example_data.py``.
 
     Examples
     --------
     >>> import perfci as pc
     >>> texts = pc.load_example()
     >>> texts.shape
-    (764, 8)
+    (1069, 8)
     >>> pc.confusion(texts["human"], texts["model"]).counts
-    array([160,  37,  25, 542])
+    array([221,  40,  30, 778])
     """
     with resources.files("perfci").joinpath("data/example_texts.csv").open() as f:
         return pd.read_csv(f)

@@ -334,10 +334,10 @@ def metric_ci(
     >>> texts = pc.load_example()
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "precision", groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.812 [0.713, 0.883] by agresti_coull (design=icc, df_adjust=dean_pagano)
+    0.847 [0.783, 0.894] by agresti_coull (design=icc, df_adjust=dean_pagano)
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "f1", groups=texts["person"], rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.838 [0.776, 0.879] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
+    0.863 [0.815, 0.898] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
     """
     check_choice("metric", metric, METRICS)
     level = _check_options(method, confidence_level, design, df_adjust, scheme, interval)
@@ -511,10 +511,10 @@ def report(
     >>> texts = pc.load_example()
     >>> table = pc.report(texts["human"], texts["model"], groups=texts["person"], rng=1)
     >>> table[["metric", "estimate", "low", "high", "relevant_n", "persons"]].round(3).head(3)
-         metric  estimate    low   high  relevant_n  persons
-    0  accuracy     0.919  0.896  0.937         764       40
-    1    recall     0.865  0.805  0.909         185       36
-    2 precision     0.812  0.713  0.883         197       37
+          metric  estimate    low   high  relevant_n  persons
+    0   accuracy     0.935  0.917  0.948        1069       40
+    1     recall     0.880  0.824  0.921         251       39
+    2  precision     0.847  0.783  0.894         261       40
     """
     level = _check_options("recommended", confidence_level, design, df_adjust, None, "percentile")
     if metrics is not None:
