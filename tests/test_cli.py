@@ -47,7 +47,7 @@ def test_coverage_json(capsys):
 def test_demo_lists_every_binary_metric(capsys):
     status, out, _ = run(capsys, "demo", "--json")
     assert status == 0
-    records = json.loads(out)
+    records = json.loads(out)["report"]
     assert [r["metric"] for r in records] == list(pc.BINARY_METRICS)
 
 
@@ -173,3 +173,241 @@ def test_bootstrap_errors(capsys, argv, match):
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == "" and err.count("\n") == 1
     assert match in err
+
+
+@pytest.fixture
+def example_csv(tmp_path):
+    path = tmp_path / "texts.csv"
+    pc.load_example().to_csv(path, index=False)
+    return path
+
+
+def test_report_json_rows_have_the_documented_keys(capsys, example_csv):
+    status, out, _ = run(
+        capsys,
+        "report",
+        str(example_csv),
+        "--truth",
+        "human",
+        "--pred",
+        "model",
+        "--group",
+        "person",
+        "--seed",
+        "1",
+        "--json",
+    )
+    assert status == 0
+    rows = json.loads(out)
+    assert [r["metric"] for r in rows] == list(pc.BINARY_METRICS)
+    assert set(rows[0]) == {
+        "metric",
+        "estimate",
+        "low",
+        "high",
+        "method",
+        "relevant_n",
+        "persons",
+        "icc",
+        "design_effect",
+        "n_eff",
+        "note",
+    }
+    texts = pc.load_example()
+    ref = pc.metric_ci(texts["human"], texts["model"], "recall", groups=texts["person"])
+    recall = rows[1]
+    assert (recall["low"], recall["high"], recall["persons"]) == (ref.low, ref.high, ref.persons)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
+def test_report_formats(capsys, example_csv, fmt):
+    status, out, _ = run(
+        capsys,
+        "report",
+        str(example_csv),
+        "--truth",
+        "human",
+        "--pred",
+        "model",
+        "--by",
+        "site",
+        "--format",
+        fmt,
+        "--seed",
+        "1",
+    )
+    assert status == 0 and "clinic_b" in out and "precision" in out
+
+
+def test_report_parquet_and_string_labels(capsys, tmp_path):
+    texts = pc.load_example()
+    texts["human"] = texts["human"].map({1: "yes", 0: "no"})
+    texts["model"] = texts["model"].map({1: "yes", 0: "no"})
+    path = tmp_path / "texts.parquet"
+    texts.to_parquet(path)
+    status, out, _ = run(
+        capsys,
+        "report",
+        str(path),
+        "--truth",
+        "human",
+        "--pred",
+        "model",
+        "--positive",
+        "yes",
+        "--negative",
+        "no",
+        "--json",
+        "--seed",
+        "1",
+    )
+    assert status == 0
+    assert json.loads(out)[1]["estimate"] == pytest.approx(
+        pc.metric_ci(texts["human"], texts["model"], "recall", positive="yes").estimate
+    )
+
+
+def test_compare_json(capsys, example_csv):
+    status, out, _ = run(
+        capsys,
+        "compare",
+        str(example_csv),
+        "--truth",
+        "human",
+        "--pred-a",
+        "model",
+        "--pred-b",
+        "model_b",
+        "--metric",
+        "recall",
+        "--seed",
+        "2",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    texts = pc.load_example()
+    ref = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall", rng=2)
+    assert (payload["difference"], payload["low"], payload["high"]) == (
+        ref.difference,
+        ref.low,
+        ref.high,
+    )
+    assert payload["mcnemar_pvalue"] == ref.mcnemar_pvalue
+
+
+def test_plan_json(capsys):
+    status, out, _ = run(
+        capsys,
+        "plan",
+        "--metric-value",
+        "0.9",
+        "--half-width",
+        "0.05",
+        "--confidence-level",
+        "0.9",
+        "--method",
+        "percentile",
+        "--pseudo-count",
+        "1",
+        "--prevalence",
+        "0.25",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    plan = pc.plan_sample_size(0.9, 0.05, 0.9, "percentile", pseudo_count=1, prevalence=0.25)
+    assert (payload["relevant_n"], payload["total_texts"]) == (plan.relevant_n, plan.total_texts)
+    status, out, _ = run(
+        capsys,
+        "plan",
+        "--metric-value",
+        "0.9",
+        "--half-width",
+        "0.05",
+        "--icc",
+        "0.1",
+        "--texts-per-person",
+        "10",
+        "--json",
+    )
+    assert (
+        json.loads(out)["persons"]
+        == pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=10).persons
+    )
+
+
+def test_demo_json_has_report_compare_and_plan(capsys):
+    status, out, _ = run(capsys, "demo", "--json")
+    assert status == 0
+    payload = json.loads(out)
+    assert set(payload) == {"report", "compare", "plan"}
+
+
+def test_file_errors(capsys, tmp_path, example_csv):
+    bad = tmp_path / "bad.csv"
+    bad.write_text('a,b\n"1,2\n')
+    nan_person = tmp_path / "nan.csv"
+    frame = pc.load_example()
+    frame.loc[11, "person"] = None
+    frame.to_csv(nan_person, index=False)
+    third = tmp_path / "third.csv"
+    frame = pc.load_example()
+    frame["human"] = frame["human"].astype(str)
+    frame.loc[4, "human"] = "maybe"
+    frame.to_csv(third, index=False)
+    cases = [
+        (["report", str(tmp_path / "nope.csv"), "--truth", "h", "--pred", "m"], "does not exist"),
+        (
+            ["report", str(tmp_path / "x.xlsx"), "--truth", "h", "--pred", "m"],
+            "must be a .csv, .tsv or .parquet file",
+        ),
+        (["report", str(bad), "--truth", "a", "--pred", "b"], "could not be read"),
+        (
+            ["report", str(example_csv), "--truth", "humann", "--pred", "model"],
+            "`--truth` column 'humann' is not in",
+        ),
+        (
+            ["report", str(nan_person), "--truth", "human", "--pred", "model", "--group", "person"],
+            "column 'person' is empty in row 12",
+        ),
+        (
+            [
+                "report",
+                str(third),
+                "--truth",
+                "human",
+                "--pred",
+                "model",
+                "--positive",
+                "1",
+                "--negative",
+                "0",
+            ],
+            "column 'human' row 5: label 'maybe' is neither",
+        ),
+        (
+            ["report", str(example_csv), "--truth", "human", "--pred", "model", "--positive", "2"],
+            "`--positive` label '2' does not occur",
+        ),
+        (
+            [
+                "compare",
+                str(example_csv),
+                "--truth",
+                "human",
+                "--pred-a",
+                "model",
+                "--pred-b",
+                "model_b",
+                "--metric",
+                "macro_f1",
+            ],
+            "`metric` must be one of",
+        ),
+        (["plan", "--metric-value", "0.9", "--half-width", "0.7"], "`half_width` must lie"),
+    ]
+    for argv, match in cases:
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and out == "" and err.count("\n") == 1, (argv, err)
+        assert match in err, (argv, err)

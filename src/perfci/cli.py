@@ -12,6 +12,7 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -19,16 +20,15 @@ import pandas as pd
 
 from .analytic import ANALYTIC_METHODS, proportion_ci
 from .bootstrap import BOOTSTRAP_INTERVALS, bootstrap_ci
-from .counting import confusion
+from .comparison import compare
 from .datasets import load_example
 from .exact import operating_characteristics
 from .metrics import (
     BINARY_METRICS,
     METRICS,
-    PROPORTION_METRICS,
-    metric_values,
-    proportion_counts,
 )
+from .planning import plan_sample_size
+from .reporting import report
 
 __all__ = ["main"]
 
@@ -168,46 +168,267 @@ def _cmd_bootstrap(args: argparse.Namespace) -> None:
     _emit(payload, args.json, text)
 
 
-def _demo_table(confidence_level: float) -> pd.DataFrame:
-    texts = load_example()
-    counts = confusion(texts["human"], texts["model"], positive=1).counts
-    rows = []
-    for metric in BINARY_METRICS:
-        estimate = float(metric_values(counts.astype(float), metric))
-        row: dict[str, Any] = {"metric": metric, "estimate": round(estimate, 4)}
-        if metric in PROPORTION_METRICS:
-            x, n = proportion_counts(counts, metric)
-            row["n"] = int(n)
-            for method in ("wilson", "agresti_coull", "clopper_pearson"):
-                ci = proportion_ci(x, n, method=method, confidence_level=confidence_level)
-                row[method] = f"[{ci.low:.3f}, {ci.high:.3f}]"
+def _read_table(path: str) -> pd.DataFrame:
+    """Read a CSV, TSV or Parquet file of labelled texts, labels kept as text."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
+        raise ValueError(f"`FILE` {path!r} must be a .csv, .tsv or .parquet file.")
+    try:
+        if suffix in (".parquet", ".pq"):
+            frame = pd.read_parquet(path)
         else:
-            row["n"] = int(counts.sum())
-        boot = bootstrap_ci(
-            counts, metric, pseudo_count=1, confidence_level=confidence_level, rng=2026
+            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str)
+    except FileNotFoundError:
+        raise ValueError(f"`FILE` {path!r} does not exist.") from None
+    except Exception as exc:  # pandas raises many kinds for a malformed file
+        raise ValueError(f"`FILE` {path!r} could not be read: {exc}".splitlines()[0]) from None
+    return frame
+
+
+def _column(frame: pd.DataFrame, name: str | None, option: str, path: str) -> pd.Series | None:
+    """Return a column by name, reporting its missing values by row."""
+    if name is None:
+        return None
+    if name not in frame.columns:
+        raise ValueError(
+            f"`{option}` column {name!r} is not in {path}; its columns are "
+            f"{list(map(str, frame.columns))}."
         )
-        row["pseudo-count bootstrap"] = f"[{boot.low:.3f}, {boot.high:.3f}]"
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("metric").fillna("-")
+    column = frame[name]
+    missing = np.flatnonzero(column.isna().to_numpy())
+    if missing.size:
+        raise ValueError(
+            f"column {name!r} is empty in row {missing[0] + 1} of {path} "
+            f"({missing.size} empty rows); every text needs a value."
+        )
+    return column.astype(str) if column.dtype != object else column.map(str)
+
+
+def _labels(args: argparse.Namespace, columns: list[pd.Series]) -> Any:
+    """Return the positive label, checked against the declared negative label if given."""
+    values = set().union(*(set(c.unique()) for c in columns))
+    positive = args.positive
+    if positive is None:
+        for pos, pair in (
+            ("1", {"0", "1"}),
+            ("True", {"False", "True"}),
+            ("true", {"false", "true"}),
+        ):
+            if values <= pair:
+                positive = pos
+    if positive is not None and positive not in values:
+        raise ValueError(
+            f"`--positive` label {positive!r} does not occur; labels: {sorted(values)}."
+        )
+    if args.negative is not None:
+        allowed = {positive, args.negative}
+        for column in columns:
+            bad = np.flatnonzero(~column.isin(allowed).to_numpy())
+            if bad.size:
+                raise ValueError(
+                    f"column {column.name!r} row {bad[0] + 1}: label {column.iloc[bad[0]]!r} is "
+                    f"neither the positive {positive!r} nor the negative {args.negative!r}."
+                )
+    return positive
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON-ready dicts: full float precision, missing values as None."""
+    clean = frame.astype(object).where(frame.notna(), None)
+    return [{k: _jsonable(v) for k, v in row.items()} for row in clean.to_dict("records")]
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return "" if np.isnan(v) else f"{v:.4g}"
+        return "" if v is pd.NA else str(v)
+
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * frame.shape[1]]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(False)]
+    return "\n".join(lines)
+
+
+def _print_table(frame: pd.DataFrame, fmt: str) -> None:
+    if fmt == "json":
+        print(json.dumps(_records(frame)))
+    elif fmt == "csv":
+        print(frame.to_csv(index=False), end="")
+    elif fmt == "markdown":
+        print(_markdown(frame))
+    else:
+        shown = frame.copy()
+        for col in ("estimate", "low", "high", "icc", "design_effect"):
+            if col in shown:
+                shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.3f}")
+        if "n_eff" in shown:
+            shown["n_eff"] = shown["n_eff"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
+        with pd.option_context(
+            "display.width", 250, "display.max_columns", None, "display.max_colwidth", 70
+        ):
+            print(shown.to_string(index=False))
+
+
+def _cmd_report(args: argparse.Namespace) -> None:
+    frame = _read_table(args.file)
+    truth = _column(frame, args.truth, "--truth", args.file)
+    pred = _column(frame, args.pred, "--pred", args.file)
+    groups = _column(frame, args.group, "--group", args.file)
+    by = _column(frame, args.by, "--by", args.file)
+    positive = _labels(args, [truth, pred])
+    table = report(
+        truth,
+        pred,
+        groups,
+        by=by,
+        positive=positive,
+        confidence_level=args.confidence_level,
+        rng=args.seed,
+    )
+    if args.by is not None:
+        table = table.rename(columns={"by": args.by})
+    _print_table(table, "json" if args.json else args.format)
+
+
+def _cmd_compare(args: argparse.Namespace) -> None:
+    frame = _read_table(args.file)
+    truth = _column(frame, args.truth, "--truth", args.file)
+    pred_a = _column(frame, args.pred_a, "--pred-a", args.file)
+    pred_b = _column(frame, args.pred_b, "--pred-b", args.file)
+    groups = _column(frame, args.group, "--group", args.file)
+    positive = _labels(args, [truth, pred_a, pred_b])
+    result = compare(
+        truth,
+        pred_a,
+        pred_b,
+        args.metric,
+        groups,
+        positive=positive,
+        confidence_level=args.confidence_level,
+        rng=args.seed,
+    )
+    payload = _comparison_payload(result, args.pred_a, args.pred_b)
+    _emit(payload, args.json, _comparison_text(payload))
+
+
+def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]:
+    return {
+        "metric": result.metric,
+        "a": name_a,
+        "b": name_b,
+        "estimate_a": result.estimate_a,
+        "estimate_b": result.estimate_b,
+        "difference": result.difference,
+        "low": result.low,
+        "high": result.high,
+        "confidence_level": result.confidence_level,
+        "method": result.method,
+        "disagreement": result.disagreement,
+        "n_texts": result.n_texts,
+        "persons": result.persons,
+        "newcombe_low": None if np.isnan(result.newcombe_low) else result.newcombe_low,
+        "newcombe_high": None if np.isnan(result.newcombe_high) else result.newcombe_high,
+        "mcnemar_pvalue": None if np.isnan(result.mcnemar_pvalue) else result.mcnemar_pvalue,
+    }
+
+
+def _comparison_text(p: dict[str, Any]) -> str:
+    text = (
+        f"{p['metric']}: {p['a']} {p['estimate_a']:.4f} vs {p['b']} {p['estimate_b']:.4f}; "
+        f"difference {p['difference']:+.4f}, {100 * p['confidence_level']:g}% interval "
+        f"[{p['low']:+.4f}, {p['high']:+.4f}] by {p['method']}; the two disagree on "
+        f"{100 * p['disagreement']:.1f}% of {p['n_texts']} texts"
+    )
+    if p["mcnemar_pvalue"] is not None:
+        text += (
+            f"; Newcombe paired interval [{p['newcombe_low']:+.4f}, {p['newcombe_high']:+.4f}], "
+            f"exact McNemar p = {p['mcnemar_pvalue']:.4g}"
+        )
+    return text
+
+
+def _cmd_plan(args: argparse.Namespace) -> None:
+    plan = plan_sample_size(
+        args.metric_value,
+        args.half_width,
+        args.confidence_level,
+        args.method,
+        pseudo_count=args.pseudo_count,
+        prevalence=args.prevalence,
+        icc=args.icc,
+        texts_per_person=args.texts_per_person,
+    )
+    payload = _plan_payload(plan)
+    _emit(payload, args.json, _plan_text(plan))
+
+
+def _plan_payload(plan: Any) -> dict[str, Any]:
+    return {
+        "relevant_n": plan.relevant_n,
+        "total_texts": plan.total_texts,
+        "persons": plan.persons,
+        "half_width": plan.half_width,
+        "metric_value": plan.metric_value,
+        "target_half_width": plan.target_half_width,
+        "confidence_level": plan.confidence_level,
+        "method": plan.method,
+        "design": plan.design,
+    }
+
+
+def _plan_text(plan: Any) -> str:
+    text = (
+        f"{plan.relevant_n} relevant texts give a {100 * plan.confidence_level:g}% "
+        f"{plan.method} interval with half-width {plan.half_width:.4f} <= "
+        f"{plan.target_half_width:g} at a metric of {plan.metric_value:g}"
+    )
+    if plan.persons is not None:
+        text += f" ({plan.persons} persons)"
+    if plan.total_texts is not None:
+        text += f"; label {plan.total_texts} texts in all"
+    return text
 
 
 def _cmd_demo(args: argparse.Namespace) -> None:
     texts = load_example()
-    table = _demo_table(args.confidence_level)
-    if args.json:
-        print(table.reset_index().to_json(orient="records"))
-        return
-    counts = confusion(texts["human"], texts["model"], positive=1).counts
-    print(
-        f"Example data: {len(texts)} texts from {texts['person'].nunique()} persons; "
-        f"human code vs classifier, cells [tp, fp, fn, tn] = {counts.tolist()}.\n"
-        f"{100 * args.confidence_level:g}% intervals: analytic ones for the proportion metrics "
-        "(n is the metric's relevant n) and the pseudo-count regularized (lambda = 1) "
-        "percentile bootstrap, 2000 resamples, for every metric. Texts treated as "
-        "independent.\n"
+    level = args.confidence_level
+    table = report(
+        texts["human"], texts["model"], texts["person"], confidence_level=level, rng=2026
     )
-    with pd.option_context("display.width", 250, "display.max_columns", None):
-        print(table.to_string())
+    result = compare(
+        texts["human"],
+        texts["model"],
+        texts["model_b"],
+        "f1",
+        texts["person"],
+        confidence_level=level,
+        rng=2026,
+    )
+    plan = plan_sample_size(0.9, 0.05, level, icc=0.1, texts_per_person=6, prevalence=0.25)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "report": _records(table),
+                    "compare": _comparison_payload(result, "model", "model_b"),
+                    "plan": _plan_payload(plan),
+                }
+            )
+        )
+        return
+    print(
+        f"Example data: {len(texts)} utterances from {texts['person'].nunique()} therapists, "
+        "coded by a human and by two LLM prompts (model, model_b).\n\n"
+        f"1. Report for prompt 'model', texts nested in therapists ({100 * level:g}% intervals):\n"
+    )
+    _print_table(table, "table")
+    print("\n2. Paired comparison of the two prompts:\n")
+    print(_comparison_text(_comparison_payload(result, "model", "model_b")))
+    print(
+        "\n3. Plan for a new study: recall expected 0.90, half-width 0.05, ICC 0.1, about 6 "
+        "reference positives per therapist, a quarter of utterances positive:\n"
+    )
+    print(_plan_text(plan))
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -250,7 +471,54 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(run=_cmd_bootstrap)
 
-    p = sub.add_parser("demo", help="every metric with intervals for the bundled example")
+    p = sub.add_parser("report", help="every metric with its recommended interval")
+    p.add_argument("file", metavar="FILE", help="CSV, TSV or Parquet file, one row per text")
+    p.add_argument("--truth", required=True, metavar="COL", help="reference (human) labels")
+    p.add_argument("--pred", required=True, metavar="COL", help="classifier labels")
+    p.add_argument("--group", metavar="COL", help="person ids (texts nested in persons)")
+    p.add_argument("--by", metavar="COL", help="subgroup column: a report per subgroup")
+    p.add_argument("--positive", metavar="LABEL", help="the positive label (default 1/True)")
+    p.add_argument("--negative", metavar="LABEL", help="the negative label; others are errors")
+    p.add_argument("--format", default="table", choices=("table", "json", "csv", "markdown"))
+    p.add_argument("--confidence-level", type=_level, default=0.95, metavar="C")
+    p.add_argument("--seed", type=int, default=None, metavar="S")
+    p.add_argument("--json", action="store_true", help="same as --format json")
+    p.set_defaults(run=_cmd_report)
+
+    p = sub.add_parser("compare", help="paired difference of a metric between two classifiers")
+    p.add_argument("file", metavar="FILE", help="CSV, TSV or Parquet file, one row per text")
+    p.add_argument("--truth", required=True, metavar="COL")
+    p.add_argument("--pred-a", required=True, metavar="COL")
+    p.add_argument("--pred-b", required=True, metavar="COL")
+    p.add_argument(
+        "--metric", required=True, metavar="M", help=f"one of {', '.join(BINARY_METRICS)}"
+    )
+    p.add_argument("--group", metavar="COL", help="person ids (texts nested in persons)")
+    p.add_argument("--positive", metavar="LABEL")
+    p.add_argument("--negative", metavar="LABEL")
+    p.add_argument("--confidence-level", type=_level, default=0.95, metavar="C")
+    p.add_argument("--seed", type=int, default=None, metavar="S")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.set_defaults(run=_cmd_compare)
+
+    p = sub.add_parser("plan", help="relevant texts (and persons) for a target half-width")
+    p.add_argument("--metric-value", type=float, required=True, metavar="V")
+    p.add_argument("--half-width", type=float, required=True, metavar="H")
+    p.add_argument("--confidence-level", type=_level, default=0.95, metavar="C")
+    p.add_argument(
+        "--method",
+        default="agresti_coull",
+        metavar="M",
+        help=f"one of {', '.join(ANALYTIC_METHODS)}, or percentile",
+    )
+    p.add_argument("--pseudo-count", type=int, default=0, metavar="L")
+    p.add_argument("--prevalence", type=float, metavar="P")
+    p.add_argument("--icc", type=float, metavar="R")
+    p.add_argument("--texts-per-person", type=float, metavar="B")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.set_defaults(run=_cmd_plan)
+
+    p = sub.add_parser("demo", help="report, comparison and plan for the bundled example")
     p.add_argument("--confidence-level", type=_level, default=0.95, metavar="C")
     p.add_argument("--json", action="store_true", help="print JSON records")
     p.set_defaults(run=_cmd_demo)
