@@ -4,6 +4,7 @@ Counts first: labels become confusion-matrix counts once (:func:`confusion`), an
 metric, interval and operating characteristic is computed from counts, vectorized.
 """
 
+from . import bayes
 from ._validation import UndefinedMetricWarning
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
 from .bootstrap import (
@@ -70,6 +71,7 @@ __all__ = [
     "ProportionCI",
     "SampleSizePlan",
     "UndefinedMetricWarning",
+    "bayes",
     "bootstrap_ci",
     "clustered_proportion_ci",
     "compare",
