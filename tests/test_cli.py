@@ -411,3 +411,50 @@ def test_file_errors(capsys, tmp_path, example_csv):
         status, out, err = run(capsys, *argv)
         assert status == 2 and out == "" and err.count("\n") == 1, (argv, err)
         assert match in err, (argv, err)
+
+
+def test_bayes_json(capsys, example_csv):
+    status, out, _ = run(
+        capsys,
+        "bayes",
+        str(example_csv),
+        "--truth",
+        "human",
+        "--pred",
+        "model",
+        "--group",
+        "person",
+        "--metric",
+        "recall",
+        "--sampler",
+        "grid",
+        "--seed",
+        "1",
+        "--credible-level",
+        "0.9",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    for estimand in ("mu", "text_weighted"):
+        assert set(payload[estimand]) >= {"estimate", "low", "high"}
+    assert payload["credible_level"] == 0.9 and payload["diagnostics"]["flagged"] is False
+    texts = pc.load_example()
+    ref = pc.bayes.fit_labels(
+        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
+    ).interval("mu", level=0.9)
+    assert (payload["mu"]["low"], payload["mu"]["high"]) == (ref.low, ref.high)
+    status, out, err = run(
+        capsys,
+        "bayes",
+        str(example_csv),
+        "--truth",
+        "human",
+        "--pred",
+        "model",
+        "--group",
+        "person",
+        "--metric",
+        "f1",
+    )
+    assert status == 2 and "`metric` must be one of" in err

@@ -200,3 +200,30 @@ def test_report_bad_input():
         pc.report([1, 0], [1, 0], groups=["a", None])
     with pytest.raises(ValueError, match="`metrics` must be one of"):
         pc.report([1, 0], [1, 0], metrics=["auc"])
+
+
+def test_report_with_bayesian_rows(texts):
+    table = pc.report(
+        texts["human"],
+        texts["model"],
+        groups=texts["person"],
+        metrics=["recall", "f1"],
+        rng=1,
+        bayes=True,
+        bayes_sampler="grid",
+    )
+    methods = list(table["method"])
+    assert methods[1] == "bayes beta-binomial, mu (grid, eti)"
+    assert methods[2] == "bayes beta-binomial, text_weighted (grid, eti)"
+    assert methods[4].startswith("bayes dirichlet-multinomial")
+    ref = pc.bayes.fit_labels(
+        texts["human"],
+        texts["model"],
+        texts["person"],
+        "recall",
+        sampler="grid",
+        rng=np.random.default_rng(1).spawn(2)[0],
+    )
+    assert table.loc[1, "low"] == ref.interval("mu").low
+    plain = pc.report(texts["human"], texts["model"], metrics=["recall"], bayes=True)
+    assert plain.loc[1, "method"] == "bayes beta, uniform prior (eti)"

@@ -223,11 +223,15 @@ def _grid_log_posterior(a_counts, b_counts, c_counts, mu, s, prior):
     log_b = np.log(1 - mu[None, :, None] + j * s2)
     log_c = np.log(1 + j[:, :, 0] * s2[0])  # (J, n_s)
     g = mu.size * s.size
-    loglik = a_counts @ log_a.reshape(-1, g) + b_counts @ log_b.reshape(-1, g)
-    loglik = loglik.reshape(-1, mu.size, s.size) - (c_counts @ log_c)[:, None, :]
     pa, pb = s_prior(prior)
     log_prior = (pa - 1) * np.log(s) + (pb - 1) * np.log1p(-s)
-    return loglik + log_prior[None, None, :]
+    # the prior and the C term depend on s only: one (D, n_s) array added once
+    per_s = log_prior[None, :] - c_counts @ log_c
+    loglik = a_counts @ log_a.reshape(-1, g)
+    loglik += b_counts @ log_b.reshape(-1, g)
+    loglik = loglik.reshape(-1, mu.size, s.size)
+    loglik += per_s[:, None, :]
+    return loglik
 
 
 def _grid_masses(successes, trials, prior, shape, mu_range=None, s_range=None):
@@ -239,9 +243,11 @@ def _grid_masses(successes, trials, prior, shape, mu_range=None, s_range=None):
     mu_range = (eps, 1 - eps) if mu_range is None else mu_range
     s_range = (eps, 1 - eps) if s_range is None else s_range
     mu_edge, s_edge, mu, s = _grid_axes(*shape, mu_range, s_range)
-    logpost = _grid_log_posterior(a_counts, b_counts, c_counts, mu, s, prior)
-    logpost -= logpost.max(axis=(1, 2), keepdims=True)
-    mass = np.exp(logpost) * np.diff(mu_edge)[None, :, None] * np.diff(s_edge)[None, None, :]
+    mass = _grid_log_posterior(a_counts, b_counts, c_counts, mu, s, prior)
+    # In place: these arrays hold (data sets x grid) numbers. The cells are equal, so
+    # their area is a constant that normalizing removes.
+    mass -= mass.max(axis=(1, 2), keepdims=True)
+    np.exp(mass, out=mass)
     mass /= mass.sum(axis=(1, 2), keepdims=True)
     return mass, mu_edge, s_edge
 
@@ -256,7 +262,7 @@ def _range_of(mass_1d: np.ndarray, edges: np.ndarray, tail: float = 1e-7):
 
 def _adaptive_grid(successes, trials, prior, shape):
     """Two passes: a coarse grid over (0, 1)^2 locates the mass, a fine grid covers it."""
-    coarse, mu_edge, s_edge = _grid_masses(successes, trials, prior, (200, 100))
+    coarse, mu_edge, s_edge = _grid_masses(successes, trials, prior, (160, 60))
     mu_range = _range_of(coarse.sum(2), mu_edge)
     s_range = _range_of(coarse.sum(1), s_edge)
     # pad by one coarse cell on each side, inside (0, 1)
@@ -300,7 +306,7 @@ def grid_intervals(
     level: float = 0.95,
     kind: str = "eti",
     prior: str = "pareto",
-    shape: tuple[int, int] = (400, 200),
+    shape: tuple[int, int] = (400, 100),
 ) -> CredibleInterval:
     """Exact credible intervals of mu for many data sets at once (grid quadrature).
 
@@ -315,7 +321,7 @@ def grid_intervals(
         Interval kind.
     prior : {"pareto", "bda3"}, default "pareto"
         Concentration prior (see :mod:`perfci.models.beta_binomial`).
-    shape : tuple of int, default (400, 200)
+    shape : tuple of int, default (400, 100)
         Grid points in mu and in s = kappa^(-1/2) of the fine pass.
 
     Returns

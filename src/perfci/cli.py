@@ -26,9 +26,10 @@ from .exact import operating_characteristics
 from .metrics import (
     BINARY_METRICS,
     METRICS,
+    PROPORTION_METRICS,
 )
 from .planning import plan_sample_size
-from .reporting import report
+from .reporting import metric_ci, report
 
 __all__ = ["main"]
 
@@ -347,6 +348,78 @@ def _comparison_text(p: dict[str, Any]) -> str:
     return text
 
 
+def _cmd_bayes(args: argparse.Namespace) -> None:
+    from . import bayes
+
+    frame = _read_table(args.file)
+    truth = _column(frame, args.truth, "--truth", args.file)
+    pred = _column(frame, args.pred, "--pred", args.file)
+    groups = _column(frame, args.group, "--group", args.file)
+    positive = _labels(args, [truth, pred])
+    level = args.credible_level
+    result = bayes.fit_labels(
+        truth, pred, groups, args.metric, positive=positive, sampler=args.sampler, rng=args.seed
+    )
+    frequentist = metric_ci(
+        truth, pred, args.metric, groups, positive=positive, confidence_level=level
+    )
+    payload: dict[str, Any] = {
+        "metric": args.metric,
+        "sampler": args.sampler,
+        "prior": result.prior,
+        "credible_level": level,
+        "persons": int(result.trials.size),
+        "relevant_n": int(result.trials.sum()),
+    }
+    for estimand in ("mu", "text_weighted"):
+        ci = result.interval(estimand, "eti", level)
+        payload[estimand] = {"estimate": ci.estimate, "low": ci.low, "high": ci.high, "kind": "eti"}
+    payload["diagnostics"] = {
+        **{
+            k: (None if isinstance(v, float) and np.isnan(v) else v)
+            for k, v in result.diagnostics.items()
+        },
+        "flagged": result.flagged,
+        "flag_reasons": list(result.flag_reasons),
+    }
+    payload["frequentist"] = {
+        "estimate": frequentist.estimate,
+        "low": frequentist.low,
+        "high": frequentist.high,
+        "method": frequentist.method,
+    }
+    if args.json:
+        print(json.dumps(payload))
+        return
+    rows = [
+        {
+            "interval": f"frequentist: {frequentist.method}",
+            "estimate": frequentist.estimate,
+            "low": frequentist.low,
+            "high": frequentist.high,
+        },
+        *(
+            {
+                "interval": f"bayes ({args.sampler}): {e}",
+                **{k: payload[e][k] for k in ("estimate", "low", "high")},
+            }
+            for e in ("mu", "text_weighted")
+        ),
+    ]
+    print(
+        f"{args.metric} of {payload['relevant_n']} relevant texts from {payload['persons']} "
+        f"persons; {100 * level:g}% intervals (Bayesian: equal-tailed, posterior median):\n"
+    )
+    _print_table(pd.DataFrame(rows), "table")
+    d = payload["diagnostics"]
+    r_hat = "n/a (exact grid)" if d["r_hat"] is None else f"{d['r_hat']:.3f}"
+    print(
+        f"\ndiagnostics: R-hat {r_hat}, bulk ESS {d['ess_bulk']:.0f}, tail ESS "
+        f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
+        + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
+    )
+
+
 def _cmd_plan(args: argparse.Namespace) -> None:
     plan = plan_sample_size(
         args.metric_value,
@@ -500,6 +573,27 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, metavar="S")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(run=_cmd_compare)
+
+    p = sub.add_parser(
+        "bayes", help="hierarchical Bayesian credible intervals beside the frequentist interval"
+    )
+    p.add_argument("file", metavar="FILE", help="CSV, TSV or Parquet file, one row per text")
+    p.add_argument("--truth", required=True, metavar="COL")
+    p.add_argument("--pred", required=True, metavar="COL")
+    p.add_argument("--group", required=True, metavar="COL", help="person ids")
+    p.add_argument(
+        "--metric",
+        required=True,
+        metavar="M",
+        help=f"a proportion metric: {', '.join(PROPORTION_METRICS)}",
+    )
+    p.add_argument("--sampler", default="nutpie", choices=("nutpie", "pymc", "grid"))
+    p.add_argument("--credible-level", type=_level, default=0.95, metavar="L")
+    p.add_argument("--positive", metavar="LABEL")
+    p.add_argument("--negative", metavar="LABEL")
+    p.add_argument("--seed", type=int, default=None, metavar="S")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.set_defaults(run=_cmd_bayes)
 
     p = sub.add_parser("plan", help="relevant texts (and persons) for a target half-width")
     p.add_argument("--metric-value", type=float, required=True, metavar="V")

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ._validation import UndefinedMetricWarning, check_choice, check_confidence_level
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
@@ -402,10 +403,103 @@ _COLUMNS = [
 ]
 
 
+def _bayes_rows(
+    counts: ConfusionCounts, metric: str, level: float, sampler: str, rng: np.random.Generator
+) -> list[dict]:
+    """Credible intervals beside the frequentist row of a metric (report(bayes=True))."""
+    from . import bayes
+
+    nested = counts.groups is not None
+    base = {
+        "relevant_n": pd.NA,
+        "persons": pd.NA,
+        "icc": np.nan,
+        "design_effect": np.nan,
+        "n_eff": np.nan,
+        "note": "",
+    }
+    if metric in PROPORTION_METRICS and nested:
+        x, n = proportion_counts(counts.counts, metric)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", bayes.BayesianDiagnosticsWarning)
+            result = bayes.fit(x, n, sampler=sampler, rng=rng)
+        note = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
+        del caught  # the flag is in the note
+        rows = []
+        for estimand in ("mu", "text_weighted"):
+            ci = result.interval(estimand, "eti", level)
+            rows.append(
+                {
+                    **base,
+                    "metric": metric,
+                    "estimate": ci.estimate,
+                    "low": ci.low,
+                    "high": ci.high,
+                    "relevant_n": int(n.sum()),
+                    "persons": int(np.count_nonzero(n)),
+                    "note": note,
+                    "method": f"bayes beta-binomial, {estimand} ({sampler}, eti)",
+                }
+            )
+        return rows
+    total = counts.counts.sum(0) if nested else counts.counts
+    if metric in PROPORTION_METRICS:
+        x, n = proportion_counts(total, metric)
+        q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
+        return [
+            {
+                **base,
+                "metric": metric,
+                "estimate": q[1],
+                "low": q[0],
+                "high": q[2],
+                "relevant_n": int(n),
+                "method": "bayes beta, uniform prior (eti)",
+                "note": "texts treated as independent" if nested else "",
+            }
+        ]
+    if metric == "f1" and nested and sampler != "grid":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
+            result = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
+        ci = result.interval("f1", "eti", level)
+        note = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
+        return [
+            {
+                **base,
+                "metric": metric,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "relevant_n": int(_relevant(total, metric)),
+                "persons": int(np.count_nonzero(counts.counts.sum(1))),
+                "note": note,
+                "method": f"bayes hierarchical dirichlet-multinomial ({sampler}, eti)",
+            }
+        ]
+    if metric == "f1":
+        ci = bayes.confusion_posterior(total).interval("f1", "eti", level)
+        return [
+            {
+                **base,
+                "metric": metric,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "relevant_n": int(_relevant(total, metric)),
+                "method": "bayes dirichlet-multinomial, closed form (eti)",
+                "note": "texts treated as independent" if nested else "",
+            }
+        ]
+    return []
+
+
 def _rows(
     counts: ConfusionCounts, metrics: list[str], options: dict, rng: np.random.Generator, where: str
 ) -> tuple[list[dict], list[str]]:
     rows, skipped = [], []
+    options = dict(options)
+    bayes_sampler = options.pop("bayes_sampler")
     child_rngs = rng.spawn(len(metrics))
     for metric, child in zip(metrics, child_rngs, strict=True):
         try:
@@ -429,6 +523,8 @@ def _rows(
                 "note": _note(ci),
             }
         )
+        if bayes_sampler is not None:
+            rows += _bayes_rows(counts, metric, options["confidence_level"], bayes_sampler, child)
     return rows, skipped
 
 
@@ -464,6 +560,8 @@ def report(
     df_adjust: str | None = "dean_pagano",
     n_resamples: int = 2000,
     rng: Any = None,
+    bayes: bool = False,
+    bayes_sampler: str = "nutpie",
 ) -> pd.DataFrame:
     """Every metric with its recommended interval, in one table.
 
@@ -489,6 +587,17 @@ def report(
         Bootstrap resamples.
     rng : numpy.random.Generator, int or None
         Random generator or seed (one child stream per row).
+    bayes : bool, default False
+        Add Bayesian credible intervals (equal-tailed, at `confidence_level`) below each
+        metric's frequentist row, marked in ``method``: for proportion metrics on nested
+        texts, the hierarchical beta-binomial's ``mu`` and ``text_weighted`` (see
+        :mod:`perfci.bayes`; flagged fits say so in ``note``); on independent texts, the
+        Beta(x + 1, n - x + 1) posterior of a uniform prior; for F1, the hierarchical
+        Dirichlet-multinomial (nested texts, MCMC samplers) or the closed-form
+        Dirichlet-multinomial posterior (independent texts; with the grid sampler, nested
+        texts too, noted as treated as independent).
+    bayes_sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
+        Sampler of the hierarchical model.
 
     Returns
     -------
@@ -517,6 +626,8 @@ def report(
     2  precision     0.847  0.783  0.894         261       40
     """
     level = _check_options("recommended", confidence_level, design, df_adjust, None, "percentile")
+    if bayes:
+        check_choice("bayes_sampler", bayes_sampler, ("nutpie", "pymc", "grid"))
     if metrics is not None:
         for m in metrics:
             check_choice("metrics", m, METRICS)
@@ -529,6 +640,7 @@ def report(
         "interval": "percentile",
         "pseudo_count": 1,
         "n_resamples": n_resamples,
+        "bayes_sampler": bayes_sampler if bayes else None,
     }
     generator = np.random.default_rng(rng)
     t = _as_label_array("y_true", y_true)
