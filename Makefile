@@ -30,6 +30,7 @@ test: lint
 	$(BIN)/python -m pytest -W error
 
 docs: install
+	$(BIN)/python -m pytest -q docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 clean:

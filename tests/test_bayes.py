@@ -172,8 +172,15 @@ def test_full_model_reproduces_the_marginalized_posterior():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compiled = nutpie.compile_pymc_model(beta_binomial(y, n))
-        trace = nutpie.sample(compiled, draws=2000, tune=1000, chains=4, seed=3,
-                              progress_bar=False, target_accept=0.95)
+        trace = nutpie.sample(
+            compiled,
+            draws=2000,
+            tune=1000,
+            chains=4,
+            seed=3,
+            progress_bar=False,
+            target_accept=0.95,
+        )
     draws = trace["posterior"]["mu"].to_numpy().ravel()
     # The centered full model has divergent transitions here (a funnel toward large
     # kappa: several persons are at 100%), about 2% of draws; that is why pc.bayes.fit

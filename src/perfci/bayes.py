@@ -416,10 +416,40 @@ def _person_draws(mu, s, y, n, rng):
     return kappa, p, (p * n).sum(-1) / n.sum()
 
 
-def _diagnostics(tree: xr.DataTree) -> tuple[dict, tuple[str, ...]]:
+def _run_mcmc(sampler: str, model: Any, draws: int, tune: int, chains: int, seed: int):
+    """Sample a PyMC model (or a compiled nutpie model) quietly; return its DataTree."""
+    with warnings.catch_warnings(), _quiet_pymc():
+        # PyMC and nutpie report progress and tuning notes as warnings and log lines;
+        # the diagnostics are what decides whether the fit is usable.
+        warnings.simplefilter("ignore")
+        if sampler == "nutpie":
+            import nutpie
+
+            if hasattr(model, "free_RVs"):  # a PyMC model, not yet compiled
+                model = nutpie.compile_pymc_model(model)
+            return nutpie.sample(
+                model, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False
+            )
+        import pymc as pm
+
+        with model:
+            return pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                random_seed=seed,
+                nuts_sampler="pymc",
+                progressbar=False,
+                cores=1,
+                compute_convergence_checks=False,
+            )
+
+
+def _diagnostics(tree: xr.DataTree, var_names: list[str]) -> tuple[dict, tuple[str, ...]]:
+    """R-hat, ESS and divergences of a fit, the failed ones in words, and a warning."""
     import arviz as az
 
-    summary = az.summary(tree, var_names=["mu", "s"], kind="diagnostics")
+    summary = az.summary(tree, var_names=var_names, kind="diagnostics")
     divergences = int(tree["sample_stats"]["diverging"].sum())
     diag = {
         "r_hat": float(summary["r_hat"].max()),
@@ -427,7 +457,15 @@ def _diagnostics(tree: xr.DataTree) -> tuple[dict, tuple[str, ...]]:
         "ess_tail": float(summary["ess_tail"].min()),
         "divergences": divergences,
     }
-    return diag, _failed(diag)
+    reasons = _failed(diag)
+    if reasons:
+        warnings.warn(
+            "the posterior failed its diagnostics (" + "; ".join(reasons) + "); the fit is "
+            "flagged: check it before use (more draws or tuning, or sampler='grid').",
+            BayesianDiagnosticsWarning,
+            stacklevel=4,
+        )
+    return diag, reasons
 
 
 def _failed(diag: dict) -> tuple[str, ...]:
@@ -529,7 +567,7 @@ def fit(
     >>> result = pc.bayes.fit(y, n, sampler="grid", rng=1)
     >>> ci = result.interval("mu", kind="eti", level=0.95)
     >>> print(f"mu {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    mu 0.850 [0.634, 0.943]
+    mu 0.850 [0.635, 0.943]
     """
     check_choice("sampler", sampler, SAMPLERS)
     from .models.beta_binomial import s_prior
@@ -571,45 +609,26 @@ def fit(
         diag = {"r_hat": np.nan, "ess_bulk": float(k), "ess_tail": float(k), "divergences": 0}
         return BayesFit(tree, sampler, prior, y, n, diag, False, ())
 
-    with warnings.catch_warnings(), _quiet_pymc():
-        # PyMC and nutpie report progress and tuning notes as warnings and log lines;
-        # the diagnostics below are what decides whether the fit is usable.
-        warnings.simplefilter("ignore")
-        if sampler == "nutpie":
-            import nutpie
+    if sampler == "nutpie":
+        trace = _run_mcmc(
+            sampler,
+            _compiled_marginal(prior).with_data(**_data_for(y, n)),
+            draws,
+            tune,
+            chains,
+            seed,
+        )
+    else:
+        from .models.beta_binomial import beta_binomial_marginal
 
-            compiled = _compiled_marginal(prior).with_data(**_data_for(y, n))
-            trace = nutpie.sample(
-                compiled, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False
-            )
-        else:
-            import pymc as pm
-
-            from .models.beta_binomial import beta_binomial_marginal
-
-            with beta_binomial_marginal(y, n, prior=prior):
-                trace = pm.sample(
-                    draws=draws,
-                    tune=tune,
-                    chains=chains,
-                    random_seed=seed,
-                    nuts_sampler="pymc",
-                    progressbar=False,
-                    cores=1,
-                    compute_convergence_checks=False,
-                )
+        trace = _run_mcmc(
+            sampler, beta_binomial_marginal(y, n, prior=prior), draws, tune, chains, seed
+        )
     mu = trace["posterior"]["mu"].to_numpy()
     s = trace["posterior"]["s"].to_numpy()
     stats_ds = trace["sample_stats"].to_dataset()
     tree = _posterior_tree(mu, s, y, n, generator, ids, {"sample_stats": stats_ds[["diverging"]]})
-    diag, reasons = _diagnostics(tree)
-    if reasons:
-        warnings.warn(
-            "the posterior failed its diagnostics (" + "; ".join(reasons) + "); the fit is "
-            "flagged: check it before use (more tuning, or sampler='grid').",
-            BayesianDiagnosticsWarning,
-            stacklevel=2,
-        )
+    diag, reasons = _diagnostics(tree, ["mu", "s"])
     return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons)
 
 
@@ -651,7 +670,7 @@ def fit_labels(
     ...                              "recall", sampler="grid", rng=1)
     >>> ci = result.interval("text_weighted", level=0.95)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.875 [0.834, 0.910]
+    0.876 [0.835, 0.910]
     """
     check_choice("metric", metric, PROPORTION_METRICS)
     per_person = confusion(y_true, y_pred, positive=positive, groups=groups)
@@ -868,51 +887,6 @@ def fit_confusion(
     from .models.confusion import hierarchical_confusion
 
     model = hierarchical_confusion(cells)
-    with warnings.catch_warnings(), _quiet_pymc():
-        warnings.simplefilter("ignore")
-        if sampler == "nutpie":
-            import nutpie
-
-            trace = nutpie.sample(
-                nutpie.compile_pymc_model(model),
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                seed=seed,
-                progress_bar=False,
-            )
-        else:
-            import pymc as pm
-
-            with model:
-                trace = pm.sample(
-                    draws=draws,
-                    tune=tune,
-                    chains=chains,
-                    random_seed=seed,
-                    nuts_sampler="pymc",
-                    progressbar=False,
-                    cores=1,
-                    compute_convergence_checks=False,
-                )
-    import arviz as az
-
-    summary = az.summary(
-        trace, var_names=["kappa", "recall", "precision", "f1"], kind="diagnostics"
-    )
-    divergences = int(trace["sample_stats"]["diverging"].sum())
-    diag = {
-        "r_hat": float(summary["r_hat"].max()),
-        "ess_bulk": float(summary["ess_bulk"].min()),
-        "ess_tail": float(summary["ess_tail"].min()),
-        "divergences": divergences,
-    }
-    reasons = _failed(diag)
-    if reasons:
-        warnings.warn(
-            "the posterior failed its diagnostics (" + "; ".join(reasons) + "); "
-            "the fit is flagged.",
-            BayesianDiagnosticsWarning,
-            stacklevel=2,
-        )
+    trace = _run_mcmc(sampler, model, draws, tune, chains, seed)
+    diag, reasons = _diagnostics(trace, ["kappa", "recall", "precision", "f1"])
     return ConfusionFit(trace, diag, bool(reasons), reasons)

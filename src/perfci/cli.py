@@ -505,7 +505,10 @@ def _cmd_demo(args: argparse.Namespace) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="perfci", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="perfci",
+        description="Honest confidence intervals for classifier performance metrics.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("interval", help="analytic interval for a proportion")

@@ -294,11 +294,15 @@ def compare(
 
     statistic = _Statistic(f"{metric} difference", 8, difference)
     total = cells if person is None else cells.sum(0)
-    relevant = (total @ _TO_A)[list(RELEVANT_TEXTS[metric][0])].sum()
+    # A text is relevant if it is for either classifier (for precision: either calls it
+    # positive), so that swapping A and B cannot change the scheme.
+    relevant_cells = list(RELEVANT_TEXTS[metric][0])
+    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
     if scheme is None:
         scheme = "iid"
         if person is not None:
-            per_person = relevant / max(1, np.count_nonzero(cells.sum(1)))
+            relevant = cells[:, is_relevant].sum(1)
+            per_person = relevant.sum() / max(1, np.count_nonzero(relevant))
             scheme = "hierarchical" if per_person >= HIERARCHICAL_MIN_TEXTS else "cluster"
     if scheme != "iid" and person is None:
         raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")

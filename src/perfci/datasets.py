@@ -15,8 +15,8 @@ def load_example() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per utterance with columns ``person`` (therapist id, 15 to 35
-        utterances each), ``site`` (``"clinic_a"`` or ``"clinic_b"``, a subgroup),
+        One row per utterance with columns ``person`` (therapist id, about 25
+        utterances each, 15 to 34), ``site`` (``"clinic_a"`` or ``"clinic_b"``, a subgroup),
         ``text_id``, ``human`` (the human code: is the utterance a reflection, 0/1),
         ``model`` and ``model_b`` (two LLM prompts' codes, 0/1), and ``human_topic`` /
         ``model_topic`` (a three-class code, "question", "reflection" or "other", by the

@@ -368,7 +368,7 @@ def _check_counts_fit_metric(counts: ConfusionCounts, metric: str) -> None:
     if metric not in _AVERAGED and counts.matrix is not None:
         raise ValueError(
             f"`positive` must name the class for the binary metric {metric!r} on "
-            f"multi-class labels {list(counts.classes)!r}."
+            f"multi-class labels {counts.classes.tolist()!r}."
         )
 
 
@@ -383,7 +383,11 @@ def _note(ci: MetricCI) -> str:
     if ci.persons is not None:
         if ci.persons < FEW_PERSONS:
             notes.append(f"only {ci.persons} persons: too few to speak for new persons")
-        elif ci.persons < SOME_PERSONS:
+        elif (
+            ci.persons < SOME_PERSONS
+            and isinstance(ci.result, ClusteredProportionCI)
+            and ci.result.df_adjust is not None
+        ):
             notes.append(f"few persons ({ci.persons}): the design df are few and the interval wide")
     return "; ".join(notes)
 
@@ -506,7 +510,7 @@ def _rows(
             ci = _interval(counts, metric, rng=child, **options)
         except ValueError as exc:
             # Undefined metrics and too few persons are skipped from the table and named.
-            skipped.append(f"{metric}{where} ({exc})")
+            skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
             continue
         rows.append(
             {
