@@ -420,6 +420,63 @@ def _cmd_bayes(args: argparse.Namespace) -> None:
     )
 
 
+def _progress_bar(done: int, total: int) -> None:
+    width = 40
+    filled = int(width * done / max(total, 1))
+    end = "\n" if done >= total else ""
+    print(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} cells",
+        end=end,
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _cmd_validate(args: argparse.Namespace) -> None:
+    from . import harness
+
+    if args.action == "list":
+        for name in harness.list_suites():
+            suite = harness.load_suite(name)
+            scales = ", ".join(suite.scales)
+            print(f"{name}: {suite.description} (scales: {scales})")
+        return
+    if args.action == "run":
+        if args.suite is None:
+            raise ValueError("`validate run` needs a SUITE name.")
+        if args.scheduler is not None and args.workers != 1:
+            raise ValueError("give `--workers` or `--scheduler`, not both.")
+        dataset = harness.run_suite(
+            args.suite,
+            args.scale,
+            args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            resume=args.resume,
+            progress=None if args.quiet else _progress_bar,
+        )
+        print(f"wrote {Path(args.out) / (dataset.attrs['suite'] + '.nc')}")
+        return
+    from .figures import coverage_table, make_figures
+
+    folder = Path(args.suite or args.out)
+    files = sorted(folder.glob("*.nc"))
+    if not files:
+        raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
+    import xarray as xr
+
+    tables = []
+    for path in files:
+        with xr.open_dataset(path, engine="h5netcdf") as dataset:
+            dataset = dataset.load()
+        for figure in make_figures(dataset, args.figures):
+            print(f"wrote {figure}")
+        tables.append(coverage_table(dataset))
+    summary = folder / "SUMMARY.md"
+    summary.write_text("# Coverage results\n\n" + "\n".join(tables))
+    print(f"wrote {summary}")
+
+
 def _cmd_plan(args: argparse.Namespace) -> None:
     plan = plan_sample_size(
         args.metric_value,
@@ -597,6 +654,20 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, metavar="S")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(run=_cmd_bayes)
+
+    p = sub.add_parser("validate", help="coverage validation suites: list, run, report")
+    p.add_argument("action", choices=("list", "run", "report"))
+    p.add_argument(
+        "suite", nargs="?", metavar="SUITE|DIR", help="suite name (run) or results folder (report)"
+    )
+    p.add_argument("--scale", default="smoke", metavar="S", help="smoke (default), full, ...")
+    p.add_argument("--out", default="validation/results", metavar="DIR")
+    p.add_argument("--figures", default="validation/figures", metavar="DIR")
+    p.add_argument("--workers", type=int, default=1, metavar="N")
+    p.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler")
+    p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_cmd_validate)
 
     p = sub.add_parser("plan", help="relevant texts (and persons) for a target half-width")
     p.add_argument("--metric-value", type=float, required=True, metavar="V")

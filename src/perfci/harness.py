@@ -1,0 +1,536 @@
+"""Coverage validation harness: suites of simulated data sets, scored for every method.
+
+A suite (a TOML file in ``validation/suites/``) names a population, a grid of cells (for
+example sample size n by true proportion p), the methods to score, the replications and
+resamples per scale, and a seed. In every cell all methods see the same simulated data
+sets (common random numbers). The seed of a cell is
+``SeedSequence(suite_seed, spawn_key=hash(cell))``: results do not depend on scheduling,
+the number of workers or an interrupted and resumed run.
+
+Each finished cell is written atomically to ``DIR/SUITE.cells/`` and a run resumes from
+them; the result is an :class:`xarray.Dataset` written to ``DIR/SUITE.nc`` with variables
+``coverage``, ``mc_se``, ``mean_half_width``, ``miss_low`` (interval below the truth),
+``miss_high`` (interval above the truth) and ``n_valid``, over the grid's dims and
+``method``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import tempfile
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .analytic import ANALYTIC_METHODS, proportion_ci
+from .exact import operating_characteristics
+from .simulate import bca_from_order_statistics, percentile_from_order_statistics
+
+__all__ = ["Suite", "list_suites", "load_suite", "run_suite", "suite_dir"]
+
+#: Variables of a result dataset, in order.
+RESULT_VARIABLES = ("coverage", "mc_se", "mean_half_width", "miss_low", "miss_high", "n_valid")
+_TOP_KEYS = {
+    "name",
+    "description",
+    "seed",
+    "population",
+    "grid",
+    "methods",
+    "scales",
+    "confidence_level",
+}
+_POPULATIONS = ("bernoulli",)
+_FAMILIES = ("analytic", "bootstrap")
+
+
+class SuiteError(ValueError):
+    """A suite file is invalid; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method of a suite: its output name and how to compute it."""
+
+    name: str
+    family: str
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Replications, resamples and grid overrides of one scale (smoke, full)."""
+
+    replications: int
+    resamples: int
+    exact: bool = False
+    grid: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A validated suite."""
+
+    name: str
+    description: str
+    seed: int
+    confidence_level: float
+    population: dict
+    grid: dict
+    methods: tuple[Method, ...]
+    scales: dict
+
+    def cells(self, scale: str) -> list[dict[str, Any]]:
+        """Every cell of the grid at a scale, as ``{dim: value}``."""
+        grid = {**self.grid, **self.scales[scale].grid}
+        names = list(grid)
+        return [
+            dict(zip(names, values, strict=True))
+            for values in itertools.product(*(grid[d] for d in names))
+        ]
+
+    def dims(self, scale: str) -> dict[str, list]:
+        """Return the grid's dims and coordinate values at a scale."""
+        return {**self.grid, **self.scales[scale].grid}
+
+
+def suite_dir() -> Path:
+    """Return the folder of suite files: ``validation/suites`` of the working directory."""
+    return Path.cwd() / "validation" / "suites"
+
+
+def list_suites(directory: Path | None = None) -> list[str]:
+    """Names of the suites in `directory` (default :func:`suite_dir`)."""
+    folder = suite_dir() if directory is None else Path(directory)
+    return sorted(p.stem for p in folder.glob("*.toml"))
+
+
+def _expand(values: Any, key: str) -> list:
+    if isinstance(values, dict):
+        if set(values) != {"start", "stop", "step"}:
+            raise SuiteError(f"`{key}` must be a list or a table with start, stop and step.")
+        grid = np.arange(values["start"], values["stop"] + values["step"] / 2, values["step"])
+        grid = grid.round(10)
+        return [int(v) for v in grid] if np.all(grid == np.round(grid)) else grid.tolist()
+    if not isinstance(values, list) or not values:
+        raise SuiteError(f"`{key}` must be a non-empty list of values.")
+    return values
+
+
+def _check_method(i: int, spec: dict) -> Method:
+    key = f"methods[{i}]"
+    for required in ("name", "family"):
+        if required not in spec:
+            raise SuiteError(f"`{key}.{required}` is missing.")
+    family = spec["family"]
+    if family not in _FAMILIES:
+        raise SuiteError(f"`{key}.family` must be one of {list(_FAMILIES)}; got {family!r}.")
+    options = {k: v for k, v in spec.items() if k not in ("name", "family")}
+    if family == "analytic":
+        allowed = {"method"}
+        if options.get("method") not in ANALYTIC_METHODS:
+            raise SuiteError(
+                f"`{key}.method` must be one of {list(ANALYTIC_METHODS)}; got "
+                f"{options.get('method')!r}."
+            )
+    else:
+        allowed = {"interval", "pseudo_count"}
+        if options.get("interval") not in ("percentile", "bca"):
+            raise SuiteError(
+                f"`{key}.interval` must be 'percentile' or 'bca'; got {options.get('interval')!r}."
+            )
+        lam = options.setdefault("pseudo_count", 0)
+        if not isinstance(lam, int) or lam < 0:
+            raise SuiteError(f"`{key}.pseudo_count` must be a non-negative integer.")
+    unknown = set(options) - allowed
+    if unknown:
+        raise SuiteError(f"`{key}` has unknown keys {sorted(unknown)}.")
+    return Method(spec["name"], family, options)
+
+
+def _check_population(population: Any) -> dict:
+    if not isinstance(population, dict) or population.get("kind") not in _POPULATIONS:
+        raise SuiteError(f"`population.kind` must be one of {list(_POPULATIONS)}.")
+    return population
+
+
+def load_suite(name_or_path: str | os.PathLike) -> Suite:
+    """Load and validate a suite by name (in :func:`suite_dir`) or path.
+
+    Parameters
+    ----------
+    name_or_path : str or path
+        A suite name such as ``"paper-independent"`` or a path to a TOML file.
+
+    Returns
+    -------
+    Suite
+        The validated suite.
+
+    Raises
+    ------
+    ValueError
+        If the file is missing or invalid; the message names the key (unknown
+        method, impossible population, missing key), before any work starts.
+    """
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = suite_dir() / f"{name_or_path}.toml"
+    if not path.is_file():
+        known = list_suites(path.parent) if path.parent.is_dir() else []
+        raise SuiteError(f"suite {str(name_or_path)!r} not found (known suites: {known}).")
+    try:
+        raw = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"suite {path.name} is not valid TOML: {exc}") from None
+    unknown = set(raw) - _TOP_KEYS
+    if unknown:
+        raise SuiteError(f"suite {path.name}: unknown keys {sorted(unknown)}.")
+    for required in ("name", "seed", "population", "grid", "methods", "scales"):
+        if required not in raw:
+            raise SuiteError(f"suite {path.name}: `{required}` is missing.")
+    try:
+        population = _check_population(raw["population"])
+        grid = {k: _expand(v, f"grid.{k}") for k, v in raw["grid"].items()}
+        methods = tuple(_check_method(i, m) for i, m in enumerate(raw["methods"]))
+        names = [m.name for m in methods]
+        if len(set(names)) != len(names):
+            raise SuiteError("`methods` names must be unique.")
+        scales = {}
+        for scale_name, spec in raw["scales"].items():
+            unknown = set(spec) - {"replications", "resamples", "exact", "grid"}
+            if unknown:
+                raise SuiteError(f"`scales.{scale_name}` has unknown keys {sorted(unknown)}.")
+            if "replications" not in spec or "resamples" not in spec:
+                raise SuiteError(f"`scales.{scale_name}` needs replications and resamples.")
+            scale_grid = {
+                k: _expand(v, f"scales.{scale_name}.grid.{k}")
+                for k, v in spec.get("grid", {}).items()
+            }
+            if set(scale_grid) - set(grid):
+                raise SuiteError(f"`scales.{scale_name}.grid` has dims not in `grid`.")
+            scales[scale_name] = Scale(
+                int(spec["replications"]),
+                int(spec["resamples"]),
+                bool(spec.get("exact", False)),
+                scale_grid,
+            )
+        if population["kind"] == "bernoulli":
+            if set(grid) != {"n", "p"}:
+                raise SuiteError("`grid` of a bernoulli population must have dims n and p.")
+            if not all(0 < p < 1 for p in grid["p"]):
+                raise SuiteError("`grid.p` must lie strictly between 0 and 1.")
+        level = float(raw.get("confidence_level", 0.95))
+        if not 0 < level < 1:
+            raise SuiteError("`confidence_level` must lie strictly between 0 and 1.")
+    except SuiteError as exc:
+        raise SuiteError(f"suite {path.name}: {exc}") from None
+    return Suite(
+        raw["name"],
+        raw.get("description", ""),
+        int(raw["seed"]),
+        level,
+        population,
+        grid,
+        methods,
+        scales,
+    )
+
+
+# ------------------------------------------------------------------------ cell kernels
+
+
+def _cell_seed(suite: Suite, scale: str, cell: dict) -> np.random.SeedSequence:
+    key = f"{suite.name}|{scale}|" + "|".join(f"{k}={cell[k]!r}" for k in sorted(cell))
+    digest = hashlib.sha256(key.encode()).digest()
+    return np.random.SeedSequence(
+        suite.seed,
+        spawn_key=tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)),
+    )
+
+
+def _score(low, high, truth, valid=None) -> np.ndarray:
+    """hits, miss_low, miss_high, half-width sum, n_valid of one method's intervals."""
+    low, high = np.asarray(low, float), np.asarray(high, float)
+    valid = np.isfinite(low) & np.isfinite(high) if valid is None else valid
+    low, high = low[valid], high[valid]
+    return np.array(
+        [
+            np.sum((low <= truth) & (truth <= high)),
+            np.sum(high < truth),
+            np.sum(low > truth),
+            np.sum(high - low) / 2,
+            low.size,
+        ],
+        dtype=float,
+    )
+
+
+def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    n, p = int(cell["n"]), float(cell["p"])
+    level = suite.confidence_level
+    out = np.empty((len(suite.methods), 5))
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    x = data_rng.binomial(n, p, size=scale.replications)  # the data every method sees
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        if m.family == "analytic":
+            ci = proportion_ci(x, n, method=m.options["method"], confidence_level=level)
+            low, high = ci.low, ci.high
+        elif m.options["interval"] == "percentile":
+            low, high = percentile_from_order_statistics(
+                x,
+                n,
+                pseudo_count=m.options["pseudo_count"],
+                n_resamples=scale.resamples,
+                confidence_level=level,
+                rng=rng,
+            )
+        else:
+            low, high = bca_from_order_statistics(
+                x,
+                n,
+                pseudo_count=m.options["pseudo_count"],
+                n_resamples=scale.resamples,
+                confidence_level=level,
+                rng=rng,
+            )
+        out[i] = _score(low, high, p)
+    return out
+
+
+_KERNELS: dict[str, Callable] = {"bernoulli": _bernoulli_cell}
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def _cell_path(folder: Path, cell: dict) -> Path:
+    key = "_".join(f"{k}-{cell[k]}" for k in sorted(cell))
+    return folder / f"{key}.npy"
+
+
+def _write_atomic(path: Path, array: np.ndarray) -> None:
+    """Write to a temporary file in the same folder, then rename: never a partial file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, array)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def compute_cell(suite: Suite, scale_name: str, cell: dict) -> np.ndarray:
+    """Scores of every method in one cell: (methods, 5) = hits, misses, half-widths, n."""
+    scale = suite.scales[scale_name]
+    return _KERNELS[suite.population["kind"]](
+        suite, scale, cell, _cell_seed(suite, scale_name, cell)
+    )
+
+
+def run_suite(
+    suite: Suite | str,
+    scale: str = "smoke",
+    out: str | os.PathLike = "validation/results",
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+    resume: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> xr.Dataset:
+    """Run a suite and write ``OUT/SUITE.nc``; return the result dataset.
+
+    Parameters
+    ----------
+    suite : Suite or str
+        A suite or its name.
+    scale : str, default "smoke"
+        A scale of the suite (``"smoke"``: seconds; ``"full"``: the paper's).
+    out : path, default "validation/results"
+        Output folder.
+    workers : int, default 1
+        Dask workers of an embedded LocalCluster (1: run in this process).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (instead of `workers`).
+    resume : bool, default False
+        Keep the cells a previous run finished (in ``OUT/SUITE.cells/``).
+    progress : callable, optional
+        Called with (cells done, cells in all) after each cell.
+
+    Returns
+    -------
+    xarray.Dataset
+        The result (see the module notes).
+    """
+    suite = load_suite(suite) if isinstance(suite, str) else suite
+    if scale not in suite.scales:
+        raise ValueError(f"`scale` must be one of {sorted(suite.scales)}; got {scale!r}.")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if suite.scales[scale].exact:
+        # Exact mode is one vectorized enumeration per method: nothing to persist per cell.
+        dataset = _exact_dataset(suite, scale)
+        if progress:
+            progress(1, 1)
+        _write_dataset(dataset, out / f"{suite.name}.nc")
+        return dataset
+    folder = out / f"{suite.name}.cells"
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / "scale.txt"
+    if marker.exists() and marker.read_text() != scale:
+        if not resume:
+            for old in folder.glob("*.npy"):
+                old.unlink()
+        else:
+            raise ValueError(
+                f"{folder} holds cells of scale {marker.read_text()!r}, not "
+                f"{scale!r}; run without `resume`."
+            )
+    if not resume:
+        for old in folder.glob("*.npy"):
+            old.unlink()
+    marker.write_text(scale)
+    cells = suite.cells(scale)
+    todo = [c for c in cells if not _cell_path(folder, c).exists()]
+    done = len(cells) - len(todo)
+    if progress:
+        progress(done, len(cells))
+    for cell, scores in _execute(suite, scale, todo, workers, scheduler):
+        _write_atomic(_cell_path(folder, cell), scores)
+        done += 1
+        if progress:
+            progress(done, len(cells))
+    dataset = _assemble(suite, scale, cells, folder)
+    _write_dataset(dataset, out / f"{suite.name}.nc")
+    return dataset
+
+
+def _write_dataset(dataset: xr.Dataset, target: Path) -> None:
+    """Write netCDF to a temporary file, then rename: a failed write leaves no result."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".nc.tmp")
+    os.close(fd)
+    try:
+        dataset.to_netcdf(tmp, engine="h5netcdf")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
+    """Exact operating characteristics of every method over the whole (n, p) grid."""
+    dims = suite.dims(scale)
+    n = np.asarray(dims["n"], dtype=int)[:, None]
+    p = np.asarray(dims["p"], dtype=float)[None, :]
+    scores = np.full((n.size, p.size, len(suite.methods), 5), np.nan)
+    for i, m in enumerate(suite.methods):
+        if m.family == "bootstrap" and m.options["interval"] == "bca":
+            scores[..., i, 4] = 0.0  # BCa has no exact mode
+            continue
+        lam = m.options.get("pseudo_count", 0)
+        name = m.options.get("method") or (f"pseudo_percentile_{lam}" if lam else "percentile")
+        oc = operating_characteristics(name, n, p, suite.confidence_level)
+        scores[..., i, :] = np.stack(
+            [
+                oc.coverage,
+                oc.miss_low,
+                oc.miss_high,
+                oc.expected_half_width,
+                np.ones(oc.coverage.shape),
+            ],
+            -1,
+        )
+    return _dataset(suite, scale, scores)
+
+
+def _execute(suite, scale, cells, workers, scheduler) -> Iterable[tuple[dict, np.ndarray]]:
+    if not cells:
+        return
+    if scheduler is None and workers <= 1:
+        for cell in cells:
+            yield cell, compute_cell(suite, scale, cell)
+        return
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = {
+            client.submit(compute_cell, suite, scale, cell, pure=False): i
+            for i, cell in enumerate(cells)
+        }
+        for future in as_completed(futures):
+            yield cells[futures[future]], future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.Dataset:
+    dims = suite.dims(scale)
+    names = list(dims)
+    shape = [len(dims[d]) for d in names]
+    scores = np.empty((*shape, len(suite.methods), 5))
+    index = {d: {v: i for i, v in enumerate(dims[d])} for d in names}
+    for cell in cells:
+        position = tuple(index[d][cell[d]] for d in names)
+        scores[position] = np.load(_cell_path(folder, cell))
+    return _dataset(suite, scale, scores)
+
+
+def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
+    """Build the result dataset from per-cell scores (grid dims..., method, 5)."""
+    dims = suite.dims(scale)
+    names = list(dims)
+    methods = [m.name for m in suite.methods]
+    n_valid = scores[..., 4]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        coverage = scores[..., 0] / n_valid
+        mc_se = np.sqrt(coverage * (1 - coverage) / n_valid)
+        if suite.scales[scale].exact:
+            mc_se = np.zeros_like(coverage)
+            n_valid = np.full_like(n_valid, np.nan)
+        data = {
+            "coverage": coverage,
+            "mc_se": mc_se,
+            "mean_half_width": scores[..., 3] / scores[..., 4],
+            "miss_low": scores[..., 1] / scores[..., 4],
+            "miss_high": scores[..., 2] / scores[..., 4],
+            "n_valid": n_valid,
+        }
+    all_dims = (*names, "method")
+    dataset = xr.Dataset(
+        {k: (all_dims, v) for k, v in data.items()},
+        coords={**{d: dims[d] for d in names}, "method": methods},
+        attrs={
+            "suite": suite.name,
+            "description": suite.description,
+            "scale": scale,
+            "replications": suite.scales[scale].replications,
+            "resamples": suite.scales[scale].resamples,
+            "exact": int(suite.scales[scale].exact),
+            "seed": suite.seed,
+            "confidence_level": suite.confidence_level,
+            "population": str(suite.population),
+            "miss_low": "share of intervals lying wholly below the truth (high < truth)",
+            "miss_high": "share of intervals lying wholly above the truth (low > truth)",
+        },
+    )
+    return dataset

@@ -1,0 +1,190 @@
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy import stats
+
+import perfci as pc
+from perfci import harness
+from perfci.cli import main
+from perfci.simulate import bca_from_order_statistics, percentile_from_order_statistics
+
+SUITES = Path(__file__).resolve().parents[1] / "validation" / "suites"
+
+SMALL = """
+name = "tiny"
+description = "a small test suite"
+seed = 7
+[population]
+kind = "bernoulli"
+[grid]
+n = [10, 40]
+p = [0.6, 0.95]
+[scales.smoke]
+replications = 300
+resamples = 200
+[scales.exact]
+replications = 1
+resamples = 0
+exact = true
+[[methods]]
+name = "wilson"
+family = "analytic"
+method = "wilson"
+[[methods]]
+name = "pseudo_percentile_1"
+family = "bootstrap"
+interval = "percentile"
+pseudo_count = 1
+[[methods]]
+name = "bca"
+family = "bootstrap"
+interval = "bca"
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(SMALL)
+    return harness.load_suite(path)
+
+
+def test_shipped_suites_load():
+    for name in harness.list_suites(SUITES):
+        suite = harness.load_suite(SUITES / f"{name}.toml")
+        assert suite.cells("smoke")
+
+
+def test_exact_scale_equals_exact_coverage(tiny, tmp_path):
+    ds = harness.run_suite(tiny, "exact", tmp_path)
+    for n in [10, 40]:
+        for p in [0.6, 0.95]:
+            cell = ds.sel(n=n, p=p)
+            assert cell.sel({"method": "wilson"})["coverage"] == pc.exact_coverage("wilson", n, p)
+            assert cell.sel({"method": "pseudo_percentile_1"})["coverage"] == pc.exact_coverage(
+                "pseudo_percentile_1", n, p
+            )
+            assert np.isnan(cell.sel({"method": "bca"})["coverage"])  # no exact mode
+    assert (tmp_path / "tiny.nc").exists()
+
+
+def test_simulated_coverage_agrees_with_exact_within_monte_carlo_error(tiny, tmp_path):
+    sim = harness.run_suite(tiny, "smoke", tmp_path)
+    exact = harness.run_suite(tiny, "exact", tmp_path / "exact")
+    w = sim.sel({"method": "wilson"})
+    ref = exact.sel({"method": "wilson"})["coverage"]
+    # the Monte-Carlo SE is the binomial SE of a coverage from 300 replications
+    assert np.all(np.abs(w["coverage"] - ref) <= 4 * np.sqrt(ref * (1 - ref) / 300) + 1e-12)
+    np.testing.assert_allclose(w["mc_se"], np.sqrt(w["coverage"] * (1 - w["coverage"]) / 300))
+    total = w["coverage"] + w["miss_low"] + w["miss_high"]
+    np.testing.assert_allclose(total, 1.0)
+
+
+def test_same_data_for_every_method_and_reproducible(tiny, tmp_path):
+    a = harness.run_suite(tiny, "smoke", tmp_path / "a")
+    b = harness.run_suite(tiny, "smoke", tmp_path / "b")
+    xr.testing.assert_identical(a, b)
+
+
+def test_one_and_two_workers_give_identical_results(tiny, tmp_path):
+    one = harness.run_suite(tiny, "smoke", tmp_path / "one", workers=1)
+    two = harness.run_suite(tiny, "smoke", tmp_path / "two", workers=2)
+    xr.testing.assert_identical(one, two)
+
+
+def test_resume_recomputes_only_missing_cells(tiny, tmp_path):
+    full = harness.run_suite(tiny, "smoke", tmp_path)
+    cells = sorted((tmp_path / "tiny.cells").glob("*.npy"))
+    kept = {p: p.stat().st_mtime_ns for p in cells[1:]}
+    cells[0].unlink()  # as if the run had been killed before this cell finished
+    resumed = harness.run_suite(tiny, "smoke", tmp_path, resume=True)
+    xr.testing.assert_identical(full, resumed)
+    assert all(p.stat().st_mtime_ns == t for p, t in kept.items())
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (('method = "wilson"', 'method = "wilsonn"'), r"`methods\[0\].method` must be one of"),
+        (("p = [0.6, 0.95]", "p = [0.6, 1.5]"), r"`grid.p` must lie strictly between 0 and 1"),
+        (("seed = 7", ""), r"`seed` is missing"),
+        (
+            (
+                'family = "analytic"',
+                'family = "magic"',
+            ),
+            r"`methods\[0\].family` must be one of",
+        ),
+        (('kind = "bernoulli"', 'kind = "poisson"'), r"`population.kind` must be one of"),
+        (("[scales.smoke]", "[scales.smoke]\nreplicates = 3"), r"unknown keys \['replicates'\]"),
+    ],
+)
+def test_invalid_suites_fail_before_any_work(tmp_path, edit, match):
+    path = tmp_path / "bad.toml"
+    path.write_text(SMALL.replace(*edit, 1))
+    with pytest.raises(ValueError, match=match):
+        harness.load_suite(path)
+
+
+def test_percentile_order_statistics_match_brute_force_resampling():
+    x, n, lam, b = np.full(20_000, 17), 20, 1, 200
+    low, high = percentile_from_order_statistics(
+        x, n, pseudo_count=lam, n_resamples=b, confidence_level=0.95, rng=np.random.default_rng(1)
+    )
+    draws = np.random.default_rng(2).binomial(
+        n + 2 * lam, (17 + lam) / (n + 2 * lam), size=(20_000, b)
+    ) / (n + 2 * lam)
+    ref_low, ref_high = np.quantile(draws, [0.025, 0.975], axis=1)
+    for mine, ref in [(low, ref_low), (high, ref_high)]:
+        values = np.union1d(mine, ref)
+        table = np.array([[np.sum(np.isclose(d, v)) for v in values] for d in (mine, ref)])
+        table = table[:, table.sum(0) >= 10]
+        assert stats.chi2_contingency(table).pvalue > 1e-3
+
+
+def test_bca_order_statistics_match_bootstrap_ci():
+    # the reference: perfci.bootstrap_ci's own BCa on 2,000 data sets, resampling
+    x = np.random.default_rng(3).binomial(30, 0.85, size=2000)
+    low, high = bca_from_order_statistics(
+        x, 30, pseudo_count=0, n_resamples=300, confidence_level=0.9, rng=np.random.default_rng(4)
+    )
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.DegenerateBootstrapWarning)
+        ref = [
+            pc.bootstrap_ci(
+                [xi, 30 - xi],
+                "proportion",
+                interval="bca",
+                n_resamples=300,
+                confidence_level=0.9,
+                rng=i,
+            )
+            for i, xi in enumerate(x)
+        ]
+    ref_low = np.array([r.low for r in ref])
+    ref_high = np.array([r.high for r in ref])
+    # same distribution: compare means with their standard errors
+    for mine, theirs in [(low, ref_low), (high, ref_high)]:
+        se = np.hypot(mine.std(), theirs.std()) / np.sqrt(x.size)
+        assert abs(mine.mean() - theirs.mean()) < 4 * se
+
+
+def test_cli_validate(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "validation" / "suites").mkdir(parents=True)
+    (tmp_path / "validation" / "suites" / "tiny.toml").write_text(SMALL)
+    assert main(["validate", "list"]) == 0
+    assert "tiny: a small test suite" in capsys.readouterr().out
+    assert main(["validate", "run", "tiny", "--out", "res", "--quiet"]) == 0
+    assert (tmp_path / "res" / "tiny.nc").exists()
+    assert main(["validate", "report", "res", "--figures", "figs"]) == 0
+    assert (tmp_path / "res" / "SUMMARY.md").read_text().startswith("# Coverage results")
+    capsys.readouterr()
+    assert main(["validate", "run", "nope", "--quiet"]) == 2
+    assert "suite 'nope' not found" in capsys.readouterr().err
+    shutil.rmtree(tmp_path / "res")
