@@ -188,3 +188,25 @@ def test_cli_validate(capsys, tmp_path, monkeypatch):
     assert main(["validate", "run", "nope", "--quiet"]) == 2
     assert "suite 'nope' not found" in capsys.readouterr().err
     shutil.rmtree(tmp_path / "res")
+
+
+def test_nested_population_matches_the_paper():
+    successes, truth = harness.nested_population(2000, 60, 0.9, 0.1, 2000)
+    rates = successes / 60
+    assert successes.shape == (2000,)
+    assert truth == successes.sum() / 120_000
+    # person-level mean 0.9 and SD 0.1 (plus binomial noise of 60 texts), to MC precision
+    assert abs(rates.mean() - 0.9) < 4 * 0.1 / np.sqrt(2000)
+    assert abs(np.sqrt(rates.var() - np.mean(rates * (1 - rates)) / 60) - 0.1) < 0.01
+
+
+def test_paper_nested_smoke_orders_methods_as_the_paper(tmp_path):
+    suite = harness.load_suite(SUITES / "paper-nested.toml")
+    cell = {"design": "moderate", "persons": 20}
+    scores = harness.compute_cell(suite, "smoke", cell)
+    coverage = dict(zip([m.name for m in suite.methods], scores[:, 0] / scores[:, 4], strict=True))
+    # ~30 texts per person: ignoring the nesting covers far below 0.95, adjusting does not
+    assert coverage["agresti_coull"] < 0.85
+    assert coverage["agresti_coull_neff_df"] > coverage["agresti_coull"] + 0.1
+    assert coverage["hierarchical_percentile"] > coverage["iid_percentile"] + 0.1
+    assert np.all(scores[:, 4] == 100)

@@ -16,11 +16,13 @@ them; the result is an :class:`xarray.Dataset` written to ``DIR/SUITE.nc`` with 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import os
 import tempfile
 import tomllib
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +49,10 @@ _TOP_KEYS = {
     "scales",
     "confidence_level",
 }
-_POPULATIONS = ("bernoulli",)
-_FAMILIES = ("analytic", "bootstrap")
+_POPULATIONS = ("bernoulli", "nested_finite")
+_FAMILIES = ("analytic", "bootstrap", "clustered", "bayes")
+# Texts per person in the paper's nested sampling designs: mean, SD (minimum 1).
+DESIGNS = {"small": (3.0, 1.0), "moderate": (30.0, 5.0)}
 
 
 class SuiteError(ValueError):
@@ -140,8 +144,25 @@ def _check_method(i: int, spec: dict) -> Method:
                 f"`{key}.method` must be one of {list(ANALYTIC_METHODS)}; got "
                 f"{options.get('method')!r}."
             )
+    elif family == "clustered":
+        allowed = {"method", "design", "df_adjust"}
+        if options.get("method") not in ANALYTIC_METHODS:
+            raise SuiteError(f"`{key}.method` must be one of {list(ANALYTIC_METHODS)}.")
+        if options.setdefault("design", "icc") not in ("icc", "cluster_robust"):
+            raise SuiteError(f"`{key}.design` must be 'icc' or 'cluster_robust'.")
+        df = options.setdefault("df_adjust", "none")
+        if df not in ("none", "dean_pagano", "korn_graubard"):
+            raise SuiteError(f"`{key}.df_adjust` must be 'none', 'dean_pagano' or 'korn_graubard'.")
+    elif family == "bayes":
+        allowed = {"sampler", "estimand"}
+        if options.setdefault("sampler", "grid") != "grid":
+            raise SuiteError(f"`{key}.sampler` must be 'grid' in a suite.")
+        if options.get("estimand") not in ("mu", "text_weighted"):
+            raise SuiteError(f"`{key}.estimand` must be 'mu' or 'text_weighted'.")
     else:
-        allowed = {"interval", "pseudo_count"}
+        allowed = {"interval", "pseudo_count", "scheme"}
+        if options.setdefault("scheme", "iid") not in ("iid", "cluster", "hierarchical"):
+            raise SuiteError(f"`{key}.scheme` must be 'iid', 'cluster' or 'hierarchical'.")
         if options.get("interval") not in ("percentile", "bca"):
             raise SuiteError(
                 f"`{key}.interval` must be 'percentile' or 'bca'; got {options.get('interval')!r}."
@@ -158,6 +179,21 @@ def _check_method(i: int, spec: dict) -> Method:
 def _check_population(population: Any) -> dict:
     if not isinstance(population, dict) or population.get("kind") not in _POPULATIONS:
         raise SuiteError(f"`population.kind` must be one of {list(_POPULATIONS)}.")
+    if population["kind"] == "nested_finite":
+        required = {"persons", "texts_per_person", "mean", "sd", "seed"}
+        missing = required - set(population)
+        if missing:
+            raise SuiteError(f"`population` is missing {sorted(missing)}.")
+        if not 0 < population["mean"] < 1:
+            raise SuiteError("`population.mean` must lie strictly between 0 and 1.")
+        if not 0 < population["sd"] ** 2 < population["mean"] * (1 - population["mean"]):
+            raise SuiteError(
+                "`population.sd` must be positive and below "
+                "sqrt(mean (1 - mean)) (a Beta distribution)."
+            )
+        unknown = set(population) - required - {"kind"}
+        if unknown:
+            raise SuiteError(f"`population` has unknown keys {sorted(unknown)}.")
     return population
 
 
@@ -222,6 +258,12 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
                 bool(spec.get("exact", False)),
                 scale_grid,
             )
+        if population["kind"] == "nested_finite":
+            if set(grid) != {"design", "persons"}:
+                raise SuiteError("`grid` of a nested population must have dims design and persons.")
+            bad = set(grid["design"]) - set(DESIGNS)
+            if bad:
+                raise SuiteError(f"`grid.design` must be among {sorted(DESIGNS)}; got {bad}.")
         if population["kind"] == "bernoulli":
             if set(grid) != {"n", "p"}:
                 raise SuiteError("`grid` of a bernoulli population must have dims n and p.")
@@ -305,7 +347,163 @@ def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
-_KERNELS: dict[str, Callable] = {"bernoulli": _bernoulli_cell}
+@functools.cache
+def nested_population(persons: int, texts: int, mean: float, sd: float, seed: int):
+    """Build the paper's finite nested population: successes per person, and the truth.
+
+    Person rates p_i ~ Beta with the given mean and SD; each of ``texts`` outcomes of
+    person i is Bernoulli(p_i). Returns (successes per person, the text-weighted rate of
+    the whole population: the mean of all persons x texts outcomes).
+    """
+    rng = np.random.default_rng(seed)
+    k = mean * (1 - mean) / sd**2 - 1
+    rates = rng.beta(mean * k, (1 - mean) * k, persons)
+    successes = rng.binomial(texts, rates)
+    return successes, successes.sum() / (persons * texts)
+
+
+def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.Generator):
+    """Per-person successes and texts (R, m) of R samples of m persons."""
+    pop = suite.population
+    totals, _ = nested_population(
+        pop["persons"], pop["texts_per_person"], pop["mean"], pop["sd"], pop["seed"]
+    )
+    m = int(cell["persons"])
+    # m persons without replacement: the m smallest of uniform keys
+    keys = rng.random((replications, totals.size))
+    chosen = np.argpartition(keys, m - 1, axis=1)[:, :m]
+    mean, sd = DESIGNS[cell["design"]]
+    texts = np.clip(
+        np.rint(rng.normal(mean, sd, (replications, m))), 1, pop["texts_per_person"]
+    ).astype(np.int64)
+    good = totals[chosen]
+    y = rng.hypergeometric(good, pop["texts_per_person"] - good, texts)
+    return y, texts
+
+
+def _nested_bootstrap(y, n, scheme, lam, n_resamples, level, rng, batch=20):
+    """Percentile intervals of the pooled proportion under person resampling, batched.
+
+    For each replication (rows of y and n), B resamples of persons (cluster) or of
+    persons then texts (hierarchical), with an optional pseudo-person holding lambda
+    successes and lambda failures, exactly as :func:`perfci.bootstrap_ci` defines them.
+    """
+    if lam:
+        y = np.column_stack([y, np.full(y.shape[0], lam)])
+        n = np.column_stack([n, np.full(n.shape[0], 2 * lam)])
+    r, m = y.shape
+    q = [(1 - level) / 2, (1 + level) / 2]
+    low, high = np.empty(r), np.empty(r)
+    for start in range(0, r, batch):  # bounds memory: batch x B x m counts at a time
+        ys, ns = y[start : start + batch], n[start : start + batch]
+        k = ys.shape[0]
+        pick = rng.integers(0, m, size=(k, n_resamples, m))
+        flat = (np.arange(k * n_resamples)[:, None] * m + pick.reshape(-1, m)).ravel()
+        taken = np.bincount(flat, minlength=k * n_resamples * m).reshape(k, n_resamples, m)
+        texts = np.einsum("kbm,km->kb", taken, ns)
+        if scheme == "cluster":
+            succ = np.einsum("kbm,km->kb", taken, ys)
+        else:
+            share = np.broadcast_to((ys / ns)[:, None, :], taken.shape)
+            nz = taken > 0
+            draws = np.zeros(taken.shape)
+            draws[nz] = rng.binomial((taken * ns[:, None, :])[nz], share[nz])
+            succ = draws.sum(-1)
+        low[start : start + k], high[start : start + k] = np.quantile(succ / texts, q, axis=1)
+    return low, high
+
+
+def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    from .bayes import _adaptive_grid, _grid_interval
+    from .design import clustered_proportion_ci
+
+    pop = suite.population
+    _, truth = nested_population(
+        pop["persons"], pop["texts_per_person"], pop["mean"], pop["sd"], pop["seed"]
+    )
+    level = suite.confidence_level
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    y, n = _nested_sample(suite, cell, scale.replications, data_rng)
+    x_total, n_total = y.sum(1), n.sum(1)
+    out = np.empty((len(suite.methods), 5))
+    grid = None
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        o = m.options
+        valid = None
+        if m.family == "analytic":
+            ci = proportion_ci(x_total, n_total, method=o["method"], confidence_level=level)
+            low, high = ci.low, ci.high
+        elif m.family == "clustered":
+            df = None if o["df_adjust"] == "none" else o["df_adjust"]
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ci = clustered_proportion_ci(
+                    y,
+                    n,
+                    method=o["method"],
+                    design=o["design"],
+                    df_adjust=df,
+                    confidence_level=level,
+                )
+            low, high = ci.low, ci.high
+        elif m.family == "bootstrap" and o["scheme"] == "iid":
+            low, high = percentile_from_order_statistics(
+                x_total,
+                n_total,
+                pseudo_count=o["pseudo_count"],
+                n_resamples=scale.resamples,
+                confidence_level=level,
+                rng=rng,
+            )
+        elif m.family == "bootstrap":
+            low, high = _nested_bootstrap(
+                y, n, o["scheme"], o["pseudo_count"], scale.resamples, level, rng
+            )
+        else:
+            if grid is None:  # one grid posterior per cell, shared by both estimands
+                grid = _adaptive_grid(y, n, "pareto", (400, 100))
+            mass, mu_edge, s_edge = grid
+            if o["estimand"] == "mu":
+                low, _, high = _grid_interval(mu_edge, mass.sum(2), "eti", level)
+            else:
+                low, high = _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng)
+        out[i] = _score(low, high, truth, valid)
+    return out
+
+
+def _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng, draws=1000, chunk=25):
+    """Credible intervals of sum(n_i p_i) / sum(n_i) from grid posteriors, by drawing.
+
+    (mu, s) are drawn from each data set's grid posterior (uniform within cells), then
+    person rates from their exact Beta conditionals.
+    """
+    r = mass.shape[0]
+    flat = mass.reshape(r, -1)
+    # one searchsorted for all data sets: row k's CDF shifted by k
+    cdf = np.cumsum(flat, axis=1) / flat.sum(1, keepdims=True) + np.arange(r)[:, None]
+    u = rng.random((r, draws)) + np.arange(r)[:, None]
+    cell = (
+        np.searchsorted(cdf.ravel(), u.ravel()).reshape(r, draws)
+        - np.arange(r)[:, None] * (flat.shape[1])
+    )
+    cell = np.clip(cell, 0, flat.shape[1] - 1)
+    i, j = np.divmod(cell, mass.shape[2])
+    mu = mu_edge[i] + rng.random((r, draws)) * np.diff(mu_edge)[i]
+    s = s_edge[j] + rng.random((r, draws)) * np.diff(s_edge)[j]
+    q = [(1 - level) / 2, (1 + level) / 2]
+    low, high = np.empty(r), np.empty(r)
+    for start in range(0, r, chunk):  # bounds memory: chunk x draws x persons
+        rows = slice(start, start + chunk)
+        kappa = s[rows] ** -2.0
+        a = (mu[rows] * kappa)[..., None] + y[rows][:, None, :]
+        b = ((1 - mu[rows]) * kappa)[..., None] + (n[rows] - y[rows])[:, None, :]
+        p = rng.beta(a, b)
+        tw = (p * n[rows][:, None, :]).sum(-1) / n[rows].sum(1)[:, None]
+        low[rows], high[rows] = np.quantile(tw, q, axis=1)
+    return low, high
+
+
+_KERNELS: dict[str, Callable] = {"bernoulli": _bernoulli_cell, "nested_finite": _nested_cell}
 
 
 # ---------------------------------------------------------------------------- running

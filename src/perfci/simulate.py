@@ -58,8 +58,8 @@ def percentile_from_order_statistics(
     ----------
     x : array_like of int
         Successes, one per replication.
-    n : int
-        Trials (the same for every replication).
+    n : int or array_like of int
+        Trials (one value, or one per replication).
     pseudo_count : int
         λ of the pseudo-count regularized bootstrap.
     n_resamples : int
@@ -86,7 +86,7 @@ def percentile_from_order_statistics(
     (array([0.727, 0.773, 0.864]), array([1., 1., 1.]))
     """
     x = np.asarray(x, dtype=float)
-    size = n + 2 * pseudo_count
+    size = np.asarray(n) + 2 * pseudo_count
     p = (x + pseudo_count) / size
     (k_low, k_high), (w_low, w_high) = _positions(confidence_level, n_resamples)
     b = n_resamples
