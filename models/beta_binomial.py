@@ -17,7 +17,8 @@ Priors (``prior=``):
   high-performing classifier produce often.
 - ``"bda3"``: mu ~ Beta(1, 1) and p(kappa) proportional to kappa^(-3/2) for kappa >= 1
   (Gelman et al., BDA3, the rat-tumour example, truncated to be proper), i.e. kappa ~
-  Pareto(0.5, 1), s ~ Uniform(0, 1). Puts more mass on small kappa (persons unlike).
+  Pareto(0.5, 1), s ~ Uniform(0, 1). Its tail is heavier: more mass on large kappa
+  (persons alike), so it pools more (median kappa 4 against 1.59 for ``"pareto"``).
 """
 
 from __future__ import annotations

@@ -8,8 +8,13 @@ positives, say) is modelled with the hierarchical beta-binomial of
     the mean person-level rate of the superpopulation of persons;
 ``text_weighted``
     the finite-sample text-weighted rate :math:`\sum_i n_i p_i / \sum_i n_i` of the
-    sampled persons (their rate on unlimited texts, weighted as in the sample), the
-    Bayesian counterpart of the pooled estimate;
+    sampled persons (their rate on unlimited texts, weighted as in the sample). It is
+    about *these* persons only: it leaves out the uncertainty of which persons were
+    sampled, so it is narrower than the frequentist nested intervals, which are about the
+    population of persons, and under-covers the population rate (see the harness's
+    paper-nested suite). For the population, ``mu`` is the estimand (equal to the
+    text-weighted population rate when a person's number of texts is unrelated to their
+    rate);
 ``person``
     each person's rate :math:`p_i` (partial pooling).
 
@@ -463,7 +468,7 @@ def _diagnostics(tree: xr.DataTree, var_names: list[str]) -> tuple[dict, tuple[s
             "the posterior failed its diagnostics (" + "; ".join(reasons) + "); the fit is "
             "flagged: check it before use (more draws or tuning, or sampler='grid').",
             BayesianDiagnosticsWarning,
-            stacklevel=4,
+            stacklevel=3,
         )
     return diag, reasons
 
@@ -774,7 +779,12 @@ def plot_posterior(result: BayesFit, estimand: str = "mu", level: float = 0.95):
 
     check_choice("estimand", estimand, ("mu", "text_weighted"))
     return azp.plot_dist(
-        result.posterior, var_names=[estimand], ci_prob=level, backend="matplotlib"
+        result.posterior,
+        var_names=[estimand],
+        ci_prob=level,
+        ci_kind="eti",
+        point_estimate="median",
+        backend="matplotlib",
     )
 
 
@@ -794,7 +804,13 @@ def plot_forest(result: BayesFit, level: float = 0.95):
     import arviz_plots as azp
 
     return azp.plot_forest(
-        result.posterior, var_names=["mu", "p"], ci_probs=(0.5, level), backend="matplotlib"
+        result.posterior,
+        var_names=["mu", "p"],
+        ci_probs=(0.5, level),
+        ci_kind="eti",
+        point_estimate="median",
+        combined=True,
+        backend="matplotlib",
     )
 
 

@@ -663,7 +663,11 @@ def _execute(suite, scale, cells, workers, scheduler) -> Iterable[tuple[dict, np
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            scheduler_port=0,
         )
         client = Client(cluster)
     else:

@@ -427,10 +427,15 @@ def _bayes_rows(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", bayes.BayesianDiagnosticsWarning)
             result = bayes.fit(x, n, sampler=sampler, rng=rng)
-        note = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
+        flag = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
         del caught  # the flag is in the note
+        about = {
+            "mu": "mean person-level rate of the population of persons",
+            "text_weighted": "these persons' text-weighted rate only (not new persons)",
+        }
         rows = []
         for estimand in ("mu", "text_weighted"):
+            note = "; ".join(x for x in (about[estimand], flag) if x)
             ci = result.interval(estimand, "eti", level)
             rows.append(
                 {
@@ -467,7 +472,15 @@ def _bayes_rows(
             warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
             result = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
         ci = result.interval("f1", "eti", level)
-        note = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
+        flag = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
+        note = "; ".join(
+            x
+            for x in (
+                "F1 of the mean person-level cell probabilities (each person counts once)",
+                flag,
+            )
+            if x
+        )
         return [
             {
                 **base,

@@ -1,0 +1,81 @@
+"""Make the figures of the Bayesian page: a posterior and a forest plot.
+
+Run from the repository root::
+
+    .venv/bin/python docs/_static/make_bayes_figures.py
+
+It fits the hierarchical beta-binomial model to the recall of the bundled example data
+(exact grid sampler, seed 1) and writes ``docs/_static/bayes_posterior_mu.png`` and
+``docs/_static/bayes_posterior_text_weighted.png`` (the posteriors of ``mu`` and
+``text_weighted`` with their 95% equal-tailed intervals, from
+:func:`perfci.bayes.plot_posterior`) and ``docs/_static/bayes_forest.png`` (the
+person-level rates beside ``mu``, from :func:`perfci.bayes.plot_forest`).
+"""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+import perfci as pc  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def fit_example() -> pc.bayes.BayesFit:
+    """Fit the recall of the example data by person, exactly (grid sampler, seed 1).
+
+    Returns
+    -------
+    perfci.bayes.BayesFit
+        The fit shown on the page.
+    """
+    texts = pc.load_example()
+    return pc.bayes.fit_labels(
+        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
+    )
+
+
+def posterior_figure(result: pc.bayes.BayesFit, path: Path) -> None:
+    """Posterior densities of mu and of the text-weighted rate, one file each.
+
+    Parameters
+    ----------
+    result : perfci.bayes.BayesFit
+        The fit.
+    path : pathlib.Path
+        The PNG file name; ``_mu`` and ``_text_weighted`` are added to its stem.
+    """
+    for estimand in ("mu", "text_weighted"):
+        plot = pc.bayes.plot_posterior(result, estimand, level=0.95)
+        fig = plot.viz["figure"].item()
+        fig.set_size_inches(5.5, 3.2)
+        fig.tight_layout()
+        fig.savefig(path.with_name(f"{path.stem}_{estimand}{path.suffix}"), dpi=110)
+        plt.close(fig)
+
+
+def forest_figure(result: pc.bayes.BayesFit, path: Path) -> None:
+    """Forest plot of the person-level recall and mu (50% and 95% intervals).
+
+    Parameters
+    ----------
+    result : perfci.bayes.BayesFit
+        The fit.
+    path : pathlib.Path
+        The PNG file to write.
+    """
+    plot = pc.bayes.plot_forest(result, level=0.95)
+    fig = plot.viz["figure"].item()
+    fig.set_size_inches(6, 9)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    fit = fit_example()
+    posterior_figure(fit, HERE / "bayes_posterior.png")
+    forest_figure(fit, HERE / "bayes_forest.png")
