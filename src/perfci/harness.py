@@ -49,7 +49,7 @@ _TOP_KEYS = {
     "scales",
     "confidence_level",
 }
-_POPULATIONS = ("bernoulli", "nested_finite")
+_POPULATIONS = ("bernoulli", "nested_finite", "nested_planning")
 _FAMILIES = ("analytic", "bootstrap", "clustered", "bayes")
 # Texts per person in the paper's nested sampling designs: mean, SD (minimum 1).
 DESIGNS = {"small": (3.0, 1.0), "moderate": (30.0, 5.0)}
@@ -180,18 +180,19 @@ def _check_population(population: Any) -> dict:
     if not isinstance(population, dict) or population.get("kind") not in _POPULATIONS:
         raise SuiteError(f"`population.kind` must be one of {list(_POPULATIONS)}.")
     if population["kind"] == "nested_finite":
-        required = {"persons", "texts_per_person", "mean", "sd", "seed"}
+        required = {"persons", "texts_per_person", "mean", "seed"}
         missing = required - set(population)
         if missing:
             raise SuiteError(f"`population` is missing {sorted(missing)}.")
         if not 0 < population["mean"] < 1:
             raise SuiteError("`population.mean` must lie strictly between 0 and 1.")
-        if not 0 < population["sd"] ** 2 < population["mean"] * (1 - population["mean"]):
+        sd = population.get("sd")
+        if sd is not None and not 0 < sd**2 < population["mean"] * (1 - population["mean"]):
             raise SuiteError(
                 "`population.sd` must be positive and below "
                 "sqrt(mean (1 - mean)) (a Beta distribution)."
             )
-        unknown = set(population) - required - {"kind"}
+        unknown = set(population) - required - {"kind", "sd", "srs_texts"}
         if unknown:
             raise SuiteError(f"`population` has unknown keys {sorted(unknown)}.")
     return population
@@ -259,11 +260,35 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
                 scale_grid,
             )
         if population["kind"] == "nested_finite":
-            if set(grid) != {"design", "persons"}:
-                raise SuiteError("`grid` of a nested population must have dims design and persons.")
-            bad = set(grid["design"]) - set(DESIGNS)
+            designs = set(grid.get("design", []))
+            needed = {"design"} | ({"persons"} if designs - {"srs"} else set())
+            if not needed <= set(grid) <= needed | {"persons", "icc"}:
+                raise SuiteError(
+                    "`grid` of a nested population must have dims design and persons (and "
+                    "optionally icc)."
+                )
+            bad = designs - set(DESIGNS) - {"srs"}
             if bad:
-                raise SuiteError(f"`grid.design` must be among {sorted(DESIGNS)}; got {bad}.")
+                raise SuiteError(
+                    f"`grid.design` must be among {sorted(DESIGNS) + ['srs']}; got {bad}."
+                )
+            if "icc" in grid:
+                if not all(0 < r < 1 for r in grid["icc"]):
+                    raise SuiteError("`grid.icc` must lie strictly between 0 and 1.")
+            elif "sd" not in population:
+                raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
+        if population["kind"] == "nested_planning":
+            if set(grid) != {"n", "icc", "texts_per_person"}:
+                raise SuiteError(
+                    "`grid` of a nested_planning population must have dims n, icc and "
+                    "texts_per_person."
+                )
+            if not 0 < population.get("metric_value", -1) < 1:
+                raise SuiteError("`population.metric_value` must lie strictly between 0 and 1.")
+            if any(not s.exact for s in scales.values()):
+                raise SuiteError("a nested_planning suite is analytic: every scale is exact.")
+            if any(m.family != "clustered" for m in methods):
+                raise SuiteError("a nested_planning suite takes `clustered` methods only.")
         if population["kind"] == "bernoulli":
             if set(grid) != {"n", "p"}:
                 raise SuiteError("`grid` of a bernoulli population must have dims n and p.")
@@ -362,12 +387,33 @@ def nested_population(persons: int, texts: int, mean: float, sd: float, seed: in
     return successes, successes.sum() / (persons * texts)
 
 
-def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.Generator):
-    """Per-person successes and texts (R, m) of R samples of m persons."""
+def _population_of(suite: Suite, cell: dict):
+    """Return the cell's finite population (an ``icc`` dim sets sd^2 = icc m (1 - m))."""
     pop = suite.population
-    totals, _ = nested_population(
-        pop["persons"], pop["texts_per_person"], pop["mean"], pop["sd"], pop["seed"]
-    )
+    sd = pop.get("sd")
+    if "icc" in cell:
+        sd = float(np.sqrt(cell["icc"] * pop["mean"] * (1 - pop["mean"])))
+    return nested_population(pop["persons"], pop["texts_per_person"], pop["mean"], sd, pop["seed"])
+
+
+def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.Generator):
+    """Per-person successes and texts (R, m) of R samples of m persons.
+
+    Design ``"srs"`` samples ``population.srs_texts`` texts at random from the whole
+    population instead; persons are then those hit (texts = 0 for the others).
+    """
+    pop = suite.population
+    totals, _ = _population_of(suite, cell)
+    if cell["design"] == "srs":
+        per_person = rng.multivariate_hypergeometric(
+            np.full(totals.size, pop["texts_per_person"]),
+            pop.get("srs_texts", 1200),
+            size=replications,
+        )
+        y = rng.hypergeometric(
+            np.broadcast_to(totals, per_person.shape), pop["texts_per_person"] - totals, per_person
+        )
+        return y, per_person
     m = int(cell["persons"])
     # m persons without replacement: the m smallest of uniform keys
     keys = rng.random((replications, totals.size))
@@ -417,10 +463,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     from .bayes import _adaptive_grid, _grid_interval
     from .design import clustered_proportion_ci
 
-    pop = suite.population
-    _, truth = nested_population(
-        pop["persons"], pop["texts_per_person"], pop["mean"], pop["sd"], pop["seed"]
-    )
+    _, truth = _population_of(suite, cell)
     level = suite.confidence_level
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     y, n = _nested_sample(suite, cell, scale.replications, data_rng)
@@ -577,7 +620,10 @@ def run_suite(
     out.mkdir(parents=True, exist_ok=True)
     if suite.scales[scale].exact:
         # Exact mode is one vectorized enumeration per method: nothing to persist per cell.
-        dataset = _exact_dataset(suite, scale)
+        if suite.population["kind"] == "nested_planning":
+            dataset = _planning_dataset(suite, scale)
+        else:
+            dataset = _exact_dataset(suite, scale)
         if progress:
             progress(1, 1)
         _write_dataset(dataset, out / f"{suite.name}.nc")
@@ -623,6 +669,29 @@ def _write_dataset(dataset: xr.Dataset, target: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
+    """Half-widths of design-adjusted intervals at the planned value (no coverage)."""
+    from .planning import half_width_curves
+
+    dims = suite.dims(scale)
+    shape = [len(dims[d]) for d in ("n", "icc", "texts_per_person")]
+    scores = np.full((*shape, len(suite.methods), 5), np.nan)
+    for i, m in enumerate(suite.methods):
+        df = None if m.options["df_adjust"] == "none" else m.options["df_adjust"]
+        curves = half_width_curves(
+            dims["n"],
+            [suite.population["metric_value"]],
+            suite.confidence_level,
+            m.options["method"],
+            icc=dims["icc"],
+            texts_per_person=dims["texts_per_person"],
+            df_adjust=df,
+        )
+        scores[..., i, 3] = curves.isel(metric_value=0).values
+        scores[..., i, 4] = 1.0
+    return _dataset(suite, scale, scores)
 
 
 def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
