@@ -213,3 +213,24 @@ def test_paper_nested_smoke_orders_methods_as_the_paper(tmp_path):
     assert coverage["agresti_coull_neff_df"] > coverage["agresti_coull"] + 0.1
     assert coverage["hierarchical_percentile"] > coverage["iid_percentile"] + 0.1
     assert np.all(scores[:, 4] == 100)
+
+
+def test_paper_f1_population_and_smoke_cell():
+    probs = harness.confusion_probabilities(0.1, 0.8, 0.9)
+    tp, fp, fn, tn = probs
+    assert probs.sum() == pytest.approx(1.0)
+    assert tp / (tp + fp) == pytest.approx(0.8) and tp / (tp + fn) == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="no population has prevalence"):
+        harness.confusion_probabilities(0.6, 0.5, 0.9)
+    suite = harness.load_suite(SUITES / "paper-f1.toml")
+    scores = harness.compute_cell(suite, "smoke", {"n": 300, "precision": 0.6, "recall": 0.6})
+    coverage = scores[:, 0] / scores[:, 4]
+    # at n = 300 and moderate precision and recall both bootstraps cover near 0.95
+    assert np.all(np.abs(coverage - 0.95) < 4 * np.sqrt(0.95 * 0.05 / 100))
+
+
+def test_figure7_suite_reproduces_the_paper(tmp_path):
+    ds = harness.run_suite(harness.load_suite(SUITES / "figure7.toml"), "smoke", tmp_path)
+    cell = ds.sel(n=400, icc=0.1).sel({"method": "agresti_coull_neff_df"})["mean_half_width"]
+    assert float(cell.sel(texts_per_person=10)) == pytest.approx(0.043, abs=5e-4)
+    assert float(cell.sel(texts_per_person=50)) == pytest.approx(0.093, abs=5e-4)

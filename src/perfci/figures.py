@@ -306,6 +306,8 @@ def make_figures(dataset: xr.Dataset, folder: str | Path) -> list[Path]:
             written.append(path)
     if suite == "paper-nested":
         written.append(_population_histogram(folder))
+    if suite == "paper-f1" and (path := _f1_heatmaps(dataset, folder)) is not None:
+        written.append(path)
     return written
 
 
@@ -348,3 +350,44 @@ def coverage_table(dataset: xr.Dataset) -> str:
             hw_text = f"{np.nanmean(hw):.3f}" if not np.all(np.isnan(hw)) else "n/a"
             lines.append(f"| {method} | {labels} | {cov_text} | {hw_text} |")
     return "\n".join(lines) + "\n"
+
+
+def _f1_heatmaps(dataset: xr.Dataset, folder: Path) -> Path | None:
+    """Figure 2: F1 coverage by precision x recall, averaged over ranges of n."""
+    import matplotlib.pyplot as plt
+
+    methods = [m for m in ("percentile", "pseudo_percentile_1") if m in dataset["method"].values]
+    ranges = [(30, 100), (100, 300), (300, 501)]
+    ranges = [r for r in ranges if np.any((dataset["n"] >= r[0]) & (dataset["n"] < r[1]))]
+    if not methods or not ranges:
+        return None
+    fig, axes = plt.subplots(
+        len(ranges), len(methods), figsize=(4.5 * len(methods), 3.6 * len(ranges)), squeeze=False
+    )
+    for i, (lo, hi) in enumerate(ranges):
+        sub = dataset.sel(n=(dataset["n"] >= lo) & (dataset["n"] < hi)).mean("n")
+        for j, method in enumerate(methods):
+            ax = axes[i, j]
+            values = sub.sel({"method": method})["coverage"].transpose("precision", "recall")
+            image = ax.imshow(values, vmin=0.5, vmax=1.0, cmap="viridis", origin="lower")
+            ax.set_xticks(range(values.sizes["recall"]), [f"{v:g}" for v in values["recall"]])
+            ax.set_yticks(range(values.sizes["precision"]), [f"{v:g}" for v in values["precision"]])
+            for (a, b), v in np.ndenumerate(values.values):
+                ax.text(
+                    b,
+                    a,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize="xx-small",
+                    color="w" if v < 0.8 else "k",
+                )
+            ax.set_title(f"{method}, n {lo}-{hi - 1}", fontsize="small")
+            ax.set_xlabel("recall")
+            ax.set_ylabel("precision")
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6)
+    fig.suptitle("Figure 2: coverage of 95% bootstrap intervals for F1, prevalence 0.10")
+    path = folder / "paper-f1-fig2.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

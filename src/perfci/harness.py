@@ -49,7 +49,7 @@ _TOP_KEYS = {
     "scales",
     "confidence_level",
 }
-_POPULATIONS = ("bernoulli", "nested_finite", "nested_planning")
+_POPULATIONS = ("bernoulli", "confusion", "nested_finite", "nested_planning")
 _FAMILIES = ("analytic", "bootstrap", "clustered", "bayes")
 # Texts per person in the paper's nested sampling designs: mean, SD (minimum 1).
 DESIGNS = {"small": (3.0, 1.0), "moderate": (30.0, 5.0)}
@@ -277,6 +277,18 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
                     raise SuiteError("`grid.icc` must lie strictly between 0 and 1.")
             elif "sd" not in population:
                 raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
+        if population["kind"] == "confusion":
+            if set(grid) != {"n", "precision", "recall"}:
+                raise SuiteError(
+                    "`grid` of a confusion population must have dims n, precision and recall."
+                )
+            if not 0 < population.get("prevalence", -1) < 1:
+                raise SuiteError("`population.prevalence` must lie strictly between 0 and 1.")
+            for dim in ("precision", "recall"):
+                if not all(0 < v <= 1 for v in grid[dim]):
+                    raise SuiteError(f"`grid.{dim}` must lie in (0, 1].")
+            if any(m.family != "bootstrap" or m.options["scheme"] != "iid" for m in methods):
+                raise SuiteError("a confusion suite takes iid `bootstrap` methods only.")
         if population["kind"] == "nested_planning":
             if set(grid) != {"n", "icc", "texts_per_person"}:
                 raise SuiteError(
@@ -546,7 +558,58 @@ def _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng, draws=1000
     return low, high
 
 
-_KERNELS: dict[str, Callable] = {"bernoulli": _bernoulli_cell, "nested_finite": _nested_cell}
+def confusion_probabilities(prevalence: float, precision: float, recall: float) -> np.ndarray:
+    """Cell probabilities [tp, fp, fn, tn] of a population with these three rates."""
+    tp = prevalence * recall
+    fn = prevalence - tp
+    fp = tp * (1 - precision) / precision
+    tn = 1 - tp - fn - fp
+    if tn < 0:
+        raise ValueError(
+            f"no population has prevalence {prevalence}, precision {precision} and recall "
+            f"{recall}: the classifier's positives would exceed all texts."
+        )
+    return np.array([tp, fp, fn, tn])
+
+
+def _confusion_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    """F1 bootstrap intervals on confusion matrices of n texts (the paper's section 3.2)."""
+    precision, recall = float(cell["precision"]), float(cell["recall"])
+    truth = 2 * precision * recall / (precision + recall)
+    probs = confusion_probabilities(suite.population["prevalence"], precision, recall)
+    n = int(cell["n"])
+    level = suite.confidence_level
+    q = [(1 - level) / 2, (1 + level) / 2]
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    counts = data_rng.multinomial(n, probs, size=scale.replications)  # every method's data
+    out = np.empty((len(suite.methods), 5))
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        lam = m.options["pseudo_count"]
+        size = n + 4 * lam
+        low, high = np.empty(counts.shape[0]), np.empty(counts.shape[0])
+        for start in range(0, counts.shape[0], 100):  # bounds memory: 100 x B x 4
+            block = counts[start : start + 100] + lam
+            # F1 = 2 tp / (2 tp + fp + fn) needs only (tp, fp + fn, tn): three categories
+            cells = np.stack([block[:, 0], block[:, 1] + block[:, 2], block[:, 3]], axis=1)
+            draws = rng.multinomial(size, cells / size, size=(scale.resamples, cells.shape[0]))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f1 = 2 * draws[..., 0] / (2 * draws[..., 0] + draws[..., 1])
+            if np.isnan(f1).any():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows stay NaN
+                    ends = np.nanquantile(f1, q, axis=0)
+            else:
+                ends = np.quantile(f1, q, axis=0)
+            low[start : start + 100], high[start : start + 100] = ends
+        out[i] = _score(low, high, truth)
+    return out
+
+
+_KERNELS: dict[str, Callable] = {
+    "bernoulli": _bernoulli_cell,
+    "confusion": _confusion_cell,
+    "nested_finite": _nested_cell,
+}
 
 
 # ---------------------------------------------------------------------------- running
