@@ -10,8 +10,8 @@ the number of workers or an interrupted and resumed run.
 Each finished cell is written atomically to ``DIR/SUITE.cells/`` and a run resumes from
 them; the result is an :class:`xarray.Dataset` written to ``DIR/SUITE.nc`` with variables
 ``coverage``, ``mc_se``, ``mean_half_width``, ``miss_low`` (interval below the truth),
-``miss_high`` (interval above the truth) and ``n_valid``, over the grid's dims and
-``method``.
+``miss_high`` (interval above the truth), ``n_valid`` and ``n_flagged`` (MCMC fits that
+failed their diagnostics), over the grid's dims and ``method``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,15 @@ from .simulate import bca_from_order_statistics, percentile_from_order_statistic
 __all__ = ["Suite", "list_suites", "load_suite", "run_suite", "suite_dir"]
 
 #: Variables of a result dataset, in order.
-RESULT_VARIABLES = ("coverage", "mc_se", "mean_half_width", "miss_low", "miss_high", "n_valid")
+RESULT_VARIABLES = (
+    "coverage",
+    "mc_se",
+    "mean_half_width",
+    "miss_low",
+    "miss_high",
+    "n_valid",
+    "n_flagged",
+)
 _TOP_KEYS = {
     "name",
     "description",
@@ -154,9 +162,15 @@ def _check_method(i: int, spec: dict) -> Method:
         if df not in ("none", "dean_pagano", "korn_graubard"):
             raise SuiteError(f"`{key}.df_adjust` must be 'none', 'dean_pagano' or 'korn_graubard'.")
     elif family == "bayes":
-        allowed = {"sampler", "estimand"}
-        if options.setdefault("sampler", "grid") != "grid":
-            raise SuiteError(f"`{key}.sampler` must be 'grid' in a suite.")
+        allowed = {"sampler", "estimand", "replications"}
+        sampler = options.setdefault("sampler", "grid")
+        if sampler not in ("grid", "nutpie"):
+            raise SuiteError(f"`{key}.sampler` must be 'grid' or 'nutpie'.")
+        if sampler == "nutpie" and not isinstance(options.get("replications"), int):
+            raise SuiteError(
+                f"`{key}.replications` (the first K replications of each cell to fit with "
+                "MCMC) is needed for sampler 'nutpie'."
+            )
         if options.get("estimand") not in ("mu", "text_weighted"):
             raise SuiteError(f"`{key}.estimand` must be 'mu' or 'text_weighted'.")
     else:
@@ -335,8 +349,8 @@ def _cell_seed(suite: Suite, scale: str, cell: dict) -> np.random.SeedSequence:
     )
 
 
-def _score(low, high, truth, valid=None) -> np.ndarray:
-    """hits, miss_low, miss_high, half-width sum, n_valid of one method's intervals."""
+def _score(low, high, truth, valid=None, flagged=0) -> np.ndarray:
+    """hits, misses low and high, half-width sum, n_valid, n_flagged of intervals."""
     low, high = np.asarray(low, float), np.asarray(high, float)
     valid = np.isfinite(low) & np.isfinite(high) if valid is None else valid
     low, high = low[valid], high[valid]
@@ -347,6 +361,7 @@ def _score(low, high, truth, valid=None) -> np.ndarray:
             np.sum(low > truth),
             np.sum(high - low) / 2,
             low.size,
+            flagged,
         ],
         dtype=float,
     )
@@ -355,7 +370,7 @@ def _score(low, high, truth, valid=None) -> np.ndarray:
 def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     n, p = int(cell["n"]), float(cell["p"])
     level = suite.confidence_level
-    out = np.empty((len(suite.methods), 5))
+    out = np.empty((len(suite.methods), 6))
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     x = data_rng.binomial(n, p, size=scale.replications)  # the data every method sees
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
@@ -480,7 +495,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     y, n = _nested_sample(suite, cell, scale.replications, data_rng)
     x_total, n_total = y.sum(1), n.sum(1)
-    out = np.empty((len(suite.methods), 5))
+    out = np.empty((len(suite.methods), 6))
     grid = None
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
@@ -514,6 +529,12 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             low, high = _nested_bootstrap(
                 y, n, o["scheme"], o["pseudo_count"], scale.resamples, level, rng
             )
+        elif o["sampler"] == "nutpie":
+            low, high, flagged = _nutpie_intervals(
+                y, n, o["estimand"], o["replications"], level, rng
+            )
+            out[i] = _score(low, high, truth, None, flagged)
+            continue
         else:
             if grid is None:  # one grid posterior per cell, shared by both estimands
                 grid = _adaptive_grid(y, n, "pareto", (400, 100))
@@ -524,6 +545,30 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 low, high = _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng)
         out[i] = _score(low, high, truth, valid)
     return out
+
+
+def _nutpie_intervals(y, n, estimand, replications, level, rng):
+    """MCMC (nutpie) credible intervals for the first `replications` data sets of a cell.
+
+    Every fit is one MCMC run (compiled once per worker process, refit with the data);
+    flagged fits (failed diagnostics) are kept in the coverage and counted.
+    """
+    from .bayes import BayesianDiagnosticsWarning, fit
+
+    k = min(replications, y.shape[0])
+    low, high = np.full(k, np.nan), np.full(k, np.nan)
+    flagged = 0
+    seeds = rng.integers(2**31 - 1, size=k)
+    for r in range(k):  # one MCMC run per data set: no way around a loop here
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+            result = fit(
+                y[r], n[r], sampler="nutpie", draws=1000, tune=1000, chains=2, rng=int(seeds[r])
+            )
+        ci = result.interval(estimand, "eti", level)
+        low[r], high[r] = ci.low, ci.high
+        flagged += int(result.flagged)
+    return low, high, flagged
 
 
 def _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng, draws=1000, chunk=25):
@@ -582,7 +627,7 @@ def _confusion_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     q = [(1 - level) / 2, (1 + level) / 2]
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     counts = data_rng.multinomial(n, probs, size=scale.replications)  # every method's data
-    out = np.empty((len(suite.methods), 5))
+    out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         lam = m.options["pseudo_count"]
         size = n + 4 * lam
@@ -635,7 +680,7 @@ def _write_atomic(path: Path, array: np.ndarray) -> None:
 
 
 def compute_cell(suite: Suite, scale_name: str, cell: dict) -> np.ndarray:
-    """Scores of every method in one cell: (methods, 5) = hits, misses, half-widths, n."""
+    """Score every method in one cell: (methods, 6) = hits, misses, half-widths, n, flags."""
     scale = suite.scales[scale_name]
     return _KERNELS[suite.population["kind"]](
         suite, scale, cell, _cell_seed(suite, scale_name, cell)
@@ -740,7 +785,7 @@ def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
 
     dims = suite.dims(scale)
     shape = [len(dims[d]) for d in ("n", "icc", "texts_per_person")]
-    scores = np.full((*shape, len(suite.methods), 5), np.nan)
+    scores = np.full((*shape, len(suite.methods), 6), np.nan)
     for i, m in enumerate(suite.methods):
         df = None if m.options["df_adjust"] == "none" else m.options["df_adjust"]
         curves = half_width_curves(
@@ -754,6 +799,7 @@ def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
         )
         scores[..., i, 3] = curves.isel(metric_value=0).values
         scores[..., i, 4] = 1.0
+        scores[..., i, 5] = 0.0
     return _dataset(suite, scale, scores)
 
 
@@ -762,22 +808,17 @@ def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
     dims = suite.dims(scale)
     n = np.asarray(dims["n"], dtype=int)[:, None]
     p = np.asarray(dims["p"], dtype=float)[None, :]
-    scores = np.full((n.size, p.size, len(suite.methods), 5), np.nan)
+    scores = np.full((n.size, p.size, len(suite.methods), 6), np.nan)
     for i, m in enumerate(suite.methods):
         if m.family == "bootstrap" and m.options["interval"] == "bca":
-            scores[..., i, 4] = 0.0  # BCa has no exact mode
+            scores[..., i, 4:] = 0.0  # BCa has no exact mode
             continue
         lam = m.options.get("pseudo_count", 0)
         name = m.options.get("method") or (f"pseudo_percentile_{lam}" if lam else "percentile")
         oc = operating_characteristics(name, n, p, suite.confidence_level)
+        ones = np.ones(oc.coverage.shape)
         scores[..., i, :] = np.stack(
-            [
-                oc.coverage,
-                oc.miss_low,
-                oc.miss_high,
-                oc.expected_half_width,
-                np.ones(oc.coverage.shape),
-            ],
+            [oc.coverage, oc.miss_low, oc.miss_high, oc.expected_half_width, ones, 0 * ones],
             -1,
         )
     return _dataset(suite, scale, scores)
@@ -821,7 +862,7 @@ def _assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.D
     dims = suite.dims(scale)
     names = list(dims)
     shape = [len(dims[d]) for d in names]
-    scores = np.empty((*shape, len(suite.methods), 5))
+    scores = np.empty((*shape, len(suite.methods), 6))
     index = {d: {v: i for i, v in enumerate(dims[d])} for d in names}
     for cell in cells:
         position = tuple(index[d][cell[d]] for d in names)
@@ -848,6 +889,7 @@ def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
             "miss_low": scores[..., 1] / scores[..., 4],
             "miss_high": scores[..., 2] / scores[..., 4],
             "n_valid": n_valid,
+            "n_flagged": scores[..., 5],
         }
     all_dims = (*names, "method")
     dataset = xr.Dataset(
