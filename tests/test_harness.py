@@ -212,7 +212,10 @@ def test_paper_nested_smoke_orders_methods_as_the_paper(tmp_path):
     assert coverage["agresti_coull"] < 0.85
     assert coverage["agresti_coull_neff_df"] > coverage["agresti_coull"] + 0.1
     assert coverage["hierarchical_percentile"] > coverage["iid_percentile"] + 0.1
-    assert np.all(scores[:, 4] == 100)
+    names = [m.name for m in suite.methods]
+    assert np.all(scores[:, 4] == [20 if name == "bayes_nutpie_mu" else 100 for name in names])
+    # MCMC fits on the documented subset, flagged ones counted
+    assert 0 <= scores[names.index("bayes_nutpie_mu"), 5] <= 20
 
 
 def test_paper_f1_population_and_smoke_cell():
