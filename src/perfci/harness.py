@@ -752,6 +752,8 @@ def run_suite(
         for old in folder.glob("*.npy"):
             old.unlink()
     marker.write_text(scale)
+    for torn in folder.glob("*.tmp"):  # left by a run killed while writing
+        torn.unlink()
     cells = suite.cells(scale)
     todo = [c for c in cells if not _cell_path(folder, c).exists()]
     done = len(cells) - len(todo)
