@@ -135,3 +135,84 @@ def test_clustered_intervals_inside_unit_interval(rows, design, df_adjust, metho
         ci = pc.clustered_proportion_ci(y, n, method=method, design=design, df_adjust=df_adjust)
     assert 0 <= ci.low <= ci.high <= 1
     assert ci.design_effect > 0 and ci.n_clusters == len(rows)
+
+
+person_cells = st.lists(
+    st.lists(st.integers(0, 6), min_size=4, max_size=4).filter(lambda c: sum(c) > 0),
+    min_size=2,
+    max_size=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    person_cells,
+    st.sampled_from(pc.BINARY_METRICS),
+    st.sampled_from(pc.SCHEMES),
+    st.sampled_from(pc.BOOTSTRAP_INTERVALS),
+    st.integers(0, 1),
+)
+def test_bootstrap_every_metric_and_scheme_gives_ordered_bounds_in_range(
+    rows, metric, scheme, interval, lam
+):
+    import warnings
+
+    cells = np.array(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ci = pc.bootstrap_ci(
+                cells,
+                metric,
+                scheme=scheme,
+                interval=interval,
+                pseudo_count=lam,
+                n_resamples=200,
+                rng=3,
+            )
+        except ValueError as exc:  # the only allowed failure: undefined everywhere
+            assert "undefined in every resample" in str(exc)
+            return
+    low_limit = -1 if metric in ("kappa", "mcc") else 0
+    assert low_limit - 1e-12 <= ci.low <= ci.high <= 1 + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    person_cells,
+    st.sampled_from(["kappa", "ppa", "pna"]),
+    st.sampled_from(pc.SCHEMES),
+    st.integers(0, 1),
+)
+def test_bootstrap_rater_swap_gives_the_same_interval(rows, metric, scheme, lam):
+    import warnings
+
+    cells = np.array(rows)
+    swapped = cells[:, [0, 2, 1, 3]]
+    kwargs = dict(scheme=scheme, pseudo_count=lam, n_resamples=200, rng=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            a = pc.bootstrap_ci(cells, metric, **kwargs)
+        except ValueError:
+            with pytest.raises(ValueError):
+                pc.bootstrap_ci(swapped, metric, **kwargs)
+            return
+        b = pc.bootstrap_ci(swapped, metric, **kwargs)
+    np.testing.assert_array_equal(a.distribution, b.distribution)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=3, max_size=30), st.sampled_from(pc.BINARY_METRICS))
+def test_singleton_persons_cluster_equals_hierarchical_for_every_metric(kinds, metric):
+    import warnings
+
+    cells = np.eye(4, dtype=int)[kinds]  # one text per person, of the given kind
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            a = pc.bootstrap_ci(cells, metric, scheme="cluster", n_resamples=200, rng=6)
+        except ValueError:
+            return
+        b = pc.bootstrap_ci(cells, metric, scheme="hierarchical", n_resamples=200, rng=6)
+    np.testing.assert_array_equal(a.distribution, b.distribution)
