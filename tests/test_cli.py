@@ -458,3 +458,21 @@ def test_bayes_json(capsys, example_csv):
         "f1",
     )
     assert status == 2 and "`metric` must be one of" in err
+
+
+def test_validate_json(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "validation" / "suites").mkdir(parents=True)
+    (tmp_path / "validation" / "suites" / "t.toml").write_text(
+        'name = "t"\ndescription = "d"\nseed = 1\n[population]\nkind = "bernoulli"\n[grid]\n'
+        "n = [5, 9]\np = [0.5]\n[scales.smoke]\nreplications = 10\nresamples = 10\n"
+        '[[methods]]\nname = "wald"\nfamily = "analytic"\nmethod = "wald"\n'
+    )
+    assert main(["validate", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"name": "t", "description": "d", "scales": ["smoke"]}
+    ]
+    assert main(["validate", "run", "t", "--out", "res", "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"] == 2
+    assert main(["validate", "report", "res", "--figures", "figs", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"][-1].endswith("SUMMARY.md")

@@ -123,6 +123,14 @@ def test_resume_recomputes_only_missing_cells(tiny, tmp_path):
         ),
         (('kind = "bernoulli"', 'kind = "poisson"'), r"`population.kind` must be one of"),
         (("[scales.smoke]", "[scales.smoke]\nreplicates = 3"), r"unknown keys \['replicates'\]"),
+        (
+            ('family = "analytic"\nmethod = "wilson"', 'family = "clustered"\nmethod = "wilson"'),
+            r"a bernoulli population takes families \['analytic', 'bootstrap'\]",
+        ),
+        (
+            ('interval = "bca"', 'interval = "bca"\nscheme = "cluster"'),
+            r"scheme must be one of \['iid'\] for a bernoulli population",
+        ),
     ],
 )
 def test_invalid_suites_fail_before_any_work(tmp_path, edit, match):
@@ -237,3 +245,14 @@ def test_figure7_suite_reproduces_the_paper(tmp_path):
     cell = ds.sel(n=400, icc=0.1).sel({"method": "agresti_coull_neff_df"})["mean_half_width"]
     assert float(cell.sel(texts_per_person=10)) == pytest.approx(0.043, abs=5e-4)
     assert float(cell.sel(texts_per_person=50)) == pytest.approx(0.093, abs=5e-4)
+
+
+def test_resume_refuses_cells_of_a_changed_suite(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(SMALL)
+    harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out")
+    path.write_text(SMALL.replace("replications = 300", "replications = 400"))
+    with pytest.raises(ValueError, match="another version of suite 'tiny'"):
+        harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out", resume=True)
+    fresh = harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out")
+    assert np.all(fresh["n_valid"].sel({"method": "wilson"}) == 400)

@@ -436,10 +436,19 @@ def _cmd_validate(args: argparse.Namespace) -> None:
     from . import harness
 
     if args.action == "list":
-        for name in harness.list_suites():
-            suite = harness.load_suite(name)
-            scales = ", ".join(suite.scales)
-            print(f"{name}: {suite.description} (scales: {scales})")
+        suites = [harness.load_suite(name) for name in harness.list_suites()]
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {"name": s.name, "description": s.description, "scales": list(s.scales)}
+                        for s in suites
+                    ]
+                )
+            )
+            return
+        for suite in suites:
+            print(f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})")
         return
     if args.action == "run":
         if args.suite is None:
@@ -455,7 +464,22 @@ def _cmd_validate(args: argparse.Namespace) -> None:
             resume=args.resume,
             progress=None if args.quiet else _progress_bar,
         )
-        print(f"wrote {Path(args.out) / (dataset.attrs['suite'] + '.nc')}")
+        target = Path(args.out) / (dataset.attrs["suite"] + ".nc")
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "suite": dataset.attrs["suite"],
+                        "scale": args.scale,
+                        "result": str(target),
+                        "cells": int(
+                            np.prod([dataset.sizes[d] for d in dataset.dims if d != "method"])
+                        ),
+                    }
+                )
+            )
+        else:
+            print(f"wrote {target}")
         return
     from .figures import coverage_table, make_figures
 
@@ -465,16 +489,20 @@ def _cmd_validate(args: argparse.Namespace) -> None:
         raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
     import xarray as xr
 
-    tables = []
+    tables, written = [], []
     for path in files:
         with xr.open_dataset(path, engine="h5netcdf") as dataset:
             dataset = dataset.load()
-        for figure in make_figures(dataset, args.figures):
-            print(f"wrote {figure}")
+        written += [str(f) for f in make_figures(dataset, args.figures)]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"
     summary.write_text("# Coverage results\n\n" + "\n".join(tables))
-    print(f"wrote {summary}")
+    written.append(str(summary))
+    if args.json:
+        print(json.dumps({"written": written}))
+    else:
+        for path in written:
+            print(f"wrote {path}")
 
 
 def _cmd_plan(args: argparse.Namespace) -> None:
@@ -667,6 +695,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler")
     p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(run=_cmd_validate)
 
     p = sub.add_parser("plan", help="relevant texts (and persons) for a target half-width")

@@ -200,7 +200,13 @@ def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path):
         data = data.sel({dim: value})
     if fig_spec.x_below is not None:
         data = data.sel({fig_spec.x: data[fig_spec.x] < fig_spec.x_below})
-    methods = set(data["method"].values.tolist())
+    variable = "miss_high" if fig_spec.variable == "misses" else fig_spec.variable
+    # methods with nothing to show (BCa in an exact result) are left out
+    methods = {
+        m
+        for m in data["method"].values.tolist()
+        if not np.all(np.isnan(data[variable].sel({"method": m}).values))
+    }
     if fig_spec.groups:
         panels = [
             (name, [m for m in members if m in methods])

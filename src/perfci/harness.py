@@ -325,6 +325,7 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
             raise SuiteError("`confidence_level` must lie strictly between 0 and 1.")
     except SuiteError as exc:
         raise SuiteError(f"suite {path.name}: {exc}") from None
+    _check_support(population["kind"], methods, scales, path.name)
     return Suite(
         raw["name"],
         raw.get("description", ""),
@@ -335,6 +336,67 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
         methods,
         scales,
     )
+
+
+# What each population can compute: method families, bootstrap schemes and intervals.
+_SUPPORT = {
+    "bernoulli": ({"analytic", "bootstrap"}, {"iid"}, {"percentile", "bca"}, True),
+    "confusion": ({"bootstrap"}, {"iid"}, {"percentile"}, False),
+    "nested_finite": (
+        {"analytic", "clustered", "bootstrap", "bayes"},
+        {"iid", "cluster", "hierarchical"},
+        {"percentile"},
+        False,
+    ),
+    "nested_planning": ({"clustered"}, set(), set(), True),
+}
+
+
+def _check_support(kind: str, methods, scales, filename: str) -> None:
+    """Reject methods or an exact scale that a population kind cannot compute."""
+    families, schemes, intervals, exact_ok = _SUPPORT[kind]
+    for i, m in enumerate(methods):
+        key = f"suite {filename}: `methods[{i}]`"
+        if m.family not in families:
+            raise SuiteError(
+                f"{key}: a {kind} population takes families {sorted(families)}; got {m.family!r}."
+            )
+        if m.family == "bootstrap":
+            if m.options["scheme"] not in schemes:
+                raise SuiteError(
+                    f"{key}.scheme must be one of {sorted(schemes)} for a {kind} population."
+                )
+            if m.options["interval"] not in intervals:
+                raise SuiteError(
+                    f"{key}.interval must be one of {sorted(intervals)} for a {kind} population."
+                )
+    for name, scale in scales.items():
+        if scale.exact and not exact_ok:
+            raise SuiteError(
+                f"suite {filename}: `scales.{name}.exact`: a {kind} population has no exact mode."
+            )
+        if not scale.exact and kind == "nested_planning":
+            raise SuiteError(
+                f"suite {filename}: `scales.{name}`: a nested_planning suite is "
+                "analytic; set exact = true."
+            )
+
+
+def suite_fingerprint(suite: Suite, scale: str) -> str:
+    """Hash everything that determines a run's cells: the suite's contents and scale."""
+    payload = repr(
+        (
+            suite.name,
+            suite.seed,
+            suite.confidence_level,
+            sorted(suite.population.items()),
+            sorted((k, tuple(v)) for k, v in suite.grid.items()),
+            [(m.name, m.family, sorted(m.options.items())) for m in suite.methods],
+            scale,
+            suite.scales[scale],
+        )
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 # ------------------------------------------------------------------------ cell kernels
@@ -738,20 +800,17 @@ def run_suite(
         return dataset
     folder = out / f"{suite.name}.cells"
     folder.mkdir(parents=True, exist_ok=True)
-    marker = folder / "scale.txt"
-    if marker.exists() and marker.read_text() != scale:
-        if not resume:
-            for old in folder.glob("*.npy"):
-                old.unlink()
-        else:
-            raise ValueError(
-                f"{folder} holds cells of scale {marker.read_text()!r}, not "
-                f"{scale!r}; run without `resume`."
-            )
+    marker = folder / "fingerprint.txt"
+    fingerprint = suite_fingerprint(suite, scale)
+    if resume and marker.exists() and marker.read_text() != fingerprint:
+        raise ValueError(
+            f"{folder} holds cells of another version of suite {suite.name!r} or another "
+            "scale; run without `resume` to start again."
+        )
     if not resume:
         for old in folder.glob("*.npy"):
             old.unlink()
-    marker.write_text(scale)
+    marker.write_text(fingerprint)
     for torn in folder.glob("*.tmp"):  # left by a run killed while writing
         torn.unlink()
     cells = suite.cells(scale)
