@@ -407,6 +407,36 @@ _COLUMNS = [
 ]
 
 
+def _bayes_row(
+    metric: str,
+    estimate,
+    low,
+    high,
+    method: str,
+    relevant_n,
+    persons=pd.NA,
+    notes: tuple[str, ...] = (),
+) -> dict:
+    """One report row of a credible interval."""
+    return {
+        "metric": metric,
+        "estimate": estimate,
+        "low": low,
+        "high": high,
+        "method": method,
+        "relevant_n": relevant_n,
+        "persons": persons,
+        "icc": np.nan,
+        "design_effect": np.nan,
+        "n_eff": np.nan,
+        "note": "; ".join(note for note in notes if note),
+    }
+
+
+def _flag(result) -> str:
+    return "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
+
+
 def _bayes_rows(
     counts: ConfusionCounts, metric: str, level: float, sampler: str, rng: np.random.Generator
 ) -> list[dict]:
@@ -414,101 +444,79 @@ def _bayes_rows(
     from . import bayes
 
     nested = counts.groups is not None
-    base = {
-        "relevant_n": pd.NA,
-        "persons": pd.NA,
-        "icc": np.nan,
-        "design_effect": np.nan,
-        "n_eff": np.nan,
-        "note": "",
-    }
-    if metric in PROPORTION_METRICS and nested:
-        x, n = proportion_counts(counts.counts, metric)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", bayes.BayesianDiagnosticsWarning)
-            result = bayes.fit(x, n, sampler=sampler, rng=rng)
-        flag = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
-        del caught  # the flag is in the note
-        about = {
-            "mu": "mean person-level rate of the population of persons",
-            "text_weighted": "these persons' text-weighted rate only (not new persons)",
-        }
-        rows = []
-        for estimand in ("mu", "text_weighted"):
-            note = "; ".join(x for x in (about[estimand], flag) if x)
-            ci = result.interval(estimand, "eti", level)
-            rows.append(
-                {
-                    **base,
-                    "metric": metric,
-                    "estimate": ci.estimate,
-                    "low": ci.low,
-                    "high": ci.high,
-                    "relevant_n": int(n.sum()),
-                    "persons": int(np.count_nonzero(n)),
-                    "note": note,
-                    "method": f"bayes beta-binomial, {estimand} ({sampler}, eti)",
-                }
-            )
-        return rows
     total = counts.counts.sum(0) if nested else counts.counts
-    if metric in PROPORTION_METRICS:
-        x, n = proportion_counts(total, metric)
-        q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
-        return [
-            {
-                **base,
-                "metric": metric,
-                "estimate": q[1],
-                "low": q[0],
-                "high": q[2],
-                "relevant_n": int(n),
-                "method": "bayes beta, uniform prior (eti)",
-                "note": "texts treated as independent" if nested else "",
+    independent_note = "texts treated as independent" if nested else ""
+    with warnings.catch_warnings():
+        # a failed diagnostic is reported in the row's note instead
+        warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
+        if metric in PROPORTION_METRICS and nested:
+            x, n = proportion_counts(counts.counts, metric)
+            result = bayes.fit(x, n, sampler=sampler, rng=rng)
+            about = {
+                "mu": "mean person-level rate of the population of persons",
+                "text_weighted": "these persons' text-weighted rate only (not new persons)",
             }
-        ]
-    if metric == "f1" and nested and sampler != "grid":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
+            return [
+                _bayes_row(
+                    metric,
+                    ci.estimate,
+                    ci.low,
+                    ci.high,
+                    f"bayes beta-binomial, {estimand} ({sampler}, eti)",
+                    int(n.sum()),
+                    int(np.count_nonzero(n)),
+                    (about[estimand], _flag(result)),
+                )
+                for estimand in ("mu", "text_weighted")
+                for ci in [result.interval(estimand, "eti", level)]
+            ]
+        if metric in PROPORTION_METRICS:
+            x, n = proportion_counts(total, metric)
+            q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
+            return [
+                _bayes_row(
+                    metric,
+                    q[1],
+                    q[0],
+                    q[2],
+                    "bayes beta, uniform prior (eti)",
+                    int(n),
+                    notes=(independent_note,),
+                )
+            ]
+        if metric != "f1":
+            return []
+        relevant = int(_relevant(total, metric))
+        if nested and sampler != "grid":
             result = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
-        ci = result.interval("f1", "eti", level)
-        flag = "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
-        note = "; ".join(
-            x
-            for x in (
-                "F1 of the mean person-level cell probabilities (each person counts once)",
-                flag,
-            )
-            if x
-        )
-        return [
-            {
-                **base,
-                "metric": metric,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "relevant_n": int(_relevant(total, metric)),
-                "persons": int(np.count_nonzero(counts.counts.sum(1))),
-                "note": note,
-                "method": f"bayes hierarchical dirichlet-multinomial ({sampler}, eti)",
-            }
-        ]
-    if metric == "f1":
+            ci = result.interval("f1", "eti", level)
+            return [
+                _bayes_row(
+                    metric,
+                    ci.estimate,
+                    ci.low,
+                    ci.high,
+                    f"bayes hierarchical dirichlet-multinomial ({sampler}, eti)",
+                    relevant,
+                    int(np.count_nonzero(counts.counts.sum(1))),
+                    (
+                        "F1 of the mean person-level cell probabilities (each person counts once)",
+                        _flag(result),
+                    ),
+                )
+            ]
         ci = bayes.confusion_posterior(total).interval("f1", "eti", level)
         return [
-            {
-                **base,
-                "metric": metric,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "relevant_n": int(_relevant(total, metric)),
-                "method": "bayes dirichlet-multinomial, closed form (eti)",
-                "note": "texts treated as independent" if nested else "",
-            }
+            _bayes_row(
+                metric,
+                ci.estimate,
+                ci.low,
+                ci.high,
+                "bayes dirichlet-multinomial, closed form (eti)",
+                relevant,
+                notes=(independent_note,),
+            )
         ]
-    return []
 
 
 def _rows(
