@@ -432,8 +432,15 @@ def _run_mcmc(sampler: str, model: Any, draws: int, tune: int, chains: int, seed
 
             if hasattr(model, "free_RVs"):  # a PyMC model, not yet compiled
                 model = nutpie.compile_pymc_model(model)
+            # warm-up draws are never used: not converting them saves most of a refit
             return nutpie.sample(
-                model, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False
+                model,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                seed=seed,
+                progress_bar=False,
+                save_warmup=False,
             )
         import pymc as pm
 
@@ -451,16 +458,31 @@ def _run_mcmc(sampler: str, model: Any, draws: int, tune: int, chains: int, seed
 
 
 def _diagnostics(tree: xr.DataTree, var_names: list[str]) -> tuple[dict, tuple[str, ...]]:
-    """R-hat, ESS and divergences of a fit, the failed ones in words, and a warning."""
-    import arviz as az
+    """R-hat, ESS and divergences of a fit, the failed ones in words, and a warning.
 
-    summary = az.summary(tree, var_names=var_names, kind="diagnostics")
-    divergences = int(tree["sample_stats"]["diverging"].sum())
+    Rank-normalized R-hat and bulk ESS, and tail ESS as the smaller ESS of the 5% and 95%
+    quantile indicators (Vehtari et al., 2021), by ArviZ's array functions on each scalar
+    variable's (chain, draw) draws: the same numbers as ``az.summary`` for R-hat and bulk
+    ESS, at a fraction of its cost (it matters when fits are refit many times).
+    """
+    from arviz_stats.base import array_stats
+
+    rhat, bulk, tail = [], [], []
+    for name in var_names:
+        draws = tree["posterior"][name].to_numpy()
+        draws = draws.reshape(draws.shape[0], draws.shape[1], -1)
+        for k in range(draws.shape[-1]):
+            a = draws[..., k]
+            rhat.append(array_stats.rhat(a, chain_axis=0, draw_axis=1))
+            bulk.append(array_stats.ess(a, chain_axis=0, draw_axis=1, method="bulk"))
+            tail.append(
+                array_stats.ess(a, chain_axis=0, draw_axis=1, method="tail", prob=(0.05, 0.95))
+            )
     diag = {
-        "r_hat": float(summary["r_hat"].max()),
-        "ess_bulk": float(summary["ess_bulk"].min()),
-        "ess_tail": float(summary["ess_tail"].min()),
-        "divergences": divergences,
+        "r_hat": float(np.max(rhat)),
+        "ess_bulk": float(np.min(bulk)),
+        "ess_tail": float(np.min(tail)),
+        "divergences": int(tree["sample_stats"]["diverging"].sum()),
     }
     reasons = _failed(diag)
     if reasons:
