@@ -117,11 +117,12 @@ def _shape_counts(counts: Any, metric: str, scheme: str) -> tuple[np.ndarray, _S
     has_persons = arr.ndim == cell_ndim + 1
     cells = arr.reshape(*arr.shape[: arr.ndim - cell_ndim], statistic.n_cells)
     if metric in _RATER_SYMMETRIC:
-        # Put the larger of fp and fn (in total) last: swapping which rater is "truth"
-        # then gives the very same input, so the same interval draw for draw.
-        totals = cells.reshape(-1, 4).sum(0)
-        if totals[1] > totals[2]:
-            cells = cells[..., [0, 2, 1, 3]]
+        # Of the two orientations (fp and fn as they are, or swapped) keep the one whose
+        # canonical form is smaller: swapping which rater is "truth" then gives the very
+        # same input, so the same interval draw for draw.
+        swapped = cells[..., [0, 2, 1, 3]]
+        if _canonical_key(swapped, scheme) < _canonical_key(cells, scheme):
+            cells = swapped
     if scheme == "iid":
         return (cells.sum(0) if has_persons else cells), statistic
     if not has_persons:
@@ -135,6 +136,18 @@ def _shape_counts(counts: Any, metric: str, scheme: str) -> tuple[np.ndarray, _S
     # A canonical order of persons makes the result invariant to how persons are
     # labelled or ordered, draw for draw, not only in distribution.
     return cells[np.lexsort(cells.T[::-1])], statistic
+
+
+def _canonical_key(cells: np.ndarray, scheme: str) -> tuple:
+    """Return a comparable form of cells: totals, then persons in their canonical order.
+
+    The iid scheme adds persons up, so its totals decide alone.
+    """
+    flat = cells.reshape(-1, cells.shape[-1])
+    totals = tuple(flat.sum(0).tolist())
+    if scheme == "iid":
+        return (totals,)
+    return (totals, tuple(map(tuple, flat[np.lexsort(flat.T[::-1])].tolist())))
 
 
 def is_positive_int(value: Any) -> bool:
