@@ -445,8 +445,7 @@ for path in sorted(RESULTS.glob("*.nc")):
 lines = [
     "# Replication of the paper's quantitative claims",
     "",
-    "Results used: " + "; ".join(scales) + ". The `medium` scale of paper-f1 runs the",
-    "paper's replications and resamples on 7 of its 66 sample sizes.",
+    "Results used: " + "; ".join(scales) + ".",
     "",
     "Produced by `.venv/bin/python validation/make_replication.py` from the result files in",
     "`validation/results/` (made with `perfci validate run SUITE --scale full`; the exact",
