@@ -85,6 +85,8 @@ def test_simulated_coverage_agrees_with_exact_within_monte_carlo_error(tiny, tmp
 
 def test_same_data_for_every_method_and_reproducible(tiny, tmp_path):
     a = harness.run_suite(tiny, "smoke", tmp_path / "a")
+    assert tuple(a.data_vars) == harness.RESULT_VARIABLES
+    assert a["coverage"].dims == ("n", "p", "method")
     b = harness.run_suite(tiny, "smoke", tmp_path / "b")
     xr.testing.assert_identical(a, b)
 
