@@ -917,7 +917,10 @@ def fit_confusion(
     --------
     >>> import perfci as pc
     >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
-    >>> result = pc.bayes.fit_confusion(per_person, rng=1)  # doctest: +SKIP
+    >>> result = pc.bayes.fit_confusion(per_person, rng=1)
+    >>> ci = result.interval("f1", level=0.9)
+    >>> bool(0 < ci.low < ci.estimate < ci.high < 1)
+    True
     """
     check_choice("sampler", sampler, ("nutpie", "pymc"))
     cells = check_real_array("counts", counts)

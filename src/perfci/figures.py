@@ -298,6 +298,16 @@ def make_figures(dataset: xr.Dataset, folder: str | Path) -> list[Path]:
     -------
     list of pathlib.Path
         The figure files.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from perfci import figures, harness
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     ds = harness.run_suite("figure7", "smoke", folder)
+    ...     [p.name for p in figures.make_figures(ds, Path(folder) / "figs")]
+    ['figure7-fig7.png']
     """
     import matplotlib
 
@@ -330,6 +340,15 @@ def coverage_table(dataset: xr.Dataset) -> str:
     str
         Markdown: mean and minimum coverage over the first grid dim, and the mean
         half-width, for each method and value of the other dims.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from perfci import figures, harness
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     ds = harness.run_suite("paper-samplesize", "smoke", folder)
+    >>> print(figures.coverage_table(ds).splitlines()[0])
+    ### paper-samplesize (smoke)
     """
     dims = [d for d in dataset["coverage"].dims if d != "method"]
     first, other = dims[0], dims[1:]

@@ -114,12 +114,26 @@ class Suite:
 
 
 def suite_dir() -> Path:
-    """Return the folder of suite files: ``validation/suites`` of the working directory."""
+    """Return the folder of suite files: ``validation/suites`` of the working directory.
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> harness.suite_dir().parts[-2:]
+    ('validation', 'suites')
+    """
     return Path.cwd() / "validation" / "suites"
 
 
 def list_suites(directory: Path | None = None) -> list[str]:
-    """Names of the suites in `directory` (default :func:`suite_dir`)."""
+    """Return the names of the suites in `directory` (default :func:`suite_dir`).
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> "paper-independent" in harness.list_suites()  # run from the repository root
+    True
+    """
     folder = suite_dir() if directory is None else Path(directory)
     return sorted(p.stem for p in folder.glob("*.toml"))
 
@@ -230,6 +244,13 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     ValueError
         If the file is missing or invalid; the message names the key (unknown
         method, impossible population, missing key), before any work starts.
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> suite = harness.load_suite("paper-independent")  # from the repository root
+    >>> len(suite.cells("full")), [m.name for m in suite.methods][:3]
+    (1446, ['wald', 'wilson', 'agresti_coull'])
     """
     path = Path(name_or_path)
     if path.suffix != ".toml":
@@ -782,6 +803,17 @@ def run_suite(
     -------
     xarray.Dataset
         The result (see the module notes).
+
+    Examples
+    --------
+    The exact scale of the paper's independent suite takes about a second:
+
+    >>> import tempfile
+    >>> from perfci import harness
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     ds = harness.run_suite("paper-independent", "exact", out)
+    >>> round(float(ds.sel(n=20, p=0.95).sel({"method": "wald"})["coverage"]), 3)
+    0.639
     """
     suite = load_suite(suite) if isinstance(suite, str) else suite
     if scale not in suite.scales:
