@@ -3,6 +3,19 @@ import pytest
 
 
 @pytest.fixture
+def suite_workdir(tmp_path, monkeypatch):
+    """A working directory holding one tiny suite, ``validation/suites/t.toml``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "validation" / "suites").mkdir(parents=True)
+    (tmp_path / "validation" / "suites" / "t.toml").write_text(
+        'name = "t"\ndescription = "d"\nseed = 1\n[population]\nkind = "bernoulli"\n'
+        "[grid]\nn = [5, 9]\np = [0.5]\n[scales.smoke]\nreplications = 10\nresamples = 10\n"
+        '[[methods]]\nname = "wald"\nfamily = "analytic"\nmethod = "wald"\n'
+    )
+    return tmp_path
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(20261130)
 

@@ -233,14 +233,8 @@ def test_cli_one_line_status_2(capsys, files, argv, match):
     assert match in err
 
 
-def test_cli_unwritable_output_path(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "validation" / "suites").mkdir(parents=True)
-    (tmp_path / "validation" / "suites" / "t.toml").write_text(
-        'name = "t"\nseed = 1\n[population]\nkind = "bernoulli"\n[grid]\nn = [5]\n'
-        "p = [0.5]\n[scales.smoke]\nreplications = 10\nresamples = 10\n[[methods]]\n"
-        'name = "wald"\nfamily = "analytic"\nmethod = "wald"\n'
-    )
+def test_cli_unwritable_output_path(capsys, suite_workdir):
+    tmp_path = suite_workdir
     blocked = tmp_path / "file-not-folder"
     blocked.write_text("")
     status = main(["validate", "run", "t", "--out", str(blocked / "out"), "--quiet"])

@@ -460,14 +460,7 @@ def test_bayes_json(capsys, example_csv):
     assert status == 2 and "`metric` must be one of" in err
 
 
-def test_validate_json(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "validation" / "suites").mkdir(parents=True)
-    (tmp_path / "validation" / "suites" / "t.toml").write_text(
-        'name = "t"\ndescription = "d"\nseed = 1\n[population]\nkind = "bernoulli"\n[grid]\n'
-        "n = [5, 9]\np = [0.5]\n[scales.smoke]\nreplications = 10\nresamples = 10\n"
-        '[[methods]]\nname = "wald"\nfamily = "analytic"\nmethod = "wald"\n'
-    )
+def test_validate_json(capsys, suite_workdir):
     assert main(["validate", "list", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == [
         {"name": "t", "description": "d", "scales": ["smoke"]}

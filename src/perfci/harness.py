@@ -432,10 +432,10 @@ def _cell_seed(suite: Suite, scale: str, cell: dict) -> np.random.SeedSequence:
     )
 
 
-def _score(low, high, truth, valid=None, flagged=0) -> np.ndarray:
+def _score(low, high, truth, flagged=0) -> np.ndarray:
     """hits, misses low and high, half-width sum, n_valid, n_flagged of intervals."""
     low, high = np.asarray(low, float), np.asarray(high, float)
-    valid = np.isfinite(low) & np.isfinite(high) if valid is None else valid
+    valid = np.isfinite(low) & np.isfinite(high)  # an interval that could not be formed
     low, high = low[valid], high[valid]
     return np.array(
         [
@@ -582,7 +582,6 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     grid = None
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
-        valid = None
         if m.family == "analytic":
             ci = proportion_ci(x_total, n_total, method=o["method"], confidence_level=level)
             low, high = ci.low, ci.high
@@ -616,7 +615,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             low, high, flagged = _nutpie_intervals(
                 y, n, o["estimand"], o["replications"], level, rng
             )
-            out[i] = _score(low, high, truth, None, flagged)
+            out[i] = _score(low, high, truth, flagged)
             continue
         else:
             if grid is None:  # one grid posterior per cell, shared by both estimands
@@ -626,7 +625,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 low, _, high = _grid_interval(mu_edge, mass.sum(2), "eti", level)
             else:
                 low, high = _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng)
-        out[i] = _score(low, high, truth, valid)
+        out[i] = _score(low, high, truth)
     return out
 
 

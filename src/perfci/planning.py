@@ -66,15 +66,6 @@ def _method_name(method: str, pseudo_count: int) -> str:
     return method
 
 
-def _first_n_below_from(method, p, target, level, start):
-    n = np.arange(start, start + 121)
-    values = np.asarray(expected_half_width(method, n, p, level))
-    for i in range(n.size):
-        if np.all(values[i:] <= target):
-            return int(n[i]), float(values[i])
-    return _first_n_below_from(method, p, target, level, start + 121)
-
-
 def _first_n_below(method: str, p: float, target: float, level: float) -> tuple[int, float]:
     """Smallest n whose expected half-width is at most `target` from n on (checked ahead)."""
 
@@ -98,13 +89,15 @@ def _first_n_below(method: str, p: float, target: float, level: float) -> tuple[
             hi = mid
         else:
             lo = mid
-    window = np.arange(max(1, hi - 60), hi + 61)
-    values = hw(window)
-    above = np.flatnonzero(values > target)
-    start = 0 if above.size == 0 else above[-1] + 1
-    if start == window.size:  # still oscillating above the target: look further on
-        return _first_n_below_from(method, p, target, level, int(window[-1]) + 1)
-    return int(window[start]), float(values[start])
+    start = max(1, hi - 60)
+    while True:  # the first n after the last one above the target, in windows of 121
+        window = np.arange(start, start + 121)
+        values = hw(window)
+        above = np.flatnonzero(values > target)
+        first = 0 if above.size == 0 else above[-1] + 1
+        if first < window.size:
+            return int(window[first]), float(values[first])
+        start = int(window[-1]) + 1  # still oscillating above the target: look further on
 
 
 def _nested_plan(p, target, level, method, icc, b, df_adjust):
