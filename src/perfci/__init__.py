@@ -5,7 +5,7 @@ metric, interval and operating characteristic is computed from counts, vectorize
 """
 
 from . import bayes
-from ._validation import UndefinedMetricWarning
+from ._core.validation import UndefinedMetricWarning
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,

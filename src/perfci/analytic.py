@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._validation import check_choice, check_confidence_level, check_real_array
+from ._core.validation import check_choice, check_confidence_level, check_real_array
 
 __all__ = ["ANALYTIC_METHODS", "ProportionCI", "proportion_ci"]
 

@@ -42,7 +42,7 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ._validation import check_choice, check_confidence_level, check_real_array
+from ._core.validation import check_choice, check_confidence_level, check_real_array
 from .counting import confusion
 from .metrics import PROPORTION_METRICS, proportion_counts
 

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import fft as scipy_fft
 from scipy import special, stats
 
-from ._validation import (
+from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
     check_confidence_level,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ._validation import check_choice, check_confidence_level
+from ._core.validation import check_choice, check_confidence_level
 from .analytic import proportion_ci
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,

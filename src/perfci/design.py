@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from ._validation import (
+from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
     check_confidence_level,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._validation import check_confidence_level, check_real_array
+from ._core.validation import check_confidence_level, check_real_array
 from .analytic import INTERVALS, interval_bounds
 from .bootstrap import exact_percentile_bounds
 

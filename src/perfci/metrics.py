@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_choice, check_real_array, warn_undefined
+from ._core.validation import check_choice, check_real_array, warn_undefined
 
 __all__ = [
     "BINARY_METRICS",

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ._validation import check_choice, check_confidence_level, check_real_array
+from ._core.validation import check_choice, check_confidence_level, check_real_array
 from .analytic import ANALYTIC_METHODS, proportion_ci
 from .design import DF_ADJUSTMENTS, effective_sample_size
 from .exact import expected_half_width

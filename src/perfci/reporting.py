@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._validation import UndefinedMetricWarning, check_choice, check_confidence_level
+from ._core.validation import UndefinedMetricWarning, check_choice, check_confidence_level
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
 from .bootstrap import BOOTSTRAP_INTERVALS, SCHEMES, BootstrapCI, bootstrap_ci
 from .counting import ConfusionCounts, _as_label_array, confusion, one_vs_rest
