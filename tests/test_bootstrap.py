@@ -173,7 +173,14 @@ def test_batch_changes_nothing(scheme, interval):
     rng = np.random.default_rng(6)
     cells = rng.multinomial(20, [0.2, 0.05, 0.1, 0.65], size=8)
     whole = pc.bootstrap_ci(
-        cells, "kappa", scheme=scheme, interval=interval, pseudo_count=1, n_resamples=999, rng=21
+        cells,
+        "kappa",
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=1,
+        n_resamples=999,
+        rng=21,
+        nested=True,
     )
     for batch in [1, 10, 333, 5000]:
         part = pc.bootstrap_ci(
@@ -185,6 +192,7 @@ def test_batch_changes_nothing(scheme, interval):
             n_resamples=999,
             rng=21,
             batch=batch,
+            nested=True,
         )
         np.testing.assert_array_equal(whole.distribution, part.distribution)
         assert (whole.low, whole.high) == (part.low, part.high)
@@ -313,7 +321,7 @@ def test_result_fields():
         (([5.5, 1], "proportion"), {}, "`counts` must be whole numbers"),
         (([5, 1, 2], "proportion"), {}, r"must hold \[successes, failures\]"),
         (([5, 1], "f1"), {}, r"must hold \[tp, fp, fn, tn\]"),
-        (([5, 1], "proportion"), {"scheme": "cluster"}, "one row of cells per person"),
+        (([5, 1], "proportion"), {"scheme": "cluster"}, "per person"),
         (([5, 1], "proportion"), {"scheme": "twostage"}, r"`scheme` must be one of \['cluster'"),
         (([5, 1], "proportion"), {"interval": "basic"}, "`interval` must be one of"),
         (([5, 1], "auc"), {}, "`metric` must be one of"),
@@ -357,7 +365,7 @@ def test_exact_person_distribution_matches_simulated_resampling(scheme, monkeypa
     # Proportions under person resampling are drawn from the exact distribution of the
     # resample (an m-fold convolution) when its grid is small; the simulation of persons
     # (and texts) must give the same distribution: chi-square test of homogeneity.
-    from perfci import bootstrap as engine
+    from perfci._core import resampling
 
     sizes = np.array([2, 5, 3, 6, 4, 2, 5, 3])
     y = np.array([2, 4, 2, 6, 3, 1, 5, 3])
@@ -366,7 +374,7 @@ def test_exact_person_distribution_matches_simulated_resampling(scheme, monkeypa
     exact = pc.bootstrap_ci(
         cells, "proportion", scheme=scheme, pseudo_count=1, n_resamples=reps, rng=1
     )
-    monkeypatch.setattr(engine, "_EXACT_GRID_CELLS", 0)
+    monkeypatch.setattr(resampling, "EXACT_GRID_CELLS", 0)
     simulated = pc.bootstrap_ci(
         cells, "proportion", scheme=scheme, pseudo_count=1, n_resamples=reps, rng=2
     )

@@ -168,6 +168,7 @@ def test_bootstrap_every_metric_and_scheme_gives_ordered_bounds_in_range(
                 interval=interval,
                 pseudo_count=lam,
                 n_resamples=200,
+                nested=True,
                 rng=3,
             )
         except ValueError as exc:  # the only allowed failure: undefined everywhere

@@ -1,29 +1,37 @@
-"""Bootstrap confidence intervals that resample counts, not rows.
+"""Bootstrap confidence intervals that resample counts, not rows, for many data sets.
 
-Resampling n texts with replacement from a sample with cell counts c is a single
-multinomial draw, Multinomial(n, c / n); resampling persons is a multinomial draw of how
-often each person is taken; resampling texts within a person taken w times is
-Multinomial(w n_i, that person's cell shares). Every resample is therefore a handful of
-binomial draws, whatever the number of texts, and all resamples of a batch are drawn as
-one array.
+A thin layer over the engine: :mod:`perfci._core.resampling` draws the replicates and
+:mod:`perfci._core.intervals` turns them into percentile or BCa intervals. This module
+validates counts, puts every data set in its canonical form and assembles the result.
 
-Random streams: the generator given as `rng` spawns two child generators, one for
-person draws and one for text draws (the hierarchical scheme spawns one stream per
-conditional-binomial stage from the text stream). Every stream is consumed resample by
-resample, so results do not depend on `batch`.
+Shapes: counts have their cells on the last axis (the last two for a k x k matrix);
+nested counts have persons on the axis before it; every other leading axis indexes
+independent data sets, and the result's fields have the shape of those leading axes.
+Persons whose counts are all zero are not persons: padding a ragged batch with them
+changes nothing, draw for draw.
+
+Random streams: a single data set (no leading axes) uses ``np.random.default_rng(rng)``;
+in a batch of K data sets (leading axes flattened in C order), data set k uses
+``np.random.default_rng(rng).spawn(K)[k]``. So a batched call equals the loop of single
+calls given those generators, draw for draw.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import fft as scipy_fft
-from scipy import special, stats
 
+from ._core.intervals import (
+    BCA_FALLBACK_REASONS,
+    bca_levels,
+    exact_percentile_bounds,
+    percentile_levels,
+    type7_quantiles,
+)
+from ._core.resampling import Statistic, augment, draw_replicates, jackknife
 from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -51,26 +59,13 @@ BOOTSTRAP_INTERVALS = ("percentile", "bca")
 _RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
 # Share of dropped (undefined) replicates above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
-# Largest (texts, successes) grid for the exact person-resampling distribution.
-_EXACT_GRID_CELLS = 1 << 20
-# Numbers held per batch of resamples when `batch` is None (about 64 MB of floats).
-_AUTO_BATCH_ELEMENTS = 8_000_000
 
 
 class DegenerateBootstrapWarning(RuntimeWarning):
     """The BCa interval could not be formed and the percentile interval was used."""
 
 
-@dataclass(frozen=True)
-class _Statistic:
-    """A metric as a function of flat cell counts ``(..., n_cells)``."""
-
-    metric: str
-    n_cells: int
-    fn: Callable[[np.ndarray], np.ndarray]
-
-
-def _statistic(metric: str, k: int | None) -> _Statistic:
+def _statistic(metric: str, k: int | None) -> Statistic:
     if metric == "proportion":
 
         def proportion(cells: np.ndarray) -> np.ndarray:
@@ -78,64 +73,16 @@ def _statistic(metric: str, k: int | None) -> _Statistic:
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(total > 0, cells[..., 0] / np.where(total > 0, total, 1), np.nan)
 
-        return _Statistic(metric, 2, proportion)
+        return Statistic(metric, 2, proportion, proportion=True)
     if metric in BINARY_METRICS:
-        return _Statistic(metric, 4, lambda cells: metric_values(cells, metric))
+        return Statistic(metric, 4, lambda cells: metric_values(cells, metric))
+    assert k is not None
 
     def multiclass(cells: np.ndarray) -> np.ndarray:
         matrix = cells.reshape(*cells.shape[:-1], k, k)
         return metric_values(one_vs_rest(matrix), metric)
 
-    return _Statistic(metric, k * k, multiclass)
-
-
-def _shape_counts(counts: Any, metric: str, scheme: str) -> tuple[np.ndarray, _Statistic]:
-    """Validate counts; return flat cells ``(C,)`` for iid or ``(m, C)`` per person."""
-    if isinstance(counts, ConfusionCounts) and counts.matrix is not None:
-        counts = counts.matrix
-    arr = check_real_array("counts", np.asarray(counts))
-    if np.any(arr < 0):
-        raise ValueError("`counts` must be non-negative.")
-    if np.any(arr != np.round(arr)):
-        raise ValueError("`counts` must be whole numbers: a bootstrap resamples texts.")
-    if metric == "proportion":
-        cell_ndim, k, what = 1, None, "[successes, failures]"
-        ok = arr.ndim >= 1 and arr.shape[-1] == 2
-    elif metric in BINARY_METRICS:
-        cell_ndim, k, what = 1, None, "[tp, fp, fn, tn]"
-        ok = arr.ndim >= 1 and arr.shape[-1] == 4
-    else:
-        cell_ndim, what = 2, "a k x k confusion matrix (rows: reference, columns: classifier)"
-        k = arr.shape[-1] if arr.ndim >= 2 else 0
-        ok = arr.ndim >= 2 and arr.shape[-2] == k and k >= 2
-    if not ok or arr.ndim > cell_ndim + 1:
-        raise ValueError(
-            f"`counts` for metric {metric!r} must hold {what}, optionally one per person "
-            f"(persons first); got shape {arr.shape}."
-        )
-    statistic = _statistic(metric, k)
-    has_persons = arr.ndim == cell_ndim + 1
-    cells = arr.reshape(*arr.shape[: arr.ndim - cell_ndim], statistic.n_cells)
-    if metric in _RATER_SYMMETRIC:
-        # Of the two orientations (fp and fn as they are, or swapped) keep the one whose
-        # canonical form is smaller: swapping which rater is "truth" then gives the very
-        # same input, so the same interval draw for draw.
-        swapped = cells[..., [0, 2, 1, 3]]
-        if _canonical_key(swapped, scheme) < _canonical_key(cells, scheme):
-            cells = swapped
-    if scheme == "iid":
-        return (cells.sum(0) if has_persons else cells), statistic
-    if not has_persons:
-        raise ValueError(
-            f"`counts` for scheme {scheme!r} must have one row of cells per person; got "
-            f"shape {arr.shape}."
-        )
-    # Resample every person with at least one text, so that one text per person gives
-    # exactly the iid bootstrap of the same cells.
-    cells = cells[cells.sum(-1) > 0]
-    # A canonical order of persons makes the result invariant to how persons are
-    # labelled or ordered, draw for draw, not only in distribution.
-    return cells[np.lexsort(cells.T[::-1])], statistic
+    return Statistic(metric, k * k, multiclass)
 
 
 def _canonical_key(cells: np.ndarray, scheme: str) -> tuple:
@@ -150,12 +97,35 @@ def _canonical_key(cells: np.ndarray, scheme: str) -> tuple:
     return (totals, tuple(map(tuple, flat[np.lexsort(flat.T[::-1])].tolist())))
 
 
+def canonical_cells(
+    cells: np.ndarray, scheme: str, *, nested: bool, rater_symmetric: bool
+) -> np.ndarray:
+    """One data set's cells in canonical form: ``(C,)`` for iid, ``(m, C)`` otherwise.
+
+    Persons without texts are dropped (they are not persons) and the rest sorted, so
+    that the result does not depend on how persons are ordered, labelled or padded,
+    draw for draw. For rater-symmetric metrics the orientation (fp and fn as given, or
+    swapped) with the smaller canonical key is kept, so that swapping which rater is
+    "truth" gives the very same input.
+    """
+    if nested:
+        cells = cells[cells.sum(-1) > 0]
+    if rater_symmetric:
+        swapped = cells[..., [0, 2, 1, 3]]
+        if _canonical_key(swapped, scheme) < _canonical_key(cells, scheme):
+            cells = swapped
+    if scheme == "iid":
+        return cells.sum(0) if nested else cells
+    return cells[np.lexsort(cells.T[::-1])]
+
+
 def is_positive_int(value: Any) -> bool:
     """Whether `value` is a positive integer (bools excluded)."""
     return not isinstance(value, bool) and isinstance(value, int | np.integer) and value >= 1
 
 
 def check_pseudo_count(pseudo_count: Any) -> int:
+    """Return `pseudo_count` as an int after checking it is a non-negative whole number."""
     value = check_real_array("pseudo_count", pseudo_count)
     if value.ndim or value < 0 or value != np.round(value):
         raise ValueError(
@@ -166,7 +136,10 @@ def check_pseudo_count(pseudo_count: Any) -> int:
 
 @dataclass(frozen=True, repr=False)
 class BootstrapCI:
-    r"""A bootstrap confidence interval for a metric.
+    r"""A bootstrap confidence interval for a metric, or one per data set of a batch.
+
+    Numeric fields are scalars for a single data set and arrays of the batch's shape
+    for a batch of data sets.
 
     Attributes
     ----------
@@ -188,7 +161,9 @@ class BootstrapCI:
     standard_error : float
         Standard deviation of the valid replicates (exact for ``"exact"``).
     distribution : numpy.ndarray or None
-        The valid bootstrap replicates, in draw order; None for ``"exact"``.
+        The valid bootstrap replicates, in draw order; for a batch, every replicate
+        ``(*batch, n_resamples)`` with NaN where the metric was undefined; None for
+        ``"exact"``.
     bca_fallback : bool
         True if BCa was asked for but the percentile interval had to be used.
     fallback_reason : str or None
@@ -201,24 +176,24 @@ class BootstrapCI:
         Texts in the observed counts.
     """
 
-    estimate: float
-    low: float
-    high: float
+    estimate: Any
+    low: Any
+    high: Any
     confidence_level: float
     metric: str
     scheme: str
     interval: str
     pseudo_count: int
     n_resamples: int | str
-    n_invalid_resamples: int
-    standard_error: float
+    n_invalid_resamples: Any
+    standard_error: Any
     distribution: np.ndarray | None
-    bca_fallback: bool = False
-    fallback_reason: str | None = None
-    bias_correction: float = np.nan
-    acceleration: float = np.nan
-    n_clusters: int | None = None
-    n_texts: int = 0
+    bca_fallback: Any = False
+    fallback_reason: Any = None
+    bias_correction: Any = np.nan
+    acceleration: Any = np.nan
+    n_clusters: Any = None
+    n_texts: Any = 0
 
     @property
     def half_width(self) -> float:
@@ -226,6 +201,13 @@ class BootstrapCI:
         return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
+        if np.ndim(self.low):
+            return (
+                f"BootstrapCI(metric={self.metric!r}, scheme={self.scheme!r}, interval="
+                f"{self.interval!r}, pseudo_count={self.pseudo_count}, confidence_level="
+                f"{self.confidence_level:g}, data sets of shape {np.shape(self.low)}, "
+                f"n_resamples={self.n_resamples!r})"
+            )
         method = self.interval + (" (fell back to percentile)" if self.bca_fallback else "")
         return (
             f"BootstrapCI(metric={self.metric!r}, scheme={self.scheme!r}, interval="
@@ -236,29 +218,17 @@ class BootstrapCI:
         )
 
 
-def exact_percentile_bounds(
-    x: np.ndarray, n: np.ndarray, confidence_level: np.ndarray, pseudo_count: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""Infinite-resample percentile interval of a proportion, from binomial quantiles.
-
-    The iid bootstrap of x successes in n texts with ``pseudo_count`` = λ draws
-    :math:`X^* \sim \mathrm{Binomial}(n + 2λ, (x + λ)/(n + 2λ))`; its percentile
-    interval with infinitely many resamples has the ends
-    :math:`F^{-1}(q)/(n + 2λ)` at :math:`q = (1 \mp c)/2` (:math:`c` the confidence
-    level), with :math:`F^{-1}` the
-    binomial quantile function (the smallest k with :math:`F(k) \ge q`).
-    """
-    size = n + 2 * pseudo_count
-    p = (x + pseudo_count) / size
-    tail = (1 - confidence_level) / 2
-    low = stats.binom.ppf(tail, size, p) / size
-    high = stats.binom.ppf(1 - tail, size, p) / size
-    return low, high
-
-
 def _bootstrap_iv(
-    counts, metric, scheme, interval, pseudo_count, n_resamples, confidence_level, batch
-):
+    counts: Any,
+    metric: str,
+    scheme: str,
+    interval: str,
+    pseudo_count: Any,
+    n_resamples: Any,
+    confidence_level: Any,
+    batch: Any,
+    nested: bool | None,
+) -> tuple[np.ndarray, Statistic, int, float, bool, bool, tuple[int, ...]]:
     check_choice("metric", metric, ("proportion", *METRICS))
     check_choice("scheme", scheme, SCHEMES)
     check_choice("interval", interval, BOOTSTRAP_INTERVALS)
@@ -283,167 +253,257 @@ def _bootstrap_iv(
         )
     if batch is not None and not is_positive_int(batch):
         raise ValueError(f"`batch` must be a positive integer or None; got {batch!r}.")
-    cells, statistic = _shape_counts(counts, metric, scheme)
-    if scheme != "iid" and cells.shape[0] < 1:
-        raise ValueError("`counts` must hold at least one person with texts.")
-    if cells.sum() == 0:
-        raise ValueError("`counts` must hold at least one text.")
-    return cells, statistic, lam, float(level), exact
-
-
-def _conditional_shares(shares: np.ndarray) -> np.ndarray:
-    """P(cell c | not in cells before c) for each row of cell shares."""
-    remaining = np.cumsum(shares[..., ::-1], axis=-1)[..., ::-1]  # shares of cells c..C-1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cond = np.where(remaining > 0, shares / np.where(remaining > 0, remaining, 1), 0.0)
-    return np.clip(cond[..., :-1], 0.0, 1.0)
-
-
-def _multinomial_by_stages(
-    sizes: np.ndarray, conditional: np.ndarray, stage_rngs: list[np.random.Generator]
-) -> np.ndarray:
-    """Multinomial draws as C - 1 conditional binomial stages, one stream per stage.
-
-    Each row may have its own size and shares; this is several times faster than
-    ``Generator.multinomial`` with a different probability vector per row.
-    """
-    left = sizes.astype(np.int64)
-    out = np.empty((sizes.size, conditional.shape[-1] + 1))
-    for c, stage_rng in enumerate(stage_rngs):
-        out[:, c] = stage_rng.binomial(left, conditional[:, c])
-        left = left - out[:, c].astype(np.int64)
-    out[:, -1] = left
-    return out
-
-
-def _exact_person_distribution(
-    cells: np.ndarray, scheme: str, n_resamples: int
-) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
-    """Exact bootstrap distribution of a pooled proportion under person resampling.
-
-    A resample takes m persons independently and uniformly; each taken person i brings
-    n_i texts and x successes, x = y_i (cluster) or x ~ Binomial(n_i, y_i / n_i)
-    (hierarchical). The resample's (texts, successes) is therefore the sum of m iid
-    pairs, and its distribution is the m-fold convolution of one pick's distribution,
-    computed with a 2-D FFT. Returns the cumulative probabilities over the flattened
-    grid and a function from grid cells to proportions; or None when the grid is larger
-    than the m x `n_resamples` draws that simulation would need (then simulation is
-    faster) or than :data:`_EXACT_GRID_CELLS`.
-    """
-    m = cells.shape[0]
-    sizes = cells.sum(-1).astype(np.int64)
-    n_min, n_max = int(sizes.min()), int(sizes.max())
-    rows, cols = m * (n_max - n_min) + 1, m * n_max + 1
-    if rows * cols > min(_EXACT_GRID_CELLS, m * n_resamples):
-        return None
-    one_pick = np.zeros((n_max - n_min + 1, n_max + 1))
-    if scheme == "cluster":
-        np.add.at(one_pick, (sizes - n_min, cells[:, 0].astype(np.int64)), 1.0 / m)
+    if nested is not None and not isinstance(nested, bool | np.bool_):
+        raise ValueError(f"`nested` must be True, False or None; got {nested!r}.")
+    if isinstance(counts, ConfusionCounts):
+        if nested is None and counts.groups is not None:
+            nested = True
+        counts = counts.matrix if counts.matrix is not None else counts.counts
+    if scheme != "iid" and nested is False:
+        raise ValueError(f"`scheme` {scheme!r} resamples persons: it needs `nested=True`.")
+    arr = check_real_array("counts", np.asarray(counts))
+    if np.any(arr < 0):
+        raise ValueError("`counts` must be non-negative.")
+    if np.any(arr != np.round(arr)):
+        raise ValueError("`counts` must be whole numbers: a bootstrap resamples texts.")
+    if metric == "proportion":
+        cell_ndim, k, what = 1, None, "[successes, failures]"
+        ok = arr.ndim >= 1 and arr.shape[-1] == 2
+    elif metric in BINARY_METRICS:
+        cell_ndim, k, what = 1, None, "[tp, fp, fn, tn]"
+        ok = arr.ndim >= 1 and arr.shape[-1] == 4
     else:
-        k = np.arange(n_max + 1)
-        pmf = stats.binom.pmf(k[None, :], sizes[:, None], cells[:, :1] / sizes[:, None])
-        np.add.at(one_pick, sizes - n_min, pmf / m)
-    # Zero padding to fast FFT lengths at least the full support: no wrap-around.
-    shape = tuple(scipy_fft.next_fast_len(k, real=True) for k in (rows, cols))
-    total = scipy_fft.irfft2(scipy_fft.rfft2(one_pick, s=shape) ** m, s=shape)
-    total = np.clip(total[:rows, :cols], 0.0, None)  # round-off leaves tiny negatives
-    cdf = np.cumsum(total.ravel())
+        cell_ndim, what = 2, "a k x k confusion matrix (rows: reference, columns: classifier)"
+        k = arr.shape[-1] if arr.ndim >= 2 else 0
+        ok = arr.ndim >= 2 and arr.shape[-2] == k and k >= 2
+    if nested is None:
+        if scheme == "iid" and ok and arr.ndim > cell_ndim:
+            # Never guess: persons added up and data sets scored apart differ.
+            raise ValueError(
+                f"`counts` of shape {arr.shape} has leading axes: pass `nested=True` if "
+                "the axis before the cells indexes persons (scheme 'iid' adds them up), "
+                "or `nested=False` if the leading axes index independent data sets."
+            )
+        nested = scheme != "iid"
+    unit_ndim = cell_ndim + int(nested)
+    if not ok or arr.ndim < unit_ndim:
+        persons = " per person (persons on the axis before the cells)" if nested else ""
+        raise ValueError(
+            f"`counts` for metric {metric!r} must hold {what}{persons}, with any leading "
+            f"axes indexing data sets; got shape {arr.shape}."
+        )
+    statistic = _statistic(metric, k)
+    batch_shape = arr.shape[: arr.ndim - unit_ndim]
+    flat_shape = (-1, *((arr.shape[-unit_ndim],) if nested else ()), statistic.n_cells)
+    return (
+        arr.reshape(flat_shape) if arr.size else arr.reshape(*flat_shape[:-1], statistic.n_cells),
+        statistic,
+        lam,
+        float(level),
+        exact,
+        bool(nested),
+        batch_shape,
+    )
 
-    def value_of(cell: np.ndarray) -> np.ndarray:
-        r, s = np.divmod(cell, cols)
-        return s / (r + m * n_min)
 
-    return cdf, value_of
+def _generators(rng: Any, batch_shape: tuple[int, ...], size: int) -> list[np.random.Generator]:
+    """One generator per data set: `rng` itself alone, its spawned children in a batch."""
+    root = np.random.default_rng(rng)
+    return [root] if not batch_shape else root.spawn(size)
 
 
-def _draw_replicates(
-    cells: np.ndarray,
+def resample_intervals(
+    units: list[np.ndarray],
+    statistic: Statistic,
+    *,
     scheme: str,
+    interval: str,
+    pseudo_count: int,
     n_resamples: int,
-    batch: int,
-    person_rng: np.random.Generator,
-    text_rng: np.random.Generator,
-    statistic: _Statistic,
-) -> np.ndarray:
-    """Replicates of the statistic, drawn batch by batch from (augmented) cells."""
-    out = np.empty(n_resamples)
-    m, n_cells = (1, cells.size) if scheme == "iid" else cells.shape
-    sizes = cells.sum(-1).astype(np.int64)
-    shares = cells / np.atleast_1d(sizes)[..., None] if scheme != "iid" else cells / sizes
-    if scheme == "hierarchical":
-        conditional = _conditional_shares(shares)
-        # One stream per stage keeps every stream consumed in resample order.
-        stage_rngs = text_rng.spawn(n_cells - 1)
-    for start in range(0, n_resamples, batch):
-        b = min(batch, n_resamples - start)
-        if scheme == "iid":
-            drawn = text_rng.multinomial(sizes, shares, size=b)
+    confidence_level: float,
+    generators: list[np.random.Generator],
+    batch: int | None,
+) -> dict[str, np.ndarray]:
+    """Replicates and intervals of canonical data sets (``(C,)`` or ``(m, C)`` each).
+
+    The engine path shared by :func:`bootstrap_ci` and :func:`perfci.compare`. An empty
+    data set (no texts) gets NaN everywhere and ``empty=True``.
+    """
+    size = len(units)
+    replicates = np.full((size, n_resamples), np.nan)
+    estimate = np.full(size, np.nan)
+    theta_hat = np.full(size, np.nan)
+    empty = np.zeros(size, dtype=bool)
+    n_texts = np.zeros(size, dtype=np.int64)
+    n_clusters = np.zeros(size, dtype=np.int64)
+    jack: list[tuple[np.ndarray, np.ndarray]] = []
+    for k, (cells, generator) in enumerate(zip(units, generators, strict=True)):
+        observed = cells if scheme == "iid" else cells.sum(0)
+        n_texts[k] = int(observed.sum())
+        n_clusters[k] = 0 if scheme == "iid" else cells.shape[0]
+        if n_texts[k] == 0:
+            empty[k] = True
+            jack.append((np.empty(0), np.empty(0)))
+            continue
+        estimate[k] = statistic.fn(observed.astype(float))
+        augmented = augment(cells, scheme, pseudo_count)
+        replicates[k] = draw_replicates(
+            augmented, scheme, n_resamples, statistic, generator, batch=batch
+        )
+        if interval == "bca":
+            total = augmented if scheme == "iid" else augmented.sum(0)
+            theta_hat[k] = statistic.fn(total.astype(float))
+            jack.append(jackknife(augmented, scheme, statistic))
+    n_valid = np.sum(~np.isnan(replicates), -1)
+    no_valid = (n_valid == 0) & ~empty
+    levels = percentile_levels(confidence_level, size)
+    z0 = np.full(size, np.nan)
+    a = np.full(size, np.nan)
+    fallback = np.zeros(size, dtype=np.int64)
+    if interval == "bca":
+        width = max((v.size for v, _ in jack), default=0)
+        jack_values = np.zeros((size, width))
+        jack_weights = np.zeros((size, width))
+        for k, (values, weights) in enumerate(jack):
+            jack_values[k, : values.size] = values
+            jack_weights[k, : weights.size] = weights
+        usable = ~empty & ~no_valid
+        if usable.any():
+            bca = bca_levels(
+                replicates[usable],
+                theta_hat[usable],
+                jack_values[usable],
+                jack_weights[usable],
+                confidence_level,
+            )
+            levels[usable] = bca.levels
+            z0[usable] = bca.bias_correction
+            a[usable] = bca.acceleration
+            fallback[usable] = bca.fallback
+    ends = type7_quantiles(replicates, levels)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows with fewer than 2 values
+        se = np.nanstd(replicates, axis=-1, ddof=1)
+    se = np.where(n_valid > 1, se, np.nan)
+    return {
+        "estimate": estimate,
+        "low": ends[:, 0],
+        "high": ends[:, 1],
+        "replicates": replicates,
+        "n_invalid": n_resamples - n_valid,
+        "standard_error": se,
+        "bias_correction": z0,
+        "acceleration": a,
+        "fallback": fallback,
+        "empty": empty,
+        "no_valid": no_valid,
+        "n_texts": n_texts,
+        "n_clusters": n_clusters,
+    }
+
+
+def warn_about(
+    parts: dict[str, np.ndarray], metric: str, interval: str, n_resamples: int, single: bool
+) -> None:
+    """Warn once per kind: undefined estimates, many dropped resamples, BCa fallbacks."""
+    sets = parts["estimate"].size
+    where = "" if single else " data sets"
+    undefined = np.isnan(parts["estimate"]) & ~parts["empty"]
+    if undefined.any():
+        what = "the observed counts" if single else f"{int(undefined.sum())} of {sets}{where}"
+        warnings.warn(
+            f"{metric} is undefined on {what}; the estimate is NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    many = parts["n_invalid"] > _INVALID_WARN_SHARE * n_resamples
+    if single and many.any():
+        n_invalid = int(parts["n_invalid"][0])
+        warnings.warn(
+            f"{metric} was undefined in {n_invalid} of {n_resamples} resamples "
+            f"({100 * n_invalid / n_resamples:.1f}%); they were dropped.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    elif many.any():
+        warnings.warn(
+            f"{metric} was undefined in more than {100 * _INVALID_WARN_SHARE:.0f}% of the "
+            f"resamples of {int(many.sum())} of {sets} data sets; they were dropped.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if not single and (parts["empty"] | parts["no_valid"]).any():
+        warnings.warn(
+            f"{int((parts['empty'] | parts['no_valid']).sum())} of {sets} data sets have no "
+            f"texts or a {metric} undefined in every resample; their intervals are NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    fell_back = parts["fallback"] > 0
+    if interval == "bca" and fell_back.any():
+        if single:
+            reason = BCA_FALLBACK_REASONS[int(parts["fallback"][0])]
+            message = f"BCa interval not available ({reason}); returning the percentile interval."
         else:
-            # How often each person is taken: m uniform draws counted per resample, the
-            # Multinomial(m, 1/m) of the cluster bootstrap, and much faster to draw.
-            pick = person_rng.integers(0, m, size=(b, m))
-            rows = np.arange(b)[:, None] * m
-            taken = np.bincount((rows + pick).ravel(), minlength=b * m).reshape(b, m)
-            if scheme == "cluster":
-                drawn = taken @ cells
-            else:
-                # A person taken w times contributes Multinomial(w * n_i, shares_i);
-                # persons not taken contribute nothing and need no draw.
-                resample, person = np.nonzero(taken)
-                within = _multinomial_by_stages(
-                    taken[resample, person] * sizes[person], conditional[person], stage_rngs
-                )
-                drawn = np.stack(
-                    [np.bincount(resample, weights=w, minlength=b) for w in within.T], axis=-1
-                )
-        out[start : start + b] = statistic.fn(np.asarray(drawn, dtype=float))
-    return out
+            message = (
+                f"BCa interval not available for {int(fell_back.sum())} of {sets} data sets; "
+                "the percentile interval is returned for them (see `fallback_reason`)."
+            )
+        warnings.warn(message, DegenerateBootstrapWarning, stacklevel=3)
 
 
-def _jackknife(cells: np.ndarray, scheme: str, statistic: _Statistic):
-    """Leave-one-out values and their weights (one text of each kind, or one person)."""
-    if scheme == "iid":
-        kinds = np.flatnonzero(cells > 0)
-        left_out = cells[None, :] - np.eye(cells.size)[kinds]
-        return statistic.fn(left_out), cells[kinds]
-    total = cells.sum(0)
-    return statistic.fn(total[None, :] - cells), np.ones(cells.shape[0])
+def _shaped(values: np.ndarray, batch_shape: tuple[int, ...], kind: type = float) -> Any:
+    """Return a float, int or bool for a single data set, else an array of the batch shape."""
+    if not batch_shape:
+        return kind(values[0])
+    return values.reshape(batch_shape)
 
 
-def _bca_levels(replicates, theta_hat, jack_values, jack_weights, level):
-    """BCa's adjusted quantile levels, z0 and a; or a reason it cannot be formed."""
-    if np.all(replicates == replicates[0]):
-        return None, np.nan, np.nan, "the bootstrap distribution is a single value"
-    below = np.mean(replicates < theta_hat) + 0.5 * np.mean(replicates == theta_hat)
-    if below in (0.0, 1.0) or np.isnan(theta_hat):
-        return None, np.nan, np.nan, "the estimate lies outside the bootstrap distribution"
-    z0 = special.ndtri(below)
-    if np.isnan(jack_values).any():
-        return None, z0, np.nan, "the metric is undefined for a leave-one-out jackknife sample"
-    # Sums over all n leave-one-out samples: each distinct value times its multiplicity.
-    w = jack_weights
-    dev = (w * jack_values).sum() / w.sum() - jack_values
-    spread = (w * dev**2).sum()
-    # No jackknife spread means no skewness to correct for: the acceleration is 0.
-    a = 0.0 if spread == 0 else (w * dev**3).sum() / (6 * spread**1.5)
-    z = special.ndtri(np.array([(1 - level) / 2, (1 + level) / 2]))
-    if np.any(1 - a * (z0 + z) <= 0):
-        return None, z0, a, "the acceleration is too large for the BCa formula"
-    adjusted = special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
-    return adjusted, z0, a, None
+def _exact_result(
+    flat: np.ndarray, nested: bool, lam: int, level: float, batch_shape: tuple[int, ...]
+) -> BootstrapCI:
+    totals = flat.sum(1) if nested else flat
+    x, n = totals[:, 0].astype(float), totals.sum(-1).astype(float)
+    if np.any(n == 0):
+        raise ValueError("`counts` must hold at least one text.")
+    low, high = exact_percentile_bounds(x, n, np.full(x.shape, level), lam)
+    size = n + 2 * lam
+    p = (x + lam) / size
+    zeros = np.zeros(x.size, dtype=np.int64)
+    return BootstrapCI(
+        estimate=_shaped(x / n, batch_shape),
+        low=_shaped(np.asarray(low, float), batch_shape),
+        high=_shaped(np.asarray(high, float), batch_shape),
+        confidence_level=level,
+        metric="proportion",
+        scheme="iid",
+        interval="percentile",
+        pseudo_count=lam,
+        n_resamples="exact",
+        n_invalid_resamples=_shaped(zeros, batch_shape, int),
+        standard_error=_shaped(np.sqrt(p * (1 - p) / size), batch_shape),
+        distribution=None,
+        bca_fallback=_shaped(zeros.astype(bool), batch_shape, bool),
+        fallback_reason=None if not batch_shape else np.full(batch_shape, None, dtype=object),
+        bias_correction=_shaped(np.full(x.size, np.nan), batch_shape),
+        acceleration=_shaped(np.full(x.size, np.nan), batch_shape),
+        n_clusters=None,
+        n_texts=_shaped(n.astype(np.int64), batch_shape, int),
+    )
 
 
 def bootstrap_ci(
     counts: Any,
     metric: str,
+    *,
     scheme: str = "iid",
     interval: str = "percentile",
     pseudo_count: int = 0,
     n_resamples: int | str = 2000,
     confidence_level: float = 0.95,
-    *,
     rng: Any = None,
     batch: int | None = None,
+    nested: bool | None = None,
 ) -> BootstrapCI:
     r"""Bootstrap confidence interval for a metric, resampling counts.
 
@@ -452,9 +512,10 @@ def bootstrap_ci(
     counts : array_like or ConfusionCounts
         For ``metric="proportion"``: ``[successes, failures]``; for a binary metric:
         ``[tp, fp, fn, tn]``; for ``macro_*``/``micro_*``: the k x k confusion matrix
-        (or a multi-class :class:`ConfusionCounts`). With a leading person axis (one
-        row of cells per person) for ``"cluster"`` and ``"hierarchical"``; ``"iid"``
-        adds persons up. Whole, non-negative numbers.
+        (or a multi-class :class:`ConfusionCounts`). Nested counts have one row of cells
+        per person on the axis before the cells (needed by ``"cluster"`` and
+        ``"hierarchical"``); any further leading axes index independent data sets, and
+        every field of the result then has their shape. Whole, non-negative numbers.
     metric : str
         ``"proportion"`` or any name in :data:`perfci.METRICS`.
     scheme : {"iid", "cluster", "hierarchical"}, default "iid"
@@ -472,17 +533,26 @@ def bootstrap_ci(
         interval of a proportion with ``scheme="iid"`` from binomial quantiles.
     confidence_level : float, default 0.95
         Confidence level.
-    rng : numpy.random.Generator, int or None, keyword-only
-        Random generator or seed.
-    batch : int or None, keyword-only
+    rng : numpy.random.Generator, int or None
+        Random generator or seed. A single data set uses ``np.random.default_rng(rng)``;
+        data set k of a batch of K uses ``np.random.default_rng(rng).spawn(K)[k]``.
+    batch : int or None
         Resamples drawn at once, bounding memory; the result does not depend on it.
         Default: as many as fit in about 64 MB.
+    nested : bool, optional
+        Whether the axis before the cells indexes persons. Default: True for the
+        cluster schemes and for a :class:`ConfusionCounts` with `groups`; with
+        ``scheme="iid"``, counts with leading axes must say which they are:
+        ``nested=True`` adds each data set's persons up and resamples texts,
+        ``nested=False`` reads every leading axis as data sets.
 
     Returns
     -------
     BootstrapCI
         The interval, the replicates, their standard error, the number of dropped
         resamples and, for BCa, :math:`\hat z_0`, :math:`\hat a` and any fallback.
+        Fields are scalars for a single data set and arrays of the batch's shape
+        otherwise (`distribution` then holds every replicate, NaN where undefined).
 
     Raises
     ------
@@ -490,7 +560,9 @@ def bootstrap_ci(
         For unknown names; counts of the wrong shape (a cluster scheme without a person
         axis), negative or fractional counts; ``n_resamples < 1``; ``"exact"`` other than
         for a proportion with the iid percentile bootstrap; a fractional or negative
-        `pseudo_count`; a `batch` below 1; or a metric undefined in every resample.
+        `pseudo_count`; a `batch` below 1; or, for a single data set, no texts or a
+        metric undefined in every resample (in a batch such a data set gets NaN and a
+        warning instead).
 
     Warns
     -----
@@ -561,149 +633,101 @@ def bootstrap_ci(
     ...                      pseudo_count=1, n_resamples=5000, rng=7)
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] from {ci.n_clusters} persons")
     [0.545, 1.000] from 4 persons
-    """
-    cells, statistic, lam, level, exact = _bootstrap_iv(
-        counts, metric, scheme, interval, pseudo_count, n_resamples, confidence_level, batch
-    )
-    if exact:
-        x, n = float(cells[0]), float(cells.sum())
-        estimate = x / n
-        low, high = exact_percentile_bounds(np.array(x), np.array(n), np.array(level), lam)
-        size = n + 2 * lam
-        p = (x + lam) / size
-        return BootstrapCI(
-            estimate,
-            float(low),
-            float(high),
-            level,
-            metric,
-            scheme,
-            interval,
-            lam,
-            "exact",
-            0,
-            float(np.sqrt(p * (1 - p) / size)),
-            None,
-            n_texts=int(n),
-        )
 
-    return resampled_ci(
-        cells,
+    Many data sets in one call (here three samples of 20 texts), each with its own
+    stream spawned from `rng`:
+
+    >>> import numpy as np
+    >>> samples = np.array([[18, 2], [19, 1], [20, 0]])
+    >>> ci = pc.bootstrap_ci(samples, "proportion", pseudo_count=1, rng=1, nested=False)
+    >>> ci.low.shape
+    (3,)
+    >>> first = pc.bootstrap_ci(samples[0], "proportion", pseudo_count=1,
+    ...                         rng=np.random.default_rng(1).spawn(3)[0])
+    >>> bool(first.low == ci.low[0] and first.high == ci.high[0])
+    True
+    """
+    flat, statistic, lam, level, exact, nested, batch_shape = _bootstrap_iv(
+        counts,
+        metric,
+        scheme,
+        interval,
+        pseudo_count,
+        n_resamples,
+        confidence_level,
+        batch,
+        nested,
+    )
+    single = not batch_shape
+    if exact:
+        return _exact_result(flat, nested, lam, level, batch_shape)
+    rater_symmetric = metric in _RATER_SYMMETRIC
+    units = [
+        canonical_cells(cells, scheme, nested=nested, rater_symmetric=rater_symmetric)
+        for cells in flat
+    ]
+    if single:
+        if scheme != "iid" and units[0].shape[0] < 1:
+            raise ValueError("`counts` must hold at least one person with texts.")
+        if units[0].sum() == 0:
+            raise ValueError("`counts` must hold at least one text.")
+    parts = resample_intervals(
+        units,
         statistic,
         scheme=scheme,
         interval=interval,
         pseudo_count=lam,
         n_resamples=int(n_resamples),
         confidence_level=level,
-        rng=rng,
+        generators=_generators(rng, batch_shape, len(units)),
         batch=batch,
     )
-
-
-def resampled_ci(
-    cells: np.ndarray,
-    statistic: _Statistic,
-    *,
-    scheme: str,
-    interval: str,
-    pseudo_count: int,
-    n_resamples: int,
-    confidence_level: float,
-    rng: Any,
-    batch: int | None,
-) -> BootstrapCI:
-    """Bootstrap interval of any statistic of validated cells, ``(C,)`` or ``(m, C)``.
-
-    The engine behind :func:`bootstrap_ci` and :func:`perfci.compare`.
-    """
-    metric, lam, level = statistic.metric, pseudo_count, confidence_level
-    observed_total = cells if scheme == "iid" else cells.sum(0)
-    estimate = float(statistic.fn(observed_total.astype(float)))
-    n_texts = int(observed_total.sum())
-    n_clusters = None if scheme == "iid" else int(cells.shape[0])
-
-    # The sample the bootstrap resamples: pseudo counts per cell, or a pseudo-person.
-    if scheme == "iid":
-        augmented = cells + lam
-    elif lam:
-        augmented = np.vstack([cells, np.full(statistic.n_cells, lam)])
-    else:
-        augmented = cells
-    width = augmented.size if scheme == "hierarchical" else statistic.n_cells
-    if batch is None:
-        batch = max(1, _AUTO_BATCH_ELEMENTS // max(width, 1))
-    person_rng, text_rng = np.random.default_rng(rng).spawn(2)
-    exact = None
-    if metric == "proportion" and scheme != "iid":
-        exact = _exact_person_distribution(augmented, scheme, int(n_resamples))
-    if exact is not None:
-        # Draws from the exact bootstrap distribution: the same distribution as
-        # resampling persons (and texts), at the cost of one uniform per resample.
-        cdf, value_of = exact
-        replicates = np.empty(int(n_resamples))
-        for start in range(0, int(n_resamples), int(batch)):
-            u = text_rng.random(min(int(batch), int(n_resamples) - start))
-            cell = np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), cdf.size - 1)
-            replicates[start : start + u.size] = value_of(cell)
-    else:
-        replicates = _draw_replicates(
-            augmented, scheme, int(n_resamples), int(batch), person_rng, text_rng, statistic
-        )
-    valid = replicates[~np.isnan(replicates)]
-    n_invalid = int(replicates.size - valid.size)
-    if valid.size == 0:
+    if single and parts["no_valid"][0]:
         raise ValueError(
             f"`metric` {metric!r} is undefined in every resample of these counts "
             "(its denominator is always zero); no interval exists."
         )
-    if np.isnan(estimate):
-        warnings.warn(
-            f"{metric} is undefined on the observed counts; the estimate is NaN.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-    if n_invalid > _INVALID_WARN_SHARE * replicates.size:
-        warnings.warn(
-            f"{metric} was undefined in {n_invalid} of {replicates.size} resamples "
-            f"({100 * n_invalid / replicates.size:.1f}%); they were dropped.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
+    warn_about(parts, metric, interval, int(n_resamples), single)
+    return assemble(parts, statistic.metric, scheme, interval, lam, level, batch_shape)
 
-    quantile_levels = np.array([(1 - level) / 2, (1 + level) / 2])
-    z0 = a = np.nan
-    reason = None
-    if interval == "bca":
-        aug_total = augmented if scheme == "iid" else augmented.sum(0)
-        theta_hat = float(statistic.fn(aug_total.astype(float)))
-        jack_values, jack_weights = _jackknife(augmented.astype(float), scheme, statistic)
-        adjusted, z0, a, reason = _bca_levels(valid, theta_hat, jack_values, jack_weights, level)
-        if reason is None:
-            quantile_levels = adjusted
-        else:
-            warnings.warn(
-                f"BCa interval not available ({reason}); returning the percentile interval.",
-                DegenerateBootstrapWarning,
-                stacklevel=2,
-            )
-    low, high = np.quantile(valid, quantile_levels)
+
+def assemble(
+    parts: dict[str, np.ndarray],
+    metric: str,
+    scheme: str,
+    interval: str,
+    pseudo_count: int,
+    level: float,
+    batch_shape: tuple[int, ...],
+) -> BootstrapCI:
+    """Build a :class:`BootstrapCI` from the engine's per-data-set arrays."""
+    single = not batch_shape
+    replicates = parts["replicates"]
+    fell_back = (parts["fallback"] > 0) & (interval == "bca")
+    reasons = np.array([BCA_FALLBACK_REASONS[int(c)] for c in parts["fallback"]], dtype=object)
+    if single:
+        distribution = replicates[0][~np.isnan(replicates[0])]
+        reason = reasons[0] if interval == "bca" else None
+    else:
+        distribution = replicates.reshape(*batch_shape, replicates.shape[-1])
+        reason = np.where(fell_back, reasons, None).reshape(batch_shape)
     return BootstrapCI(
-        estimate=estimate,
-        low=float(low),
-        high=float(high),
+        estimate=_shaped(parts["estimate"], batch_shape),
+        low=_shaped(parts["low"], batch_shape),
+        high=_shaped(parts["high"], batch_shape),
         confidence_level=level,
         metric=metric,
         scheme=scheme,
         interval=interval,
-        pseudo_count=lam,
-        n_resamples=int(n_resamples),
-        n_invalid_resamples=n_invalid,
-        standard_error=float(np.std(valid, ddof=1)) if valid.size > 1 else np.nan,
-        distribution=valid,
-        bca_fallback=reason is not None,
+        pseudo_count=pseudo_count,
+        n_resamples=int(replicates.shape[-1]),
+        n_invalid_resamples=_shaped(parts["n_invalid"], batch_shape, int),
+        standard_error=_shaped(parts["standard_error"], batch_shape),
+        distribution=distribution,
+        bca_fallback=_shaped(fell_back, batch_shape, bool),
         fallback_reason=reason,
-        bias_correction=float(z0),
-        acceleration=float(a),
-        n_clusters=n_clusters,
-        n_texts=n_texts,
+        bias_correction=_shaped(parts["bias_correction"], batch_shape),
+        acceleration=_shaped(parts["acceleration"], batch_shape),
+        n_clusters=None if scheme == "iid" else _shaped(parts["n_clusters"], batch_shape, int),
+        n_texts=_shaped(parts["n_texts"], batch_shape, int),
     )

@@ -17,14 +17,16 @@ from scipy import stats
 
 from ._core.validation import check_choice, check_confidence_level
 from .analytic import proportion_ci
+from ._core.resampling import Statistic
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     SCHEMES,
     BootstrapCI,
-    _Statistic,
+    assemble,
     check_pseudo_count,
     is_positive_int,
-    resampled_ci,
+    resample_intervals,
+    warn_about,
 )
 from .counting import _as_label_array, _default_positive
 from .metrics import BINARY_METRICS, PROPORTION_METRICS, RELEVANT_TEXTS, metric_values
@@ -292,7 +294,7 @@ def compare(
     def difference(c: np.ndarray) -> np.ndarray:
         return metric_values(c @ _TO_A, metric) - metric_values(c @ _TO_B, metric)
 
-    statistic = _Statistic(f"{metric} difference", 8, difference)
+    statistic = Statistic(f"{metric} difference", 8, difference)
     total = cells if person is None else cells.sum(0)
     # A text is relevant if it is for either classifier (for precision: either calls it
     # positive), so that swapping A and B cannot change the scheme.
@@ -309,16 +311,25 @@ def compare(
     boot_cells = cells.sum(0) if (scheme == "iid" and person is not None) else cells
     if scheme != "iid":
         boot_cells = boot_cells[boot_cells.sum(1) > 0]
-    boot = resampled_ci(
-        boot_cells.astype(float),
+    parts = resample_intervals(
+        [boot_cells.astype(float)],
         statistic,
         scheme=scheme,
         interval=interval,
         pseudo_count=pseudo_count,
         n_resamples=n_resamples,
         confidence_level=float(level),
-        rng=rng,
+        generators=[np.random.default_rng(rng)],
         batch=None,
+    )
+    if parts["no_valid"][0]:
+        raise ValueError(
+            f"`metric` {metric!r} is undefined in every resample of these counts "
+            "(its denominator is always zero); no interval exists."
+        )
+    warn_about(parts, statistic.metric, interval, n_resamples, True)
+    boot = assemble(
+        parts, statistic.metric, scheme, interval, pseudo_count, float(level), ()
     )
     est_a = float(metric_values(total @ _TO_A, metric))
     est_b = float(metric_values(total @ _TO_B, metric))

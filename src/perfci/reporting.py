@@ -219,6 +219,7 @@ def _interval(
             n_resamples=n_resamples,
             confidence_level=confidence_level,
             rng=rng,
+            nested=nested,
         )
         label = f"bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
     return MetricCI(
