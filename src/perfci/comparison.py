@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ._core.resampling import Statistic
 from ._core.validation import check_choice, check_confidence_level
 from .analytic import proportion_ci
-from ._core.resampling import Statistic
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     SCHEMES,
@@ -328,9 +328,7 @@ def compare(
             "(its denominator is always zero); no interval exists."
         )
     warn_about(parts, statistic.metric, interval, n_resamples, True)
-    boot = assemble(
-        parts, statistic.metric, scheme, interval, pseudo_count, float(level), ()
-    )
+    boot = assemble(parts, statistic.metric, scheme, interval, pseudo_count, float(level), ())
     est_a = float(metric_values(total @ _TO_A, metric))
     est_b = float(metric_values(total @ _TO_B, metric))
 
