@@ -9,7 +9,6 @@ from scipy import stats
 import perfci as pc
 from perfci import harness
 from perfci.cli import main
-from perfci.simulate import bca_from_order_statistics, percentile_from_order_statistics
 
 SUITES = Path(__file__).resolve().parents[1] / "validation" / "suites"
 
@@ -142,49 +141,176 @@ def test_invalid_suites_fail_before_any_work(tmp_path, edit, match):
         harness.load_suite(path)
 
 
-def test_percentile_order_statistics_match_brute_force_resampling():
-    x, n, lam, b = np.full(20_000, 17), 20, 1, 200
-    low, high = percentile_from_order_statistics(
-        x, n, pseudo_count=lam, n_resamples=b, confidence_level=0.95, rng=np.random.default_rng(1)
-    )
-    draws = np.random.default_rng(2).binomial(
-        n + 2 * lam, (17 + lam) / (n + 2 * lam), size=(20_000, b)
-    ) / (n + 2 * lam)
-    ref_low, ref_high = np.quantile(draws, [0.025, 0.975], axis=1)
-    for mine, ref in [(low, ref_low), (high, ref_high)]:
-        values = np.union1d(mine, ref)
-        table = np.array([[np.sum(np.isclose(d, v)) for v in values] for d in (mine, ref)])
-        table = table[:, table.sum(0) >= 10]
-        assert stats.chi2_contingency(table).pvalue > 1e-3
+NESTED = """
+name = "tiny-nested"
+seed = 11
+[population]
+kind = "nested_finite"
+persons = 200
+texts_per_person = 60
+mean = 0.9
+sd = 0.1
+seed = 3
+[grid]
+design = ["small", "srs"]
+persons = [6]
+[scales.smoke]
+replications = 40
+resamples = 150
+[[methods]]
+name = "wilson"
+family = "analytic"
+method = "wilson"
+[[methods]]
+name = "ac_neff_df"
+family = "clustered"
+method = "agresti_coull"
+design = "icc"
+df_adjust = "dean_pagano"
+[[methods]]
+name = "iid"
+family = "bootstrap"
+scheme = "iid"
+interval = "percentile"
+pseudo_count = 1
+[[methods]]
+name = "cluster"
+family = "bootstrap"
+scheme = "cluster"
+interval = "percentile"
+pseudo_count = 1
+[[methods]]
+name = "hierarchical"
+family = "bootstrap"
+scheme = "hierarchical"
+interval = "percentile"
+pseudo_count = 0
+"""
+
+CONFUSION = """
+name = "tiny-f1"
+seed = 12
+[population]
+kind = "confusion"
+prevalence = 0.2
+[grid]
+n = [30]
+precision = [0.9]
+recall = [0.95]
+[scales.smoke]
+replications = 50
+resamples = 120
+[[methods]]
+name = "percentile"
+family = "bootstrap"
+interval = "percentile"
+pseudo_count = 0
+[[methods]]
+name = "pseudo_percentile_1"
+family = "bootstrap"
+interval = "percentile"
+pseudo_count = 1
+"""
 
 
-def test_bca_order_statistics_match_bootstrap_ci():
-    # the reference: perfci.bootstrap_ci's own BCa on 2,000 data sets, resampling
-    x = np.random.default_rng(3).binomial(30, 0.85, size=2000)
-    low, high = bca_from_order_statistics(
-        x, 30, pseudo_count=0, n_resamples=300, confidence_level=0.9, rng=np.random.default_rng(4)
-    )
+def _public_intervals(suite, cell, data, method, rng):
+    """The interval ends a user gets from the public functions for these data sets."""
     import warnings
 
+    o = method.options
+    level = suite.confidence_level
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", pc.DegenerateBootstrapWarning)
-        ref = [
-            pc.bootstrap_ci(
-                [xi, 30 - xi],
-                "proportion",
-                interval="bca",
-                n_resamples=300,
-                confidence_level=0.9,
-                rng=i,
+        warnings.simplefilter("ignore")
+        if method.family == "analytic":
+            x, n = data
+            ci = pc.proportion_ci(x, n, method=o["method"], confidence_level=level)
+        elif method.family == "clustered":
+            y, n = data
+            df = None if o["df_adjust"] == "none" else o["df_adjust"]
+            with np.errstate(all="ignore"):
+                ci = pc.clustered_proportion_ci(
+                    y,
+                    n,
+                    method=o["method"],
+                    design=o["design"],
+                    df_adjust=df,
+                    confidence_level=level,
+                )
+        else:
+            counts, metric = data
+            ci = pc.bootstrap_ci(
+                counts,
+                metric,
+                scheme=o.get("scheme", "iid"),
+                interval=o["interval"],
+                pseudo_count=o["pseudo_count"],
+                n_resamples=suite.scales["smoke"].resamples,
+                confidence_level=level,
+                rng=rng,
+                nested=counts.ndim == 3,
             )
-            for i, xi in enumerate(x)
-        ]
-    ref_low = np.array([r.low for r in ref])
-    ref_high = np.array([r.high for r in ref])
-    # same distribution: compare means with their standard errors
-    for mine, theirs in [(low, ref_low), (high, ref_high)]:
-        se = np.hypot(mine.std(), theirs.std()) / np.sqrt(x.size)
-        assert abs(mine.mean() - theirs.mean()) < 4 * se
+    return np.asarray(ci.low), np.asarray(ci.high)
+
+
+def _expected_scores(suite, cell):
+    seed = harness._cell_seed(suite, "smoke", cell)
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    reps = suite.scales["smoke"].replications
+    kind = suite.population["kind"]
+    if kind == "bernoulli":
+        n, truth = int(cell["n"]), float(cell["p"])
+        x = data_rng.binomial(n, truth, size=reps)
+        data = {"analytic": (x, n), "bootstrap": (np.stack([x, n - x], -1), "proportion")}
+    elif kind == "confusion":
+        p, r = float(cell["precision"]), float(cell["recall"])
+        truth = 2 * p * r / (p + r)
+        probs = harness.confusion_probabilities(suite.population["prevalence"], p, r)
+        data = {"bootstrap": (data_rng.multinomial(int(cell["n"]), probs, size=reps), "f1")}
+    else:
+        _, truth = harness._population_of(suite, cell)
+        y, n = harness._nested_sample(suite, cell, reps, data_rng)
+        data = {
+            "analytic": (y.sum(1), n.sum(1)),
+            "clustered": (y, n),
+            "bootstrap": (np.stack([y, n - y], -1), "proportion"),
+        }
+    rows = []
+    for method, rng in zip(suite.methods, method_rngs, strict=True):
+        low, high = _public_intervals(suite, cell, data[method.family], method, rng)
+        valid = np.isfinite(low) & np.isfinite(high)
+        low, high = low[valid], high[valid]
+        rows.append(
+            [
+                np.sum((low <= truth) & (truth <= high)),
+                np.sum(high < truth),
+                np.sum(low > truth),
+                np.sum(high - low) / 2,
+                low.size,
+                0,
+            ]
+        )
+    return np.array(rows, dtype=float)
+
+
+@pytest.mark.parametrize("text", [SMALL, NESTED, CONFUSION], ids=["bernoulli", "nested", "f1"])
+def test_a_harness_cell_is_the_public_functions_on_the_same_data(text, tmp_path):
+    path = tmp_path / "suite.toml"
+    path.write_text(text)
+    suite = harness.load_suite(path)
+    for cell in suite.cells("smoke"):
+        np.testing.assert_array_equal(
+            harness.compute_cell(suite, "smoke", cell), _expected_scores(suite, cell)
+        )
+
+
+def test_nested_cell_survives_persons_without_texts(tmp_path):
+    # An SRS sample leaves most persons of the population without texts: they are padding,
+    # and the cluster and hierarchical bootstraps must ignore them (not crash, not shift).
+    path = tmp_path / "suite.toml"
+    path.write_text(NESTED)
+    suite = harness.load_suite(path)
+    scores = harness.compute_cell(suite, "smoke", {"design": "srs", "persons": 6})
+    assert np.all(scores[:, 4] == 40)  # every interval could be formed
 
 
 def test_cli_validate(capsys, tmp_path, monkeypatch):

@@ -32,8 +32,8 @@ import numpy as np
 import xarray as xr
 
 from .analytic import ANALYTIC_METHODS, proportion_ci
+from .bootstrap import bootstrap_ci
 from .exact import operating_characteristics
-from .simulate import bca_from_order_statistics, percentile_from_order_statistics
 
 __all__ = ["Suite", "list_suites", "load_suite", "run_suite", "suite_dir"]
 
@@ -450,34 +450,42 @@ def _score(low, high, truth, flagged=0) -> np.ndarray:
     )
 
 
+def _bootstrap_ends(counts: np.ndarray, metric: str, options: dict, scale: Scale, level, rng):
+    """Interval ends of :func:`perfci.bootstrap_ci` for a batch of data sets.
+
+    Warnings (dropped resamples, BCa fallbacks) are expected in a coverage study; the
+    ends are what is scored, and an interval that cannot be formed is NaN (not valid).
+    """
+    nested = counts.ndim == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ci = bootstrap_ci(
+            counts,
+            metric,
+            scheme=options.get("scheme", "iid"),
+            interval=options["interval"],
+            pseudo_count=options["pseudo_count"],
+            n_resamples=scale.resamples,
+            confidence_level=level,
+            rng=rng,
+            nested=nested,
+        )
+    return ci.low, ci.high
+
+
 def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     n, p = int(cell["n"]), float(cell["p"])
     level = suite.confidence_level
     out = np.empty((len(suite.methods), 6))
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     x = data_rng.binomial(n, p, size=scale.replications)  # the data every method sees
+    counts = np.stack([x, n - x], axis=-1)
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         if m.family == "analytic":
             ci = proportion_ci(x, n, method=m.options["method"], confidence_level=level)
             low, high = ci.low, ci.high
-        elif m.options["interval"] == "percentile":
-            low, high = percentile_from_order_statistics(
-                x,
-                n,
-                pseudo_count=m.options["pseudo_count"],
-                n_resamples=scale.resamples,
-                confidence_level=level,
-                rng=rng,
-            )
         else:
-            low, high = bca_from_order_statistics(
-                x,
-                n,
-                pseudo_count=m.options["pseudo_count"],
-                n_resamples=scale.resamples,
-                confidence_level=level,
-                rng=rng,
-            )
+            low, high = _bootstrap_ends(counts, "proportion", m.options, scale, level, rng)
         out[i] = _score(low, high, p)
     return out
 
@@ -537,40 +545,8 @@ def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.G
     return y, texts
 
 
-def _nested_bootstrap(y, n, scheme, lam, n_resamples, level, rng, batch=20):
-    """Percentile intervals of the pooled proportion under person resampling, batched.
-
-    For each replication (rows of y and n), B resamples of persons (cluster) or of
-    persons then texts (hierarchical), with an optional pseudo-person holding lambda
-    successes and lambda failures, exactly as :func:`perfci.bootstrap_ci` defines them.
-    """
-    if lam:
-        y = np.column_stack([y, np.full(y.shape[0], lam)])
-        n = np.column_stack([n, np.full(n.shape[0], 2 * lam)])
-    r, m = y.shape
-    q = [(1 - level) / 2, (1 + level) / 2]
-    low, high = np.empty(r), np.empty(r)
-    for start in range(0, r, batch):  # bounds memory: batch x B x m counts at a time
-        ys, ns = y[start : start + batch], n[start : start + batch]
-        k = ys.shape[0]
-        pick = rng.integers(0, m, size=(k, n_resamples, m))
-        flat = (np.arange(k * n_resamples)[:, None] * m + pick.reshape(-1, m)).ravel()
-        taken = np.bincount(flat, minlength=k * n_resamples * m).reshape(k, n_resamples, m)
-        texts = np.einsum("kbm,km->kb", taken, ns)
-        if scheme == "cluster":
-            succ = np.einsum("kbm,km->kb", taken, ys)
-        else:
-            share = np.broadcast_to((ys / ns)[:, None, :], taken.shape)
-            nz = taken > 0
-            draws = np.zeros(taken.shape)
-            draws[nz] = rng.binomial((taken * ns[:, None, :])[nz], share[nz])
-            succ = draws.sum(-1)
-        low[start : start + k], high[start : start + k] = np.quantile(succ / texts, q, axis=1)
-    return low, high
-
-
 def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
-    from .bayes import _adaptive_grid, _grid_interval
+    from .bayes import grid_intervals
     from .design import clustered_proportion_ci
 
     _, truth = _population_of(suite, cell)
@@ -578,8 +554,8 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     y, n = _nested_sample(suite, cell, scale.replications, data_rng)
     x_total, n_total = y.sum(1), n.sum(1)
+    per_person = np.stack([y, n - y], axis=-1)  # (replications, persons, 2)
     out = np.empty((len(suite.methods), 6))
-    grid = None
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
         if m.family == "analytic":
@@ -598,19 +574,8 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                     confidence_level=level,
                 )
             low, high = ci.low, ci.high
-        elif m.family == "bootstrap" and o["scheme"] == "iid":
-            low, high = percentile_from_order_statistics(
-                x_total,
-                n_total,
-                pseudo_count=o["pseudo_count"],
-                n_resamples=scale.resamples,
-                confidence_level=level,
-                rng=rng,
-            )
         elif m.family == "bootstrap":
-            low, high = _nested_bootstrap(
-                y, n, o["scheme"], o["pseudo_count"], scale.resamples, level, rng
-            )
+            low, high = _bootstrap_ends(per_person, "proportion", o, scale, level, rng)
         elif o["sampler"] == "nutpie":
             low, high, flagged = _nutpie_intervals(
                 y, n, o["estimand"], o["replications"], level, rng
@@ -618,13 +583,8 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             out[i] = _score(low, high, truth, flagged)
             continue
         else:
-            if grid is None:  # one grid posterior per cell, shared by both estimands
-                grid = _adaptive_grid(y, n, "pareto", (400, 100))
-            mass, mu_edge, s_edge = grid
-            if o["estimand"] == "mu":
-                low, _, high = _grid_interval(mu_edge, mass.sum(2), "eti", level)
-            else:
-                low, high = _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng)
+            ci = grid_intervals(y, n, estimand=o["estimand"], level=level, rng=rng)
+            low, high = ci.low, ci.high
         out[i] = _score(low, high, truth)
     return out
 
@@ -653,38 +613,6 @@ def _nutpie_intervals(y, n, estimand, replications, level, rng):
     return low, high, flagged
 
 
-def _text_weighted_intervals(mass, mu_edge, s_edge, y, n, level, rng, draws=1000, chunk=25):
-    """Credible intervals of sum(n_i p_i) / sum(n_i) from grid posteriors, by drawing.
-
-    (mu, s) are drawn from each data set's grid posterior (uniform within cells), then
-    person rates from their exact Beta conditionals.
-    """
-    r = mass.shape[0]
-    flat = mass.reshape(r, -1)
-    # one searchsorted for all data sets: row k's CDF shifted by k
-    cdf = np.cumsum(flat, axis=1) / flat.sum(1, keepdims=True) + np.arange(r)[:, None]
-    u = rng.random((r, draws)) + np.arange(r)[:, None]
-    cell = (
-        np.searchsorted(cdf.ravel(), u.ravel()).reshape(r, draws)
-        - np.arange(r)[:, None] * (flat.shape[1])
-    )
-    cell = np.clip(cell, 0, flat.shape[1] - 1)
-    i, j = np.divmod(cell, mass.shape[2])
-    mu = mu_edge[i] + rng.random((r, draws)) * np.diff(mu_edge)[i]
-    s = s_edge[j] + rng.random((r, draws)) * np.diff(s_edge)[j]
-    q = [(1 - level) / 2, (1 + level) / 2]
-    low, high = np.empty(r), np.empty(r)
-    for start in range(0, r, chunk):  # bounds memory: chunk x draws x persons
-        rows = slice(start, start + chunk)
-        kappa = s[rows] ** -2.0
-        a = (mu[rows] * kappa)[..., None] + y[rows][:, None, :]
-        b = ((1 - mu[rows]) * kappa)[..., None] + (n[rows] - y[rows])[:, None, :]
-        p = rng.beta(a, b)
-        tw = (p * n[rows][:, None, :]).sum(-1) / n[rows].sum(1)[:, None]
-        low[rows], high[rows] = np.quantile(tw, q, axis=1)
-    return low, high
-
-
 def confusion_probabilities(prevalence: float, precision: float, recall: float) -> np.ndarray:
     """Cell probabilities [tp, fp, fn, tn] of a population with these three rates."""
     tp = prevalence * recall
@@ -706,28 +634,11 @@ def _confusion_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     probs = confusion_probabilities(suite.population["prevalence"], precision, recall)
     n = int(cell["n"])
     level = suite.confidence_level
-    q = [(1 - level) / 2, (1 + level) / 2]
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     counts = data_rng.multinomial(n, probs, size=scale.replications)  # every method's data
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
-        lam = m.options["pseudo_count"]
-        size = n + 4 * lam
-        low, high = np.empty(counts.shape[0]), np.empty(counts.shape[0])
-        for start in range(0, counts.shape[0], 100):  # bounds memory: 100 x B x 4
-            block = counts[start : start + 100] + lam
-            # F1 = 2 tp / (2 tp + fp + fn) needs only (tp, fp + fn, tn): three categories
-            cells = np.stack([block[:, 0], block[:, 1] + block[:, 2], block[:, 3]], axis=1)
-            draws = rng.multinomial(size, cells / size, size=(scale.resamples, cells.shape[0]))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                f1 = 2 * draws[..., 0] / (2 * draws[..., 0] + draws[..., 1])
-            if np.isnan(f1).any():
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows stay NaN
-                    ends = np.nanquantile(f1, q, axis=0)
-            else:
-                ends = np.quantile(f1, q, axis=0)
-            low[start : start + 100], high[start : start + 100] = ends
+        low, high = _bootstrap_ends(counts, "f1", m.options, scale, level, rng)
         out[i] = _score(low, high, truth)
     return out
 
