@@ -23,8 +23,8 @@ kind = "bernoulli"
 n = [10, 20, 30, 40, 50, 60, 70, 80]
 p = [0.7, 0.9]
 [scales.smoke]
-replications = 20000
-resamples = 500
+replications = 3000
+resamples = 200
 [[methods]]
 name = "wilson"
 family = "analytic"

@@ -4,7 +4,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
-from scipy import stats
 
 import perfci as pc
 from perfci import harness
@@ -62,19 +61,19 @@ def test_exact_scale_equals_exact_coverage(tiny, tmp_path):
     for n in [10, 40]:
         for p in [0.6, 0.95]:
             cell = ds.sel(n=n, p=p)
-            assert cell.sel({"method": "wilson"})["coverage"] == pc.exact_coverage("wilson", n, p)
-            assert cell.sel({"method": "pseudo_percentile_1"})["coverage"] == pc.exact_coverage(
+            assert cell.sel(ci_method="wilson")["coverage"] == pc.exact_coverage("wilson", n, p)
+            assert cell.sel({"ci_method": "pseudo_percentile_1"})["coverage"] == pc.exact_coverage(
                 "pseudo_percentile_1", n, p
             )
-            assert np.isnan(cell.sel({"method": "bca"})["coverage"])  # no exact mode
+            assert np.isnan(cell.sel({"ci_method": "bca"})["coverage"])  # no exact mode
     assert (tmp_path / "tiny.nc").exists()
 
 
 def test_simulated_coverage_agrees_with_exact_within_monte_carlo_error(tiny, tmp_path):
     sim = harness.run_suite(tiny, "smoke", tmp_path)
     exact = harness.run_suite(tiny, "exact", tmp_path / "exact")
-    w = sim.sel({"method": "wilson"})
-    ref = exact.sel({"method": "wilson"})["coverage"]
+    w = sim.sel({"ci_method": "wilson"})
+    ref = exact.sel({"ci_method": "wilson"})["coverage"]
     # the Monte-Carlo SE is the binomial SE of a coverage from 300 replications
     assert np.all(np.abs(w["coverage"] - ref) <= 4 * np.sqrt(ref * (1 - ref) / 300) + 1e-12)
     np.testing.assert_allclose(w["mc_se"], np.sqrt(w["coverage"] * (1 - w["coverage"]) / 300))
@@ -85,7 +84,7 @@ def test_simulated_coverage_agrees_with_exact_within_monte_carlo_error(tiny, tmp
 def test_same_data_for_every_method_and_reproducible(tiny, tmp_path):
     a = harness.run_suite(tiny, "smoke", tmp_path / "a")
     assert tuple(a.data_vars) == harness.RESULT_VARIABLES
-    assert a["coverage"].dims == ("n", "p", "method")
+    assert a["coverage"].dims == ("n", "p", "ci_method")
     b = harness.run_suite(tiny, "smoke", tmp_path / "b")
     xr.testing.assert_identical(a, b)
 
@@ -152,7 +151,7 @@ mean = 0.9
 sd = 0.1
 seed = 3
 [grid]
-design = ["small", "srs"]
+sampling = ["small", "srs"]
 persons = [6]
 [scales.smoke]
 replications = 40
@@ -309,7 +308,7 @@ def test_nested_cell_survives_persons_without_texts(tmp_path):
     path = tmp_path / "suite.toml"
     path.write_text(NESTED)
     suite = harness.load_suite(path)
-    scores = harness.compute_cell(suite, "smoke", {"design": "srs", "persons": 6})
+    scores = harness.compute_cell(suite, "smoke", {"sampling": "srs", "persons": 6})
     assert np.all(scores[:, 4] == 40)  # every interval could be formed
 
 
@@ -341,7 +340,7 @@ def test_nested_population_matches_the_paper():
 
 def test_paper_nested_smoke_orders_methods_as_the_paper(tmp_path):
     suite = harness.load_suite(SUITES / "paper-nested.toml")
-    cell = {"design": "moderate", "persons": 20}
+    cell = {"sampling": "moderate", "persons": 20}
     scores = harness.compute_cell(suite, "smoke", cell)
     coverage = dict(zip([m.name for m in suite.methods], scores[:, 0] / scores[:, 4], strict=True))
     # ~30 texts per person: ignoring the nesting covers far below 0.95, adjusting does not
@@ -370,7 +369,7 @@ def test_paper_f1_population_and_smoke_cell():
 
 def test_figure7_suite_reproduces_the_paper(tmp_path):
     ds = harness.run_suite(harness.load_suite(SUITES / "figure7.toml"), "smoke", tmp_path)
-    cell = ds.sel(n=400, icc=0.1).sel({"method": "agresti_coull_neff_df"})["mean_half_width"]
+    cell = ds.sel(n=400, icc=0.1).sel({"ci_method": "agresti_coull_neff_df"})["mean_half_width"]
     assert float(cell.sel(texts_per_person=10)) == pytest.approx(0.043, abs=5e-4)
     assert float(cell.sel(texts_per_person=50)) == pytest.approx(0.093, abs=5e-4)
 
@@ -383,4 +382,4 @@ def test_resume_refuses_cells_of_a_changed_suite(tmp_path):
     with pytest.raises(ValueError, match="another version of suite 'tiny'"):
         harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out", resume=True)
     fresh = harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out")
-    assert np.all(fresh["n_valid"].sel({"method": "wilson"}) == 400)
+    assert np.all(fresh["n_valid"].sel({"ci_method": "wilson"}) == 400)

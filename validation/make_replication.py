@@ -30,7 +30,7 @@ def load(name: str, sub: str = "") -> xr.Dataset | None:
 
 
 def pick(ds: xr.Dataset, method: str, **where) -> xr.Dataset:
-    return ds.sel({"method": method}).sel(**where)
+    return ds.sel({"ci_method": method}).sel(**where)
 
 
 def paper_se(value: float) -> float:
@@ -82,7 +82,7 @@ exact = load("paper-independent", "exact")
 sim = load("paper-independent")
 if exact is not None:
     cov = exact["coverage"]
-    wald = cov.sel({"method": "wald"})
+    wald = cov.sel({"ci_method": "wald"})
     high_small = wald.sel(n=wald["n"] < 50, p=[0.9, 0.95])
     claim(
         "3.1",
@@ -100,7 +100,7 @@ if exact is not None:
         0.0,
         abs(float(low_p.mean()) - 0.925) < 0.01,
     )
-    ac = cov.sel({"method": "agresti_coull"})
+    ac = cov.sel({"ci_method": "agresti_coull"})
     i = np.unravel_index(int(np.argmin(ac.values)), ac.shape)
     claim(
         "3.1, A",
@@ -111,7 +111,7 @@ if exact is not None:
         agree(0.925, float(ac.min()), 0.0),
         "the paper's minimum is itself a simulated value",
     )
-    cp = cov.sel({"method": "clopper_pearson"})
+    cp = cov.sel({"ci_method": "clopper_pearson"})
     claim(
         "3.1, A",
         "Clopper-Pearson: coverage always at least 0.95",
@@ -119,7 +119,7 @@ if exact is not None:
         0.0,
         bool(cp.min() >= 0.95),
     )
-    wilson = cov.sel({"method": "wilson"})
+    wilson = cov.sel({"ci_method": "wilson"})
     i = np.unravel_index(int(np.argmin(wilson.values)), wilson.shape)
     claim(
         "A",
@@ -143,7 +143,7 @@ if exact is not None:
             0.25,
         ),
     ]:
-        c = cov.sel({"method": f"pseudo_percentile_{lam}"})
+        c = cov.sel({"ci_method": f"pseudo_percentile_{lam}"})
         i = np.unravel_index(int(np.argmin(c.values)), c.shape)
         reproduced = (
             f"infinite-resample exact: minimum {float(c.min()):.3f} (n = "
@@ -152,7 +152,7 @@ if exact is not None:
             "0.95"
         )
         if sim is not None:
-            s = sim["coverage"].sel({"method": f"pseudo_percentile_{lam}"})
+            s = sim["coverage"].sel({"ci_method": f"pseudo_percentile_{lam}"})
             reproduced += f"; simulated (B = 2,000): minimum {float(s.min()):.3f}"
         note = (
             "like every interval for a discrete proportion, its coverage oscillates with "
@@ -165,7 +165,7 @@ if exact is not None:
         )
         claim("3.1, B", text, reproduced, 0.0, False, note)
     for method in ["percentile"]:
-        p95 = cov.sel({"method": method}).sel(p=0.95)
+        p95 = cov.sel({"ci_method": method}).sel(p=0.95)
         claim(
             "3.1",
             "percentile bootstrap: at p = 0.95 coverage rarely reaches 0.95",
@@ -193,8 +193,8 @@ if exact is not None:
             "balanced",
         ),
     ]:
-        above = float(mh.sel({"method": method}).sel(**small_high).mean())
-        below = float(ml.sel({"method": method}).sel(**small_high).mean())
+        above = float(mh.sel({"ci_method": method}).sel(**small_high).mean())
+        below = float(ml.sel({"ci_method": method}).sel(**small_high).mean())
         ok = {
             "above": above > 3 * below,
             "below": below > 3 * above,
@@ -216,8 +216,8 @@ if sim is not None:
         ("percentile", 20, 0.66),
         ("percentile", 10, 0.381),
     ]:
-        ours = float(cov.sel({"method": method}).sel(n=n, p=0.95))
-        our_se = float(se.sel({"method": method}).sel(n=n, p=0.95))
+        ours = float(cov.sel({"ci_method": method}).sel(n=n, p=0.95))
+        our_se = float(se.sel({"ci_method": method}).sel(n=n, p=0.95))
         claim(
             "6",
             f"{method} coverage at p = 0.95, n = {n}: {paper}",
@@ -228,9 +228,9 @@ if sim is not None:
             our_se,
             agree(paper, ours, our_se),
         )
-    bca = cov.sel({"method": "bca"})
+    bca = cov.sel({"ci_method": "bca"})
     good = bca.sel(n=bca["n"] > 50, p=[0.5, 0.6, 0.7, 0.8])
-    good_se = se.sel({"method": "bca"}).sel(n=bca["n"] > 50, p=[0.5, 0.6, 0.7, 0.8])
+    good_se = se.sel({"ci_method": "bca"}).sel(n=bca["n"] > 50, p=[0.5, 0.6, 0.7, 0.8])
     share = float((good >= 0.95 - 2 * good_se).mean())
     claim(
         "B",
@@ -240,8 +240,8 @@ if sim is not None:
         share > 0.9,
     )
     hw = sim["mean_half_width"].sel(n=sim["n"] < 100)
-    w1 = float(hw.sel({"method": "pseudo_percentile_1"}).mean())
-    wb = float(hw.sel({"method": "bca"}).mean())
+    w1 = float(hw.sel({"ci_method": "pseudo_percentile_1"}).mean())
+    wb = float(hw.sel({"ci_method": "bca"}).mean())
     claim(
         "B",
         "lambda = 1 intervals are no wider than BCa (n < 100)",
@@ -254,8 +254,8 @@ if sim is not None:
 f1 = load("paper-f1")
 if f1 is not None and f1.attrs.get("scale") in ("full", "medium"):
     cov = f1["coverage"]
-    plain = cov.sel({"method": "percentile"})
-    pseudo = cov.sel({"method": "pseudo_percentile_1"})
+    plain = cov.sel({"ci_method": "percentile"})
+    pseudo = cov.sel({"ci_method": "pseudo_percentile_1"})
     small = {"n": f1["n"][f1["n"] <= 100]}
     mid = {"n": f1["n"][(f1["n"] >= 100) & (f1["n"] <= 300)]}
     share = float((plain.sel(**small).mean("n") >= 0.9).mean())
@@ -320,9 +320,9 @@ fig7 = load("figure7")
 if fig7 is not None:
     for b, paper in [(10, 0.043), (50, 0.093)]:
         value = float(
-            fig7.sel({"method": "agresti_coull_neff_df"}).sel(n=400, icc=0.1, texts_per_person=b)[
-                "mean_half_width"
-            ]
+            fig7.sel({"ci_method": "agresti_coull_neff_df"}).sel(
+                n=400, icc=0.1, texts_per_person=b
+            )["mean_half_width"]
         )
         claim(
             "5.3, Fig. 7",
@@ -337,8 +337,8 @@ if nested is not None:
     cov, se = nested["coverage"], nested["mc_se"]
 
     def at(method, design, persons=None):
-        sel = cov.sel({"method": method}).sel(design=design)
-        ses = se.sel({"method": method}).sel(design=design)
+        sel = cov.sel({"ci_method": method}).sel(sampling=design)
+        ses = se.sel({"ci_method": method}).sel(sampling=design)
         if persons is None:
             return float(sel.mean()), float(np.sqrt((ses**2).mean() / sel.size))
         return float(sel.sel(persons=persons)), float(ses.sel(persons=persons))
@@ -375,7 +375,7 @@ if nested is not None:
     )
     for method in ("agresti_coull_neff_df", "wilson_neff_df", "pseudo_cluster_percentile_1"):
         ours, our_se = at(method, "small")
-        by_size = cov.sel({"method": method}).sel(design="small")
+        by_size = cov.sel({"ci_method": method}).sel(sampling="small")
         few = float(by_size.sel(persons=by_size["persons"] <= 10).mean())
         many = float(by_size.sel(persons=by_size["persons"] >= 30).mean())
         ok = abs(ours - 0.95) < 0.015
@@ -427,7 +427,7 @@ if nested is not None:
 
 srs = load("paper-nested-srs")
 if srs is not None:
-    c = srs["coverage"].sel({"method": ["wald", "agresti_coull", "wilson"]})
+    c = srs["coverage"].sel({"ci_method": ["wald", "agresti_coull", "wilson"]})
     claim(
         "C.2",
         "simple random samples of 1,200 texts: unadjusted intervals cover about 0.95 across ICCs",

@@ -473,7 +473,7 @@ def _cmd_validate(args: argparse.Namespace) -> None:
                         "scale": args.scale,
                         "result": str(target),
                         "cells": int(
-                            np.prod([dataset.sizes[d] for d in dataset.dims if d != "method"])
+                            np.prod([dataset.sizes[d] for d in dataset.dims if d != "ci_method"])
                         ),
                     }
                 )

@@ -101,7 +101,7 @@ FIGURES: dict[str, list[Figure]] = {
             x="persons",
             panel=None,
             groups=_NESTED_GROUPS,
-            select=(("design", "small"),),
+            select=(("sampling", "small"),),
         ),
         Figure(
             "fig5",
@@ -109,7 +109,7 @@ FIGURES: dict[str, list[Figure]] = {
             x="persons",
             panel=None,
             groups=_NESTED_GROUPS,
-            select=(("design", "moderate"),),
+            select=(("sampling", "moderate"),),
         ),
         Figure(
             "fig6",
@@ -118,7 +118,7 @@ FIGURES: dict[str, list[Figure]] = {
             panel=None,
             variable="mean_half_width",
             groups=_NESTED_GROUPS,
-            select=(("design", "small"),),
+            select=(("sampling", "small"),),
         ),
         Figure(
             "fig6-moderate",
@@ -127,7 +127,7 @@ FIGURES: dict[str, list[Figure]] = {
             panel=None,
             variable="mean_half_width",
             groups=_NESTED_GROUPS,
-            select=(("design", "moderate"),),
+            select=(("sampling", "moderate"),),
         ),
     ],
     "paper-nested-srs": [
@@ -137,7 +137,7 @@ FIGURES: dict[str, list[Figure]] = {
             x="icc",
             panel=None,
             groups=_NESTED_GROUPS,
-            select=(("design", "srs"),),
+            select=(("sampling", "srs"),),
         ),
     ],
     "icc-sweep": [
@@ -148,7 +148,7 @@ FIGURES: dict[str, list[Figure]] = {
             panel=None,
             variable="mean_half_width",
             groups=_NESTED_GROUPS,
-            select=(("design", "moderate"), ("persons", 20)),
+            select=(("sampling", "moderate"), ("persons", 20)),
         ),
         Figure(
             "icc-coverage-small",
@@ -156,7 +156,7 @@ FIGURES: dict[str, list[Figure]] = {
             x="icc",
             panel=None,
             groups=_NESTED_GROUPS,
-            select=(("design", "small"), ("persons", 20)),
+            select=(("sampling", "small"), ("persons", 20)),
         ),
         Figure(
             "icc-coverage-moderate",
@@ -164,7 +164,7 @@ FIGURES: dict[str, list[Figure]] = {
             x="icc",
             panel=None,
             groups=_NESTED_GROUPS,
-            select=(("design", "moderate"), ("persons", 20)),
+            select=(("sampling", "moderate"), ("persons", 20)),
         ),
     ],
     "figure7": [
@@ -204,8 +204,8 @@ def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path):
     # methods with nothing to show (BCa in an exact result) are left out
     methods = {
         m
-        for m in data["method"].values.tolist()
-        if not np.all(np.isnan(data[variable].sel({"method": m}).values))
+        for m in data["ci_method"].values.tolist()
+        if not np.all(np.isnan(data[variable].sel({"ci_method": m}).values))
     }
     if fig_spec.groups:
         panels = [
@@ -238,7 +238,7 @@ def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path):
         name, members = panel[0], panel[1]
         cell = data.sel({fig_spec.panel: panel[2]}) if len(panel) == 3 else data
         for method in members:
-            series = cell.sel({"method": method})
+            series = cell.sel({"ci_method": method})
             if fig_spec.line is not None:
                 for v in series[fig_spec.line].values:
                     _draw(
@@ -350,7 +350,7 @@ def coverage_table(dataset: xr.Dataset) -> str:
     >>> print(figures.coverage_table(ds).splitlines()[0])
     ### paper-samplesize (smoke)
     """
-    dims = [d for d in dataset["coverage"].dims if d != "method"]
+    dims = [d for d in dataset["coverage"].dims if d != "ci_method"]
     first, other = dims[0], dims[1:]
     lines = [
         f"### {dataset.attrs['suite']} ({dataset.attrs['scale']})",
@@ -361,9 +361,9 @@ def coverage_table(dataset: xr.Dataset) -> str:
         "|---|" + "---|" * (len(other) + 3),
     ]
     stacked: Any = dataset.stack(cell=other) if other else dataset.expand_dims(cell=[0])
-    for method in dataset["method"].values:
+    for method in dataset["ci_method"].values:
         for i in range(stacked.sizes["cell"]):
-            cell = stacked.sel({"method": method}).isel(cell=i)
+            cell = stacked.sel({"ci_method": method}).isel(cell=i)
             labels = " | ".join(str(cell[d].item()) for d in other)
             cov = cell["coverage"].values
             hw = cell["mean_half_width"].values
@@ -381,7 +381,7 @@ def _f1_heatmaps(dataset: xr.Dataset, folder: Path) -> Path | None:
     """Figure 2: F1 coverage by precision x recall, averaged over ranges of n."""
     import matplotlib.pyplot as plt
 
-    methods = [m for m in ("percentile", "pseudo_percentile_1") if m in dataset["method"].values]
+    methods = [m for m in ("percentile", "pseudo_percentile_1") if m in dataset["ci_method"].values]
     ranges = [(30, 100), (100, 300), (300, 501)]
     ranges = [r for r in ranges if np.any((dataset["n"] >= r[0]) & (dataset["n"] < r[1]))]
     if not methods or not ranges:
@@ -393,7 +393,7 @@ def _f1_heatmaps(dataset: xr.Dataset, folder: Path) -> Path | None:
         sub = dataset.sel(n=(dataset["n"] >= lo) & (dataset["n"] < hi)).mean("n")
         for j, method in enumerate(methods):
             ax = axes[i, j]
-            values = sub.sel({"method": method})["coverage"].transpose("precision", "recall")
+            values = sub.sel({"ci_method": method})["coverage"].transpose("precision", "recall")
             image = ax.imshow(values, vmin=0.5, vmax=1.0, cmap="viridis", origin="lower")
             ax.set_xticks(range(values.sizes["recall"]), [f"{v:g}" for v in values["recall"]])
             ax.set_yticks(range(values.sizes["precision"]), [f"{v:g}" for v in values["precision"]])

@@ -11,7 +11,9 @@ Each finished cell is written atomically to ``DIR/SUITE.cells/`` and a run resum
 them; the result is an :class:`xarray.Dataset` written to ``DIR/SUITE.nc`` with variables
 ``coverage``, ``mc_se``, ``mean_half_width``, ``miss_low`` (interval below the truth),
 ``miss_high`` (interval above the truth), ``n_valid`` and ``n_flagged`` (MCMC fits that
-failed their diagnostics), over the grid's dims and ``method``.
+failed their diagnostics), over the grid's dims and ``ci_method`` (with each method's
+options as coordinates on it: ``family``, ``base_method``, ``design``, ``df_adjust``,
+``scheme``, ``interval``, ``pseudo_count``, ``sampler``, ``estimand``).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ _TOP_KEYS = {
 _POPULATIONS = ("bernoulli", "confusion", "nested_finite", "nested_planning")
 _FAMILIES = ("analytic", "bootstrap", "clustered", "bayes")
 # Texts per person in the paper's nested sampling designs: mean, SD (minimum 1).
-DESIGNS = {"small": (3.0, 1.0), "moderate": (30.0, 5.0)}
+SAMPLINGS = {"small": (3.0, 1.0), "moderate": (30.0, 5.0)}
 
 
 class SuiteError(ValueError):
@@ -295,17 +297,17 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
                 scale_grid,
             )
         if population["kind"] == "nested_finite":
-            designs = set(grid.get("design", []))
-            needed = {"design"} | ({"persons"} if designs - {"srs"} else set())
+            samplings = set(grid.get("sampling", []))
+            needed = {"sampling"} | ({"persons"} if samplings - {"srs"} else set())
             if not needed <= set(grid) <= needed | {"persons", "icc"}:
                 raise SuiteError(
-                    "`grid` of a nested population must have dims design and persons (and "
+                    "`grid` of a nested population must have dims sampling and persons (and "
                     "optionally icc)."
                 )
-            bad = designs - set(DESIGNS) - {"srs"}
+            bad = samplings - set(SAMPLINGS) - {"srs"}
             if bad:
                 raise SuiteError(
-                    f"`grid.design` must be among {sorted(DESIGNS) + ['srs']}; got {bad}."
+                    f"`grid.sampling` must be among {sorted(SAMPLINGS) + ['srs']}; got {bad}."
                 )
             if "icc" in grid:
                 if not all(0 < r < 1 for r in grid["icc"]):
@@ -522,7 +524,7 @@ def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.G
     """
     pop = suite.population
     totals, _ = _population_of(suite, cell)
-    if cell["design"] == "srs":
+    if cell["sampling"] == "srs":
         per_person = rng.multivariate_hypergeometric(
             np.full(totals.size, pop["texts_per_person"]),
             pop.get("srs_texts", 1200),
@@ -536,7 +538,7 @@ def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.G
     # m persons without replacement: the m smallest of uniform keys
     keys = rng.random((replications, totals.size))
     chosen = np.argpartition(keys, m - 1, axis=1)[:, :m]
-    mean, sd = DESIGNS[cell["design"]]
+    mean, sd = SAMPLINGS[cell["sampling"]]
     texts = np.clip(
         np.rint(rng.normal(mean, sd, (replications, m))), 1, pop["texts_per_person"]
     ).astype(np.int64)
@@ -722,7 +724,7 @@ def run_suite(
     >>> from perfci import harness
     >>> with tempfile.TemporaryDirectory() as out:
     ...     ds = harness.run_suite("paper-independent", "exact", out)
-    >>> round(float(ds.sel(n=20, p=0.95).sel({"method": "wald"})["coverage"]), 3)
+    >>> round(float(ds.sel(n=20, p=0.95, ci_method="wald")["coverage"]), 3)
     0.639
     """
     suite = load_suite(suite) if isinstance(suite, str) else suite
@@ -873,6 +875,38 @@ def _assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.D
     return _dataset(suite, scale, scores)
 
 
+#: Coordinates on ``ci_method`` that hold each method's options ("" or NaN: not used).
+OPTION_COORDS = (
+    "family",
+    "base_method",
+    "design",
+    "df_adjust",
+    "scheme",
+    "interval",
+    "pseudo_count",
+    "sampler",
+    "estimand",
+)
+
+
+def _option_coords(suite: Suite) -> dict[str, tuple[str, list]]:
+    """Return each method's options as coordinates along ``ci_method``.
+
+    ``base_method`` is the analytic method (the option ``method`` of analytic and
+    clustered methods; a coordinate cannot be named ``method``, which
+    :meth:`xarray.Dataset.sel` takes as a keyword).
+    """
+    coords: dict[str, tuple[str, list]] = {}
+    for name in OPTION_COORDS:
+        key = "method" if name == "base_method" else name
+        values = [m.family if name == "family" else m.options.get(key) for m in suite.methods]
+        if name == "pseudo_count":
+            coords[name] = ("ci_method", [np.nan if v is None else float(v) for v in values])
+        else:
+            coords[name] = ("ci_method", ["" if v is None else str(v) for v in values])
+    return coords
+
+
 def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
     """Build the result dataset from per-cell scores (grid dims..., method, 5)."""
     dims = suite.dims(scale)
@@ -894,10 +928,10 @@ def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
             "n_valid": n_valid,
             "n_flagged": scores[..., 5],
         }
-    all_dims = (*names, "method")
+    all_dims = (*names, "ci_method")
     dataset = xr.Dataset(
         {k: (all_dims, v) for k, v in data.items()},
-        coords={**{d: dims[d] for d in names}, "method": methods},
+        coords={**{d: dims[d] for d in names}, "ci_method": methods, **_option_coords(suite)},
         attrs={
             "suite": suite.name,
             "description": suite.description,
