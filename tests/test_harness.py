@@ -252,7 +252,7 @@ def _public_intervals(suite, cell, data, method, rng):
 
 
 def _expected_scores(suite, cell):
-    seed = harness._cell_seed(suite, "smoke", cell)
+    seed = harness.execution._cell_seed(suite, "smoke", cell)
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     reps = suite.scales["smoke"].replications
     kind = suite.population["kind"]
@@ -266,8 +266,8 @@ def _expected_scores(suite, cell):
         probs = harness.confusion_probabilities(suite.population["prevalence"], p, r)
         data = {"bootstrap": (data_rng.multinomial(int(cell["n"]), probs, size=reps), "f1")}
     else:
-        _, truth = harness._population_of(suite, cell)
-        y, n = harness._nested_sample(suite, cell, reps, data_rng)
+        _, truth = harness.populations._population_of(suite, cell)
+        y, n = harness.populations._nested_sample(suite, cell, reps, data_rng)
         data = {
             "analytic": (y.sum(1), n.sum(1)),
             "clustered": (y, n),

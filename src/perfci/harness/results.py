@@ -1,0 +1,154 @@
+"""Result datasets: per-cell scores to an :class:`xarray.Dataset` with ``ci_method``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from ..exact import operating_characteristics
+from .schema import Suite
+from .storage import _cell_path
+
+#: Variables of a result dataset, in order.
+RESULT_VARIABLES = (
+    "coverage",
+    "mc_se",
+    "mean_half_width",
+    "miss_low",
+    "miss_high",
+    "n_valid",
+    "n_flagged",
+)
+
+
+def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
+    """Half-widths of design-adjusted intervals at the planned value (no coverage)."""
+    from ..planning import half_width_curves
+
+    dims = suite.dims(scale)
+    shape = [len(dims[d]) for d in ("n", "icc", "texts_per_person")]
+    scores = np.full((*shape, len(suite.methods), 6), np.nan)
+    for i, m in enumerate(suite.methods):
+        df = None if m.options["df_adjust"] == "none" else m.options["df_adjust"]
+        curves = half_width_curves(
+            dims["n"],
+            [suite.population["metric_value"]],
+            suite.confidence_level,
+            m.options["method"],
+            icc=dims["icc"],
+            texts_per_person=dims["texts_per_person"],
+            df_adjust=df,
+        )
+        scores[..., i, 3] = curves.isel(metric_value=0).values
+        scores[..., i, 4] = 1.0
+        scores[..., i, 5] = 0.0
+    return _dataset(suite, scale, scores)
+
+
+def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
+    """Exact operating characteristics of every method over the whole (n, p) grid."""
+    dims = suite.dims(scale)
+    n = np.asarray(dims["n"], dtype=int)[:, None]
+    p = np.asarray(dims["p"], dtype=float)[None, :]
+    scores = np.full((n.size, p.size, len(suite.methods), 6), np.nan)
+    for i, m in enumerate(suite.methods):
+        if m.family == "bootstrap" and m.options["interval"] == "bca":
+            scores[..., i, 4:] = 0.0  # BCa has no exact mode
+            continue
+        lam = m.options.get("pseudo_count", 0)
+        name = m.options.get("method") or (f"pseudo_percentile_{lam}" if lam else "percentile")
+        oc = operating_characteristics(name, n, p, suite.confidence_level)
+        ones = np.ones(oc.coverage.shape)
+        scores[..., i, :] = np.stack(
+            [oc.coverage, oc.miss_low, oc.miss_high, oc.expected_half_width, ones, 0 * ones],
+            -1,
+        )
+    return _dataset(suite, scale, scores)
+
+
+def _assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.Dataset:
+    dims = suite.dims(scale)
+    names = list(dims)
+    shape = [len(dims[d]) for d in names]
+    scores = np.empty((*shape, len(suite.methods), 6))
+    index = {d: {v: i for i, v in enumerate(dims[d])} for d in names}
+    for cell in cells:
+        position = tuple(index[d][cell[d]] for d in names)
+        scores[position] = np.load(_cell_path(folder, cell))
+    return _dataset(suite, scale, scores)
+
+
+#: Coordinates on ``ci_method`` that hold each method's options ("" or NaN: not used).
+OPTION_COORDS = (
+    "family",
+    "base_method",
+    "design",
+    "df_adjust",
+    "scheme",
+    "interval",
+    "pseudo_count",
+    "sampler",
+    "estimand",
+)
+
+
+def _option_coords(suite: Suite) -> dict[str, tuple[str, list]]:
+    """Return each method's options as coordinates along ``ci_method``.
+
+    ``base_method`` is the analytic method (the option ``method`` of analytic and
+    clustered methods; a coordinate cannot be named ``method``, which
+    :meth:`xarray.Dataset.sel` takes as a keyword).
+    """
+    coords: dict[str, tuple[str, list]] = {}
+    for name in OPTION_COORDS:
+        key = "method" if name == "base_method" else name
+        values = [m.family if name == "family" else m.options.get(key) for m in suite.methods]
+        if name == "pseudo_count":
+            coords[name] = ("ci_method", [np.nan if v is None else float(v) for v in values])
+        else:
+            coords[name] = ("ci_method", ["" if v is None else str(v) for v in values])
+    return coords
+
+
+def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
+    """Build the result dataset from per-cell scores (grid dims..., method, 5)."""
+    dims = suite.dims(scale)
+    names = list(dims)
+    methods = [m.name for m in suite.methods]
+    n_valid = scores[..., 4]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        coverage = scores[..., 0] / n_valid
+        mc_se = np.sqrt(coverage * (1 - coverage) / n_valid)
+        if suite.scales[scale].exact:
+            mc_se = np.zeros_like(coverage)
+            n_valid = np.full_like(n_valid, np.nan)
+        data = {
+            "coverage": coverage,
+            "mc_se": mc_se,
+            "mean_half_width": scores[..., 3] / scores[..., 4],
+            "miss_low": scores[..., 1] / scores[..., 4],
+            "miss_high": scores[..., 2] / scores[..., 4],
+            "n_valid": n_valid,
+            "n_flagged": scores[..., 5],
+        }
+    all_dims = (*names, "ci_method")
+    dataset = xr.Dataset(
+        {k: (all_dims, v) for k, v in data.items()},
+        coords={**{d: dims[d] for d in names}, "ci_method": methods, **_option_coords(suite)},
+        attrs={
+            "suite": suite.name,
+            "description": suite.description,
+            "scale": scale,
+            "replications": suite.scales[scale].replications,
+            "resamples": suite.scales[scale].resamples,
+            "exact": int(suite.scales[scale].exact),
+            "seed": suite.seed,
+            "confidence_level": suite.confidence_level,
+            "population": str(suite.population),
+            "miss_low": "share of intervals lying wholly below the truth (high < truth)",
+            "miss_high": "share of intervals lying wholly above the truth (low > truth)",
+        },
+    )
+    return dataset
