@@ -416,7 +416,7 @@ def warn_about(
             UndefinedMetricWarning,
             stacklevel=3,
         )
-    many = parts["n_invalid"] > _INVALID_WARN_SHARE * n_resamples
+    many = (parts["n_invalid"] > _INVALID_WARN_SHARE * n_resamples) & ~parts["empty"]
     if single and many.any():
         n_invalid = int(parts["n_invalid"][0])
         warnings.warn(

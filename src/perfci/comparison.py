@@ -28,7 +28,7 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _as_label_array, _default_positive
+from .counting import _default_positive
 from .metrics import BINARY_METRICS, PROPORTION_METRICS, RELEVANT_TEXTS, metric_values
 from .reporting import HIERARCHICAL_MIN_TEXTS
 
@@ -113,20 +113,21 @@ class Comparison:
 
 
 def newcombe_paired_interval(
-    both: float, only_a: float, only_b: float, neither: float, confidence_level: float = 0.95
-) -> tuple[float, float]:
+    both: Any, only_a: Any, only_b: Any, neither: Any, confidence_level: float = 0.95
+) -> tuple[Any, Any]:
     r"""Newcombe's square-and-add interval for a difference of paired proportions.
 
     Parameters
     ----------
-    both, only_a, only_b, neither : float
-        The paired 2 x 2 table: successes of both, of A only, of B only, of neither.
+    both, only_a, only_b, neither : float or array_like
+        The paired 2 x 2 table: successes of both, of A only, of B only, of neither
+        (arrays broadcast: one table per data set).
     confidence_level : float, default 0.95
         Confidence level.
 
     Returns
     -------
-    low, high : float
+    low, high : float or numpy.ndarray
         Interval for :math:`p_A - p_B = (\text{only\_a} - \text{only\_b}) / N`.
 
     Notes
@@ -154,33 +155,59 @@ def newcombe_paired_interval(
     >>> print(f"{low:.4f} {high:.4f}")
     -0.1186 -0.0046
     """
+    both, only_a, only_b, neither = (
+        np.asarray(v, dtype=float) for v in (both, only_a, only_b, neither)
+    )
     n = both + only_a + only_b + neither
     a_success, a_fail = both + only_a, only_b + neither
     b_success, b_fail = both + only_b, only_a + neither
-    p1, p2 = a_success / n, b_success / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p1, p2 = a_success / n, b_success / n
     w1 = proportion_ci(a_success, n, method="wilson", confidence_level=confidence_level)
     w2 = proportion_ci(b_success, n, method="wilson", confidence_level=confidence_level)
     margins = a_success * a_fail * b_success * b_fail
-    phi = 0.0
-    if margins > 0:
-        cross = both * neither - only_a * only_b
-        if cross > n / 2:
-            phi = (cross - n / 2) / np.sqrt(margins)
-        elif cross < 0:
-            phi = cross / np.sqrt(margins)
+    cross = both * neither - only_a * only_b
+    root = np.sqrt(np.where(margins > 0, margins, 1.0))
+    phi = np.where(
+        margins > 0,
+        np.where(cross > n / 2, (cross - n / 2) / root, np.where(cross < 0, cross / root, 0.0)),
+        0.0,
+    )
     d1, e2 = p1 - w1.low, w2.high - p2
     d2, e1 = p2 - w2.low, w1.high - p1
     low = (p1 - p2) - np.sqrt(d1**2 + e2**2 - 2 * phi * d1 * e2)
     high = (p1 - p2) + np.sqrt(d2**2 + e1**2 - 2 * phi * d2 * e1)
-    return float(low), float(high)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
 
 
-def _joint_cells(t: np.ndarray, a: np.ndarray, b: np.ndarray, person: np.ndarray | None):
-    code = 4 * t + 2 * a + b
+def _label_array(name: str, values: Any) -> np.ndarray:
+    """Labels as an array of one or more dims (texts last), with no missing values."""
+    import pandas as pd
+
+    arr = values.to_numpy() if isinstance(values, pd.Series | pd.Index) else np.asarray(values)
+    if arr.ndim == 0 or arr.shape[-1] == 0:
+        raise ValueError(f"`{name}` must hold one label per text; got shape {arr.shape}.")
+    if pd.isna(arr).any():
+        raise ValueError(f"`{name}` contains missing values (NaN or None); drop or code them.")
+    return arr
+
+
+def _joint_cells(
+    t: np.ndarray, a: np.ndarray, b: np.ndarray, person: np.ndarray | None
+) -> np.ndarray:
+    """Joint counts ``(K, 8)``, or ``(K, persons, 8)`` over all ids seen in any data set."""
+    code = (4 * t + 2 * a + b).reshape(-1, t.shape[-1])
+    sets = code.shape[0]
+    rows = np.arange(sets)[:, None]
     if person is None:
-        return np.bincount(code, minlength=8)
-    ids, idx = np.unique(person, return_inverse=True)
-    return np.bincount(idx * 8 + code, minlength=ids.size * 8).reshape(ids.size, 8)
+        return np.bincount((rows * 8 + code).ravel(), minlength=sets * 8).reshape(sets, 8)
+    _, idx = np.unique(np.broadcast_to(person, t.shape), return_inverse=True)
+    idx = idx.reshape(code.shape)
+    m = int(idx.max()) + 1
+    flat = (rows * m + idx) * 8 + code
+    return np.bincount(flat.ravel(), minlength=sets * m * 8).reshape(sets, m, 8)
 
 
 def compare(
@@ -203,13 +230,17 @@ def compare(
     Parameters
     ----------
     y_true : array_like
-        Reference (human) labels, one per text.
+        Reference (human) labels, one per text, shape ``(n_texts,)``; or
+        ``(*batch, n_texts)`` for many data sets at once (every field of the result
+        then has the shape ``batch``).
     pred_a, pred_b : array_like
-        The two classifiers' labels for the same texts.
+        The two classifiers' labels for the same texts, the shape of `y_true`.
     metric : str
         A binary metric (:data:`perfci.BINARY_METRICS`).
     groups : array_like, optional
-        Person ids, one per text: the bootstrap then resamples persons.
+        Person ids, one per text (``(n_texts,)``, shared by every data set, or the
+        shape of `y_true`): the bootstrap then resamples persons. A person with no
+        text in a data set is not one of its persons.
     positive : object, optional
         The positive label (default 1 for 0/1 or boolean codes).
     confidence_level : float, default 0.95
@@ -226,7 +257,8 @@ def compare(
     n_resamples : int, default 2000
         Resamples.
     rng : numpy.random.Generator, int or None
-        Random generator or seed.
+        Random generator or seed; in a batch of K data sets, data set k uses
+        ``np.random.default_rng(rng).spawn(K)[k]`` (as :func:`perfci.bootstrap_ci`).
 
     Returns
     -------
@@ -263,15 +295,20 @@ def compare(
     pseudo_count = check_pseudo_count(pseudo_count)
     if not is_positive_int(n_resamples):
         raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
-    t = _as_label_array("y_true", y_true)
-    a = _as_label_array("pred_a", pred_a)
-    b = _as_label_array("pred_b", pred_b)
+    t = _label_array("y_true", y_true)
+    a = _label_array("pred_a", pred_a)
+    b = _label_array("pred_b", pred_b)
     for name, arr in (("pred_a", a), ("pred_b", b)):
         if arr.shape != t.shape:
-            raise ValueError(f"`{name}` must have one label per text ({t.size}); got {arr.size}.")
-    labels = np.unique(np.concatenate([t.astype(str), a.astype(str), b.astype(str)]))
+            raise ValueError(
+                f"`{name}` must have one label per text of `y_true` (shape {t.shape}); "
+                f"got shape {arr.shape}."
+            )
+    batch_shape = t.shape[:-1]
+    every = np.concatenate([t.ravel(), a.ravel(), b.ravel()])
+    labels = np.unique(every.astype(str))
     if positive is None:
-        positive = _default_positive(np.concatenate([t, a, b]))
+        positive = _default_positive(every)
         if positive is None:
             raise ValueError(f"`positive` must name the positive label among {labels.tolist()}.")
     if not any(np.any(x == positive) for x in (t, a, b)):
@@ -281,60 +318,75 @@ def compare(
             raise ValueError(f"`{name}` must be binary labels for a comparison.")
     person = None
     if groups is not None:
-        person = _as_label_array("groups", groups)
-        if person.shape != t.shape:
-            raise ValueError(f"`groups` must have one id per text ({t.size}); got {person.size}.")
+        person = _label_array("groups", groups)
+        if person.shape not in (t.shape, t.shape[-1:]):
+            raise ValueError(
+                f"`groups` must have one id per text, shape {t.shape[-1:]} or {t.shape}; "
+                f"got {person.shape}."
+            )
     cells = _joint_cells(
         (t == positive).astype(int),
         (a == positive).astype(int),
         (b == positive).astype(int),
         person,
     )
+    total = cells if person is None else cells.sum(1)  # (K, 8)
 
     def difference(c: np.ndarray) -> np.ndarray:
         return metric_values(c @ _TO_A, metric) - metric_values(c @ _TO_B, metric)
 
     statistic = Statistic(f"{metric} difference", 8, difference)
-    total = cells if person is None else cells.sum(0)
     # A text is relevant if it is for either classifier (for precision: either calls it
     # positive), so that swapping A and B cannot change the scheme.
     relevant_cells = list(RELEVANT_TEXTS[metric][0])
     is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
     if scheme is None:
-        scheme = "iid"
-        if person is not None:
-            relevant = cells[:, is_relevant].sum(1)
-            per_person = relevant.sum() / max(1, np.count_nonzero(relevant))
-            scheme = "hierarchical" if per_person >= HIERARCHICAL_MIN_TEXTS else "cluster"
+        if person is None:
+            scheme = "iid"
+        else:
+            relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
+            per_person = relevant.sum(-1) / np.maximum(1, np.count_nonzero(relevant, -1))
+            chosen = set(np.where(per_person >= HIERARCHICAL_MIN_TEXTS, "hierarchical", "cluster"))
+            if len(chosen) > 1:
+                raise ValueError(
+                    "the recommended `scheme` differs between the data sets of this batch "
+                    "(cluster for some, hierarchical for others); pass `scheme`."
+                )
+            scheme = chosen.pop()
     if scheme != "iid" and person is None:
         raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")
-    boot_cells = cells.sum(0) if (scheme == "iid" and person is not None) else cells
-    if scheme != "iid":
-        boot_cells = boot_cells[boot_cells.sum(1) > 0]
+    if scheme == "iid":
+        units = [c.astype(float) for c in total]
+    else:
+        units = [c[c.sum(1) > 0].astype(float) for c in cells]
+    single = not batch_shape
+    root = np.random.default_rng(rng)
     parts = resample_intervals(
-        [boot_cells.astype(float)],
+        units,
         statistic,
         scheme=scheme,
         interval=interval,
         pseudo_count=pseudo_count,
         n_resamples=n_resamples,
         confidence_level=float(level),
-        generators=[np.random.default_rng(rng)],
+        generators=[root] if single else root.spawn(len(units)),
         batch=None,
     )
-    if parts["no_valid"][0]:
+    if single and parts["no_valid"][0]:
         raise ValueError(
             f"`metric` {metric!r} is undefined in every resample of these counts "
             "(its denominator is always zero); no interval exists."
         )
-    warn_about(parts, statistic.metric, interval, n_resamples, True)
-    boot = assemble(parts, statistic.metric, scheme, interval, pseudo_count, float(level), ())
-    est_a = float(metric_values(total @ _TO_A, metric))
-    est_b = float(metric_values(total @ _TO_B, metric))
+    warn_about(parts, statistic.metric, interval, n_resamples, single)
+    boot = assemble(
+        parts, statistic.metric, scheme, interval, pseudo_count, float(level), batch_shape
+    )
+    est_a = metric_values(total @ _TO_A, metric)
+    est_b = metric_values(total @ _TO_B, metric)
 
-    newcombe = (np.nan, np.nan)
-    pvalue = np.nan
-    discordant = (0, 0)
+    sets = total.shape[0]
+    newcombe_low = newcombe_high = pvalue = np.full(sets, np.nan)
+    discordant = np.zeros((sets, 2), dtype=np.int64)
     if metric in _PAIRED_PROPORTIONS and person is None:
         # success for a classifier = its text falls in the metric's numerator cells
         num = list(PROPORTION_METRICS[metric][0])
@@ -342,36 +394,53 @@ def compare(
         in_den = _TO_A[:, den].sum(1) > 0  # same texts for B (reference-defined)
         ok_a = _TO_A[:, num].sum(1) > 0
         ok_b = _TO_B[:, num].sum(1) > 0
-        table = [
-            total[in_den & ok_a & ok_b].sum(),
-            total[in_den & ok_a & ~ok_b].sum(),
-            total[in_den & ~ok_a & ok_b].sum(),
-            total[in_den & ~ok_a & ~ok_b].sum(),
-        ]
-        if sum(table) > 0:
-            newcombe = newcombe_paired_interval(*table, confidence_level=float(level))
-            discordant = (int(table[1]), int(table[2]))
-            n_disc = discordant[0] + discordant[1]
-            pvalue = (
-                1.0 if n_disc == 0 else float(stats.binomtest(discordant[0], n_disc, 0.5).pvalue)
-            )
-    disagree = float(total[_A != _B].sum() / total.sum())
+        table = np.stack(
+            [
+                total[:, in_den & ok_a & ok_b].sum(1),
+                total[:, in_den & ok_a & ~ok_b].sum(1),
+                total[:, in_den & ~ok_a & ok_b].sum(1),
+                total[:, in_den & ~ok_a & ~ok_b].sum(1),
+            ],
+            axis=-1,
+        ).astype(float)
+        some = table.sum(1) > 0
+        low, high = newcombe_paired_interval(*np.where(some, table.T, 1.0), float(level))
+        newcombe_low = np.where(some, low, np.nan)
+        newcombe_high = np.where(some, high, np.nan)
+        discordant = np.where(some[:, None], table[:, 1:3], 0).astype(np.int64)
+        n_disc = discordant.sum(1)
+        # exact McNemar: two-sided binomial test of the discordant texts at 1/2, which
+        # by symmetry is min(1, 2 P(X <= min(b, c)))
+        tail = stats.binom.cdf(discordant.min(1), n_disc, 0.5)
+        pvalue = np.where(some, np.where(n_disc == 0, 1.0, np.minimum(1.0, 2 * tail)), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disagree = total[:, _A != _B].sum(1) / total.sum(1)
+    persons = None if person is None else np.count_nonzero(cells.sum(-1), -1)
+    method = f"paired bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
+
+    def shaped(values: Any, kind: type = float) -> Any:
+        values = np.asarray(values)
+        return kind(values[0]) if single else values.reshape(batch_shape)
+
     return Comparison(
         metric=metric,
-        estimate_a=est_a,
-        estimate_b=est_b,
-        difference=est_a - est_b,
+        estimate_a=shaped(est_a),
+        estimate_b=shaped(est_b),
+        difference=shaped(est_a - est_b),
         low=boot.low,
         high=boot.high,
         confidence_level=float(level),
-        method=f"paired bootstrap (scheme={scheme}, interval={interval}, "
-        f"pseudo_count={pseudo_count})",
-        disagreement=disagree,
-        n_texts=int(total.sum()),
-        persons=None if person is None else int(np.count_nonzero(cells.sum(1))),
-        newcombe_low=newcombe[0],
-        newcombe_high=newcombe[1],
-        mcnemar_pvalue=pvalue,
-        discordant=discordant,
+        method=method,
+        disagreement=shaped(disagree),
+        n_texts=shaped(total.sum(1), int),
+        persons=None if persons is None else shaped(persons, int),
+        newcombe_low=shaped(newcombe_low),
+        newcombe_high=shaped(newcombe_high),
+        mcnemar_pvalue=shaped(pvalue),
+        discordant=(
+            (int(discordant[0, 0]), int(discordant[0, 1]))
+            if single
+            else discordant.reshape(*batch_shape, 2)
+        ),
         bootstrap=boot,
     )
