@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PYTHON312 := $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python3.12 /usr/local/bin/python3.12 /usr/bin/python3.12; do \
 	$$p -c 'import sys; assert sys.version_info[:2] == (3, 12)' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: install demo test lint docs clean
+.PHONY: install demo test test-fast lint docs clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON312)" || { echo "make: python3.12 not found" >&2; exit 1; }
@@ -28,6 +28,10 @@ lint: install
 
 test: lint
 	$(BIN)/python -m pytest -W error
+
+# Everything but the tests marked slow (subprocess kills, Dask workers, MCMC fits).
+test-fast: lint
+	$(BIN)/python -m pytest -W error -m "not slow"
 
 docs: install
 	$(BIN)/python -m pytest -q docs

@@ -13,6 +13,9 @@ import xarray as xr
 
 from perfci import harness
 
+# Each test runs whole suites in subprocesses or Dask workers and kills them.
+pytestmark = pytest.mark.slow
+
 SUITE = """
 name = "faulty"
 description = "a suite slow enough to be interrupted"
