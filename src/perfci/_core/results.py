@@ -67,8 +67,10 @@ def to_jsonable(value: Any, where: str = "value") -> Any:
     >>> to_jsonable({"a": np.float64(0.5), "b": np.array([1.0, np.nan]), "c": (np.int64(3),)})
     {'a': 0.5, 'b': [1.0, None], 'c': [3]}
     """
-    if value is None or isinstance(value, bool | str):
+    if value is None or type(value) is bool:
         return value
+    if isinstance(value, str):
+        return str(value)  # also NumPy's str_
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):

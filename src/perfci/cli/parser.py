@@ -149,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show a traceback for errors instead of one line"
     )
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = parser.add_subparsers(
+        dest="command", required=True, parser_class=Parser, help="the job to do"
+    )
 
     def command(name: str, help: str, *sections: tuple[str, registry.Choices]) -> Any:
         p = sub.add_parser(
@@ -267,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
         "coverage validation suites: list, run, report",
         ("actions", registry.VALIDATE_ACTION),
     )
-    _choice(p, "action", registry.VALIDATE_ACTION, metavar="ACTION")
+    _choice(p, "action", registry.VALIDATE_ACTION, metavar=None)
     p.add_argument(
         "suite", nargs="?", metavar="SUITE|DIR", help="suite name (run) or results folder (report)"
     )
