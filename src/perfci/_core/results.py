@@ -81,7 +81,7 @@ def to_jsonable(value: Any, where: str = "value") -> Any:
         if value.ndim == 0:
             return to_jsonable(value[()], where)
         return [to_jsonable(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if hasattr(value, "to_dict") and dataclasses.is_dataclass(value):
+    if isinstance(value, ResultMixin):
         return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
