@@ -156,6 +156,14 @@ def test_nested_options_without_groups_are_errors(kwargs):
         pc.metric_ci(y, p, "f1", scheme="cluster")
 
 
+def test_df_adjust_without_a_design_is_an_error(many_texts):
+    y, p, g = many_texts
+    with pytest.raises(ValueError, match="`df_adjust` 'korn_graubard' adjusts the design-based"):
+        pc.metric_ci(y, p, "recall", groups=g, design=None, df_adjust="korn_graubard")
+    ci = pc.metric_ci(y, p, "recall", groups=g, design=None, df_adjust=None)
+    assert ci.method == "agresti_coull"
+
+
 def test_bad_option_values_list_recommended():
     y, p, _ = nested_labels(np.random.default_rng(3), 10, 10)
     for option, value in [("design", "anova"), ("scheme", "twostage"), ("interval", "basic")]:

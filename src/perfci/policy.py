@@ -28,6 +28,7 @@ without ``groups``) is an error, not silently dropped.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,7 +136,7 @@ class IntervalChoice:
     scheme, interval : str or None
         The bootstrap scheme and interval (None for an analytic method).
     pseudo_count : int or None
-        The bootstrap pseudo count (None for an analytic method).
+        The bootstrap pseudo count as given (None for an analytic method).
     n_resamples : int, str or None
         The bootstrap resamples (None for an analytic method).
     """
@@ -145,7 +146,7 @@ class IntervalChoice:
     df_adjust: str | None = None
     scheme: str | None = None
     interval: str | None = None
-    pseudo_count: int | None = None
+    pseudo_count: Any = None
     n_resamples: int | str | None = None
 
     @property
@@ -190,8 +191,9 @@ def check_options(**options: Any) -> None:
     """
     for name, value in options.items():
         if name == "pseudo_count":
+            # whole numbers are checked where the pseudo count is used (bootstrap_ci)
             if _given(value) and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 0
+                isinstance(value, bool) or not isinstance(value, numbers.Real) or value < 0
             ):
                 raise ValueError(
                     "`pseudo_count` must be a non-negative integer or 'recommended'; "
@@ -308,6 +310,11 @@ def choose_interval(
             return IntervalChoice(chosen)
         chosen_design = NESTED_DESIGN if not _given(design) else design
         if chosen_design is None:
+            if strict and isinstance(df_adjust, str) and _given(df_adjust):
+                raise ValueError(
+                    f"`df_adjust` {df_adjust!r} adjusts the design-based interval; with "
+                    "`design=None` the texts are treated as independent and it does not apply."
+                )
             return IntervalChoice(chosen)
         chosen_df = NESTED_DF_ADJUST if not _given(df_adjust) else df_adjust
         return IntervalChoice(chosen, design=chosen_design, df_adjust=chosen_df)
@@ -329,6 +336,6 @@ def choose_interval(
         "bootstrap",
         scheme=chosen_scheme,
         interval=BOOTSTRAP_INTERVAL if not _given(interval) else interval,
-        pseudo_count=PSEUDO_COUNT if not _given(pseudo_count) else int(pseudo_count),
+        pseudo_count=PSEUDO_COUNT if not _given(pseudo_count) else pseudo_count,
         n_resamples=N_RESAMPLES if not _given(n_resamples) else n_resamples,
     )
