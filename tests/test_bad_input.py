@@ -179,10 +179,16 @@ def files(tmp_path):
 
 CLI_CASES = [
     (["interval", "--successes", "11", "--trials", "10"], "`x` must not exceed `n`"),
-    (["interval", "--successes", "1", "--trials", "10", "--method", "x"], "`method` must be"),
+    (
+        ["interval", "--successes", "1", "--trials", "10", "--method", "x"],
+        "argument --method: invalid choice: 'x'",
+    ),
     (["coverage", "--method", "wald", "--n", "10", "--p", "1.5"], "`p` must lie in"),
     (["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "0"], "`n_resamples`"),
-    (["bootstrap", "--cells", "1", "2", "3", "4", "--metric", "auc"], "`metric` must be"),
+    (
+        ["bootstrap", "--cells", "1", "2", "3", "4", "--metric", "auc"],
+        "argument --metric: invalid choice: 'auc'",
+    ),
     (["report", "{good}", "--truth", "nope", "--pred", "model"], "`--truth` column 'nope'"),
     (["report", "{bad}", "--truth", "human", "--pred", "model"], "could not be read"),
     (["report", "{dir}/none.csv", "--truth", "human", "--pred", "model"], "does not exist"),
@@ -215,7 +221,7 @@ CLI_CASES = [
             "--metric",
             "kappa",
         ],
-        "`metric` must be one of",
+        "argument --metric: invalid choice: 'kappa'",
     ),
     (["validate", "run", "no-such-suite"], "suite 'no-such-suite' not found"),
     (["validate", "report", "{dir}"], "holds no result files"),

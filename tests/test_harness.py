@@ -129,7 +129,7 @@ def test_resume_recomputes_only_missing_cells(tiny, tmp_path):
         ),
         (
             ('interval = "bca"', 'interval = "bca"\nscheme = "cluster"'),
-            r"scheme must be one of \['iid'\] for a bernoulli population",
+            r"scheme` must be one of \['iid'\] for a bernoulli population",
         ),
     ],
 )

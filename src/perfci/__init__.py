@@ -4,7 +4,7 @@ Counts first: labels become confusion-matrix counts once (:func:`confusion`), an
 metric, interval and operating characteristic is computed from counts, vectorized.
 """
 
-from . import bayes
+from . import bayes, policy
 from ._core.validation import UndefinedMetricWarning
 from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
 from .bootstrap import (
@@ -88,6 +88,7 @@ __all__ = [
     "operating_characteristics",
     "plan_sample_size",
     "plot_half_width_curves",
+    "policy",
     "proportion_ci",
     "proportion_counts",
     "report",

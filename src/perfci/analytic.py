@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._core.validation import check_choice, check_confidence_level, check_real_array
+from ._core import registry
+from ._core.results import ResultMixin
+from ._core.validation import check_confidence_level, check_real_array
 
 __all__ = ["ANALYTIC_METHODS", "ProportionCI", "proportion_ci"]
 
@@ -72,8 +74,7 @@ def _jeffreys(x, n, z, level):
     return np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high)
 
 
-#: Interval functions by method name, ``f(x, n, z, confidence_level) -> (low, high)``.
-INTERVALS: dict[str, IntervalFunction] = {
+_FUNCTIONS: dict[str, IntervalFunction] = {
     "wald": _wald,
     "wilson": _wilson,
     "agresti_coull": _agresti_coull,
@@ -82,8 +83,14 @@ INTERVALS: dict[str, IntervalFunction] = {
     "jeffreys": _jeffreys,
 }
 
+#: Interval functions by method name, ``f(x, n, z, confidence_level) -> (low, high)``, for
+#: every method of :data:`perfci._core.registry.ANALYTIC_METHOD`, in its order.
+INTERVALS: dict[str, IntervalFunction] = {
+    name: _FUNCTIONS[name] for name in registry.ANALYTIC_METHOD
+}
+
 #: Names of the analytic interval methods.
-ANALYTIC_METHODS: tuple[str, ...] = tuple(INTERVALS)
+ANALYTIC_METHODS: tuple[str, ...] = registry.ANALYTIC_METHOD.names
 
 # Methods whose formula can leave [0, 1]; their ends are clipped and flagged.
 _CAN_LEAVE_UNIT_INTERVAL = frozenset({"wald", "agresti_coull", "agresti_coull_plus4"})
@@ -108,7 +115,7 @@ def _scalar_or_array(a: np.ndarray) -> Any:
 
 
 @dataclass(frozen=True, repr=False)
-class ProportionCI:
+class ProportionCI(ResultMixin):
     """An analytic confidence interval for a proportion (arrays when inputs broadcast).
 
     Attributes
@@ -160,7 +167,7 @@ class ProportionCI:
 def _proportion_ci_iv(
     x: Any, n: Any, method: Any, confidence_level: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    check_choice("method", method, INTERVALS)
+    registry.ANALYTIC_METHOD.check(method)
     x = check_real_array("x", x)
     n = check_real_array("n", n)
     level = check_confidence_level(confidence_level)

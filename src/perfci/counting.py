@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._core.results import ResultMixin
 from .metrics import CELLS
 
 __all__ = ["ConfusionCounts", "confusion"]
 
 
 @dataclass(frozen=True)
-class ConfusionCounts:
+class ConfusionCounts(ResultMixin):
     """Confusion-matrix counts of labelled texts, per person and class where asked.
 
     Attributes
@@ -39,7 +40,9 @@ class ConfusionCounts:
     Notes
     -----
     The object converts to its count array, so it can be passed wherever counts are
-    expected (``numpy.asarray(result)`` is ``result.counts``).
+    expected (``numpy.asarray(result)`` is ``result.counts``). :meth:`to_frame` gives one
+    row per matrix, :meth:`to_xarray` the counts (and matrices) with named dims, and
+    :meth:`to_dict` a JSON-ready dict.
     """
 
     counts: np.ndarray
@@ -58,8 +61,18 @@ class ConfusionCounts:
         per_matrix = self.counts[..., 0, :] if self.classes is not None else self.counts
         return int(per_matrix.sum())
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """Return the counts as a :class:`pandas.DataFrame`, one row per matrix."""
+    def to_frame(self) -> pd.DataFrame:
+        """Return the counts as a :class:`pandas.DataFrame`, one row per matrix.
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> pc.confusion([1, 0, 1, 1], [1, 1, 0, 1], groups=["x", "x", "y", "y"]).to_frame()
+                tp  fp  fn  tn
+        person
+        x        1   1   0   0
+        y        1   0   1   0
+        """
         lead = self.dims[:-1]
         labels = {"person": self.groups, "class": self.classes}
         flat = self.counts.reshape(-1, 4)
@@ -70,6 +83,41 @@ class ConfusionCounts:
         else:
             index = pd.MultiIndex.from_product([labels[d] for d in lead], names=list(lead))
         return pd.DataFrame(flat, index=index, columns=list(CELLS))
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """Return the counts as a :class:`pandas.DataFrame`; the same as :meth:`to_frame`."""
+        return self.to_frame()
+
+    def to_xarray(self) -> Any:
+        """Return the counts as an :class:`xarray.Dataset` with dims named as :attr:`dims`.
+
+        The variable ``counts`` has the dims of :attr:`dims` with coordinates ``person``
+        (the group ids), ``class`` and ``cell`` (``tp``, ``fp``, ``fn``, ``tn``); for
+        multi-class counts, ``matrix`` has dims ``reference`` and ``classifier`` (the
+        class labels) after ``person``.
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> ds = pc.confusion([1, 0, 1, 1], [1, 1, 0, 1], groups=["x", "x", "y", "y"]).to_xarray()
+        >>> ds["counts"].sel(person="y", cell="fn").item()
+        1
+        """
+        import xarray as xr
+
+        coords: dict[str, Any] = {"cell": list(CELLS)}
+        if self.groups is not None:
+            coords["person"] = self.groups
+        if self.classes is not None:
+            coords["class"] = self.classes
+        variables: dict[str, Any] = {"counts": (self.dims, self.counts)}
+        if self.matrix is not None:
+            lead = ("person",) if self.groups is not None else ()
+            variables["matrix"] = ((*lead, "reference", "classifier"), self.matrix)
+            coords["reference"] = self.classes
+            coords["classifier"] = self.classes
+        attrs = {} if self.positive is None else {"positive": self.positive}
+        return xr.Dataset(variables, coords=coords, attrs=attrs)
 
 
 def _as_label_array(name: str, values: Any) -> np.ndarray:

@@ -17,14 +17,15 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from ._core import registry
+from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
-    check_choice,
     check_confidence_level,
     check_real_array,
     warn_undefined,
 )
-from .analytic import INTERVALS, ProportionCI, interval_bounds, proportion_ci
+from .analytic import ProportionCI, interval_bounds, proportion_ci
 
 __all__ = [
     "DESIGNS",
@@ -36,10 +37,10 @@ __all__ = [
     "icc",
 ]
 
-#: Design adjustments of :func:`clustered_proportion_ci`.
-DESIGNS = ("icc", "cluster_robust")
-#: Degrees-of-freedom adjustments (None for none).
-DF_ADJUSTMENTS = ("dean_pagano", "korn_graubard")
+#: Design adjustments of :func:`clustered_proportion_ci` (:data:`perfci._core.registry.DESIGN`).
+DESIGNS: tuple[str, ...] = registry.DESIGN.names
+#: Degrees-of-freedom adjustments (None for none; :data:`perfci._core.registry.DF_ADJUST`).
+DF_ADJUSTMENTS: tuple[str, ...] = registry.DF_ADJUST.names
 
 
 def _per_person_iv(successes: Any, trials: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -210,8 +211,7 @@ def effective_sample_size(
     >>> round(float(ci.half_width), 3)
     0.043
     """
-    if df_adjust is not None:
-        check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+    registry.DF_ADJUST.check(df_adjust)
     n_texts = check_real_array("n_texts", n_texts)
     if np.any(n_texts <= 0):
         raise ValueError("`n_texts` must be positive.")
@@ -275,7 +275,7 @@ def design_effect(successes: Any, trials: Any, design: str = "icc") -> Any:
     >>> round(float(pc.design_effect(y, n, design="cluster_robust")), 3)
     4.917
     """
-    check_choice("design", design, DESIGNS)
+    registry.DESIGN.check(design)
     y, n = _per_person_iv(successes, trials)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -325,7 +325,7 @@ def _scalar(a: np.ndarray) -> Any:
 
 
 @dataclass(frozen=True, repr=False)
-class ClusteredProportionCI:
+class ClusteredProportionCI(ResultMixin):
     r"""A design-adjusted confidence interval for a proportion of nested texts.
 
     Attributes
@@ -497,10 +497,9 @@ def clustered_proportion_ci(
     >>> print(f"unadjusted [{ci.unadjusted.low:.3f}, {ci.unadjusted.high:.3f}]")
     unadjusted [0.798, 0.886]
     """
-    check_choice("method", method, INTERVALS)
-    check_choice("design", design, DESIGNS)
-    if df_adjust is not None:
-        check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+    registry.ANALYTIC_METHOD.check(method)
+    registry.DESIGN.check(design)
+    registry.DF_ADJUST.check(df_adjust)
     level = check_confidence_level(confidence_level)
     if level.ndim:
         raise ValueError("`confidence_level` must be a single number here.")

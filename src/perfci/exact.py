@@ -8,13 +8,14 @@ true proportion p is the finite sum
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import special
 
+from ._core import registry
+from ._core.results import ResultMixin
 from ._core.validation import check_confidence_level, check_real_array
 from .analytic import INTERVALS, interval_bounds
 from .bootstrap import exact_percentile_bounds
@@ -31,7 +32,7 @@ _MAX_ROWS = 2_000_000
 
 
 @dataclass(frozen=True)
-class OperatingCharacteristics:
+class OperatingCharacteristics(ResultMixin):
     """Exact operating characteristics of an interval method at (n, p, level).
 
     Attributes
@@ -62,30 +63,19 @@ class OperatingCharacteristics:
     expected_half_width: np.ndarray
 
 
-_PSEUDO_PERCENTILE = re.compile(r"pseudo_percentile_(\d+)")
-
-
-def _check_method(method: Any) -> str:
-    """Accept an analytic method, "percentile" or "pseudo_percentile_<lambda>"."""
-    if isinstance(method, str) and (
-        method in INTERVALS or method == "percentile" or _PSEUDO_PERCENTILE.fullmatch(method)
-    ):
-        return method
-    raise ValueError(
-        f"`method` must be one of {sorted(INTERVALS)}, 'percentile' or "
-        f"'pseudo_percentile_<lambda>' (e.g. 'pseudo_percentile_1'); got {method!r}."
-    )
+def _pseudo_count(method: str) -> int:
+    """Return the lambda of "pseudo_percentile_<lambda>" (0 for "percentile")."""
+    return 0 if method == "percentile" else int(method.rsplit("_", 1)[1])
 
 
 def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
     if method in INTERVALS:
         return interval_bounds(method, x, n, level)[:2]
-    match = _PSEUDO_PERCENTILE.fullmatch(method)
-    return exact_percentile_bounds(x, n, level, int(match.group(1)) if match else 0)
+    return exact_percentile_bounds(x, n, level, _pseudo_count(method))
 
 
 def _operating_iv(method: Any, n: Any, p: Any, confidence_level: Any):
-    _check_method(method)
+    registry.EXACT_METHOD.check(method)
     n = check_real_array("n", n)
     p = check_real_array("p", p)
     level = check_confidence_level(confidence_level)

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ._core.validation import check_choice, check_real_array, warn_undefined
+from ._core import registry
+from ._core.validation import check_real_array, warn_undefined
 
 __all__ = [
     "BINARY_METRICS",
@@ -36,14 +37,18 @@ __all__ = [
 CELLS = ("tp", "fp", "fn", "tn")
 _TP, _FP, _FN, _TN = range(4)
 
-#: Proportion metrics: (cells in the numerator, cells in the denominator). The
-#: denominator is the metric's *relevant n*.
-PROPORTION_METRICS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+_PROPORTION_CELLS = {
     "accuracy": ((_TP, _TN), (_TP, _FP, _FN, _TN)),
     "recall": ((_TP,), (_TP, _FN)),
     "precision": ((_TP,), (_TP, _FP)),
     "specificity": ((_TN,), (_TN, _FP)),
     "npv": ((_TN,), (_TN, _FN)),
+}
+#: Proportion metrics (the names of :data:`perfci._core.registry.PROPORTION_METRIC`):
+#: (cells in the numerator, cells in the denominator). The denominator is the metric's
+#: *relevant n*.
+PROPORTION_METRICS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    name: _PROPORTION_CELLS[name] for name in registry.PROPORTION_METRIC
 }
 
 #: The texts each metric is computed from: (cells, description). For proportion metrics
@@ -121,7 +126,7 @@ def _mcc(c: np.ndarray) -> np.ndarray:
     return _ratio(tp * tn - fp * fn, np.sqrt(den))
 
 
-_BINARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+_FORMULAS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     **{name: _proportion(name) for name in PROPORTION_METRICS},
     "f1": _f1,
     "ppa": _f1,  # 2a / (2a + b + c): the same formula as F1, read as agreement
@@ -130,16 +135,15 @@ _BINARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "balanced_accuracy": _balanced_accuracy,
     "mcc": _mcc,
 }
+# Every registered binary metric has its formula here, in the registry's (report) order.
+_BINARY = {name: _FORMULAS[name] for name in registry.BINARY_METRIC}
 
-#: Binary metric names, in report order.
-BINARY_METRICS: tuple[str, ...] = tuple(_BINARY)
+#: Binary metric names, in report order (:data:`perfci._core.registry.BINARY_METRIC`).
+BINARY_METRICS: tuple[str, ...] = registry.BINARY_METRIC.names
 
-#: Every metric name accepted by :func:`compute_metric`.
-METRICS: tuple[str, ...] = (
-    BINARY_METRICS
-    + tuple(f"macro_{m}" for m in BINARY_METRICS)
-    + tuple(f"micro_{m}" for m in BINARY_METRICS)
-)
+#: Every metric name accepted by :func:`compute_metric`: the binary metrics, then their
+#: ``macro_`` and ``micro_`` averages (:data:`perfci._core.registry.METRIC`).
+METRICS: tuple[str, ...] = registry.METRIC.names
 
 
 def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
@@ -250,7 +254,7 @@ def compute_metric(counts: Any, metric: str) -> np.ndarray | np.float64:
     >>> pc.compute_metric([[88, 12, 12, 288], [5, 0, 0, 95]], "f1")
     array([0.88, 1.  ])
     """
-    check_choice("metric", metric, METRICS)
+    registry.METRIC.check(metric)
     arr = check_counts(counts)
     values = metric_values(arr, metric)
     undefined = np.isnan(values)
@@ -285,7 +289,7 @@ def proportion_counts(counts: Any, metric: str) -> tuple[np.ndarray, np.ndarray]
     >>> int(x), int(n)
     (264, 300)
     """
-    check_choice("metric", metric, PROPORTION_METRICS)
+    registry.PROPORTION_METRIC.check(metric)
     arr = check_counts(counts)
     num_cells, den_cells = PROPORTION_METRICS[metric]
     return arr[..., num_cells].sum(-1), arr[..., den_cells].sum(-1)

@@ -9,20 +9,21 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ._core.validation import check_choice, check_confidence_level, check_real_array
-from .analytic import ANALYTIC_METHODS, proportion_ci
-from .design import DF_ADJUSTMENTS, effective_sample_size
+from ._core import registry
+from ._core.results import ResultMixin
+from ._core.validation import check_confidence_level, check_real_array
+from .analytic import proportion_ci
+from .design import effective_sample_size
 from .exact import expected_half_width
 
 __all__ = ["SampleSizePlan", "half_width_curves", "plan_sample_size", "plot_half_width_curves"]
 
-_PLAN_METHODS = (*ANALYTIC_METHODS, "percentile")
 # Largest relevant n (or number of persons) the search considers.
 _MAX_N = 1_000_000
 
 
 @dataclass(frozen=True)
-class SampleSizePlan:
+class SampleSizePlan(ResultMixin):
     """A sample-size plan.
 
     Attributes
@@ -199,7 +200,7 @@ def plan_sample_size(
     p = float(check_real_array("metric_value", metric_value))
     target = float(check_real_array("half_width", half_width))
     level = float(check_confidence_level(confidence_level))
-    check_choice("method", method, _PLAN_METHODS)
+    registry.PLAN_METHOD.check(method)
     if not 0 < p < 1:
         raise ValueError(f"`metric_value` must lie strictly between 0 and 1; got {metric_value}.")
     if not 0 < target < 0.5:
@@ -216,10 +217,12 @@ def plan_sample_size(
         n, achieved = _first_n_below(name, p, target, level)
         persons, design = None, "independent"
     else:
-        if method not in ANALYTIC_METHODS:
-            raise ValueError("a nested plan needs an analytic `method`.")
-        if df_adjust is not None:
-            check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
+        if method not in registry.ANALYTIC_METHOD:
+            raise ValueError(
+                f"a nested plan needs an analytic `method`, one of "
+                f"{sorted(registry.ANALYTIC_METHOD)}; got {method!r}."
+            )
+        registry.DF_ADJUST.check(df_adjust)
         if not 0 <= icc <= 1:
             raise ValueError(f"`icc` must lie in [0, 1]; got {icc}.")
         if texts_per_person < 1:

@@ -1,37 +1,28 @@
 """Everyday use: one metric with the recommended interval, and a report of every metric.
 
-The recommendations are the paper's (section 6), as defaults:
-
-- proportion metrics (accuracy, recall, precision, specificity, npv): Agresti-Coull on
-  independent texts; Agresti-Coull on the effective sample size with the ANOVA ICC and the
-  Dean-Pagano degrees-of-freedom adjustment on nested texts;
-- every other metric (F1, kappa, MCC, ...): the pseudo-count (lambda = 1) regularized
-  percentile bootstrap: iid on independent texts; on nested texts the cluster bootstrap
-  when persons contribute few relevant texts, the hierarchical bootstrap otherwise.
-
-The threshold between the two nested bootstraps is :data:`HIERARCHICAL_MIN_TEXTS` relevant
-texts per person. The paper simulated persons with about 3 texts, where the regularized
-cluster bootstrap covered at about 0.95 and the hierarchical one was overly conservative,
-and persons with about 30 texts, where the cluster bootstrap under-covered (0.917 at 20
-persons) and the hierarchical one covered (0.947). 10 is the geometric midpoint of the two
-designs (sqrt(3 x 30) = 9.5), rounded.
+What "recommended" means (which method for which metric and design, and the
+:data:`HIERARCHICAL_MIN_TEXTS` threshold between the nested bootstraps) is decided in
+:mod:`perfci.policy`; this module turns labels into counts, asks the policy, and computes.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._core.validation import UndefinedMetricWarning, check_choice, check_confidence_level
-from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
-from .bootstrap import BOOTSTRAP_INTERVALS, SCHEMES, BootstrapCI, bootstrap_ci
+from . import policy
+from ._core import registry
+from ._core.results import ResultMixin
+from ._core.validation import UndefinedMetricWarning, check_confidence_level
+from .analytic import ProportionCI, proportion_ci
+from .bootstrap import BootstrapCI, bootstrap_ci
 from .counting import ConfusionCounts, _as_label_array, confusion, one_vs_rest
-from .design import DESIGNS, DF_ADJUSTMENTS, ClusteredProportionCI, clustered_proportion_ci
+from .design import ClusteredProportionCI, clustered_proportion_ci
 from .metrics import (
     BINARY_METRICS,
     METRICS,
@@ -41,12 +32,10 @@ from .metrics import (
     proportion_counts,
     undefined_reason,
 )
+from .policy import HIERARCHICAL_MIN_TEXTS, RECOMMENDED
 
 __all__ = ["HIERARCHICAL_MIN_TEXTS", "MetricCI", "metric_ci", "report"]
 
-#: Mean relevant texts per person from which nested non-proportion metrics use the
-#: hierarchical rather than the cluster bootstrap (see the module notes).
-HIERARCHICAL_MIN_TEXTS = 10
 #: Relevant n below which a report says the metric cannot support a claim.
 FEW_RELEVANT_TEXTS = 30
 #: Half-width above which a report calls the interval wide.
@@ -56,12 +45,11 @@ FEW_PERSONS = 5
 #: Persons below which a report warns that the df adjustment dominates.
 SOME_PERSONS = 10
 
-_METHODS = ("recommended", *ANALYTIC_METHODS, "bootstrap")
 _AVERAGED = tuple(m for m in METRICS if m not in BINARY_METRICS)
 
 
 @dataclass(frozen=True, repr=False)
-class MetricCI:
+class MetricCI(ResultMixin):
     r"""A metric with its confidence interval, the method used and what it is about.
 
     Attributes
@@ -87,8 +75,11 @@ class MetricCI:
         :math:`n_{eff} = N/\mathrm{DEFF}` before any df adjustment (NaN where not
         applicable).
     result : ProportionCI, ClusteredProportionCI or BootstrapCI
-        The underlying result.
+        The underlying result (in :meth:`to_dict`; :meth:`to_frame` and
+        :meth:`to_xarray` hold the fields above only, see the result's own).
     """
+
+    _exclude: ClassVar[tuple[str, ...]] = ("result",)
 
     metric: str
     estimate: float
@@ -139,17 +130,16 @@ def _interval(
     counts: ConfusionCounts,
     metric: str,
     *,
-    method: str,
+    options: dict[str, Any],
     confidence_level: float,
-    design: str | None,
-    df_adjust: str | None,
-    scheme: str | None,
-    interval: str,
-    pseudo_count: int,
-    n_resamples: int,
     rng: Any,
+    strict: bool,
 ) -> MetricCI:
-    """Compute the interval of `metric` on validated counts (per person if nested)."""
+    """Compute the interval of `metric` on validated counts (per person if nested).
+
+    `options` are the method options of :func:`metric_ci` (``method``, ``design``, ...),
+    passed to :func:`perfci.policy.choose_interval`.
+    """
     nested = counts.groups is not None
     cells = np.asarray(counts.matrix if metric in _AVERAGED else counts.counts, dtype=float)
     relevant = _relevant(cells, metric)
@@ -163,6 +153,13 @@ def _interval(
             f"`groups` must give at least 2 persons with a relevant text for {metric}; "
             f"got {persons}."
         )
+    choice = policy.choose_interval(
+        metric,
+        groups=nested,
+        relevant_texts_per_person=None if independent_texts else relevant_n / persons,
+        strict=strict,
+        **options,
+    )
     total = cells.sum(0) if nested else cells
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -172,56 +169,40 @@ def _interval(
     if np.isnan(estimate):
         raise ValueError(f"{metric} is undefined for these data: {undefined_reason(metric)}.")
 
-    if method == "recommended":
-        method = "agresti_coull" if metric in PROPORTION_METRICS else "bootstrap"
-        if method == "bootstrap":
-            pseudo_count = 1
-            interval = "percentile"
     icc = design_effect = n_eff = np.nan
-    if method in ANALYTIC_METHODS:
-        if metric not in PROPORTION_METRICS:
-            raise ValueError(
-                f"`method` {method!r} is an analytic interval for a proportion; {metric} is "
-                f"not one (proportion metrics: {sorted(PROPORTION_METRICS)}). Use "
-                "method='bootstrap' or 'recommended'."
-            )
+    if choice.method != "bootstrap":
         x, n = proportion_counts(cells, metric)
-        if not independent_texts and design is not None:
+        if not independent_texts and choice.design is not None:
             res: Any = clustered_proportion_ci(
                 x,
                 n,
-                method=method,
-                design=design,
-                df_adjust=df_adjust,
+                method=choice.method,
+                design=choice.design,
+                df_adjust=choice.df_adjust,
                 confidence_level=confidence_level,
             )
             icc, design_effect, n_eff = res.icc, res.design_effect, res.n_eff
-            label = f"{method} (design={design}, df_adjust={df_adjust})"
+            label = choice.label
         else:
-            res = proportion_ci(x.sum(), n.sum(), method=method, confidence_level=confidence_level)
-            label = method
+            res = proportion_ci(
+                x.sum(), n.sum(), method=choice.method, confidence_level=confidence_level
+            )
+            label = choice.method
             independent_texts = True
     else:
-        if scheme is None:
-            scheme = "iid"
-            if not independent_texts:
-                per_person = relevant_n / persons
-                scheme = "hierarchical" if per_person >= HIERARCHICAL_MIN_TEXTS else "cluster"
-        if scheme != "iid" and not nested:
-            raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")
-        independent_texts = scheme == "iid"
+        independent_texts = choice.scheme == "iid"
         res = bootstrap_ci(
             cells,
             metric,
-            scheme=scheme,
-            interval=interval,
-            pseudo_count=pseudo_count,
-            n_resamples=n_resamples,
+            scheme=choice.scheme,
+            interval=choice.interval,
+            pseudo_count=choice.pseudo_count,
+            n_resamples=choice.n_resamples,
             confidence_level=confidence_level,
             rng=rng,
             nested=nested,
         )
-        label = f"bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
+        label = choice.label
     return MetricCI(
         metric=metric,
         estimate=estimate,
@@ -239,18 +220,10 @@ def _interval(
     )
 
 
-def _check_options(method, confidence_level, design, df_adjust, scheme, interval):
-    check_choice("method", method, _METHODS)
+def _check_level(confidence_level: Any) -> float:
     level = check_confidence_level(confidence_level)
     if level.ndim:
         raise ValueError("`confidence_level` must be a single number.")
-    if design is not None:
-        check_choice("design", design, DESIGNS)
-    if df_adjust is not None:
-        check_choice("df_adjust", df_adjust, DF_ADJUSTMENTS)
-    if scheme is not None:
-        check_choice("scheme", scheme, SCHEMES)
-    check_choice("interval", interval, BOOTSTRAP_INTERVALS)
     return float(level)
 
 
@@ -259,16 +232,16 @@ def metric_ci(
     y_pred: Any,
     metric: str,
     groups: Any = None,
-    method: str = "recommended",
+    method: str = RECOMMENDED,
     *,
     positive: Any = None,
     confidence_level: float = 0.95,
-    design: str | None = "icc",
-    df_adjust: str | None = "dean_pagano",
-    scheme: str | None = None,
-    interval: str = "percentile",
-    pseudo_count: int = 1,
-    n_resamples: int = 2000,
+    design: str | None = RECOMMENDED,
+    df_adjust: str | None = RECOMMENDED,
+    scheme: str | None = RECOMMENDED,
+    interval: str = RECOMMENDED,
+    pseudo_count: int | str = RECOMMENDED,
+    n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
 ) -> MetricCI:
     """Confidence interval for one metric from labels, with the paper's recommended method.
@@ -289,23 +262,24 @@ def metric_ci(
         gives its one-vs-rest metric.
     confidence_level : float, default 0.95
         Confidence level.
-    design : {"icc", "cluster_robust", None}, default "icc"
-        Design adjustment of analytic intervals for nested texts; None treats nested
-        texts as independent.
-    df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
-        Degrees-of-freedom adjustment of analytic intervals for nested texts.
-    scheme : {"iid", "cluster", "hierarchical"}, optional
-        Bootstrap scheme; by default iid for independent texts and, for nested texts,
-        cluster below :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person and
-        hierarchical from there.
-    interval : {"percentile", "bca"}, default "percentile"
-        Bootstrap interval (``method="bootstrap"``).
-    pseudo_count : int, default 1
-        Bootstrap pseudo count λ (``method="bootstrap"``; the recommended method uses 1).
-    n_resamples : int, default 2000
-        Bootstrap resamples.
+    design : {"icc", "cluster_robust", None, "recommended"}, default "recommended"
+        Design adjustment of analytic intervals for nested texts ("recommended": icc);
+        None treats nested texts as independent. Needs `groups`.
+    df_adjust : {"dean_pagano", "korn_graubard", None, "recommended"}, default "recommended"
+        Degrees-of-freedom adjustment of analytic intervals for nested texts
+        ("recommended": dean_pagano); None for none. Needs `groups`.
+    scheme : {"iid", "cluster", "hierarchical", "recommended"}, default "recommended"
+        Bootstrap scheme; "recommended" (or None) is iid for independent texts and, for
+        nested texts, cluster below :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per
+        person and hierarchical from there (:func:`perfci.policy.recommended_scheme`).
+    interval : {"percentile", "bca", "recommended"}, default "recommended"
+        Bootstrap interval ("recommended": percentile).
+    pseudo_count : int or "recommended", default "recommended"
+        Bootstrap pseudo count λ ("recommended": 1).
+    n_resamples : int or "recommended", default "recommended"
+        Bootstrap resamples ("recommended": 2000).
     rng : numpy.random.Generator, int or None
-        Random generator or seed for the bootstrap.
+        Random generator or seed for the bootstrap (unused by analytic intervals).
 
     Returns
     -------
@@ -316,19 +290,27 @@ def metric_ci(
     Raises
     ------
     ValueError
-        For bad labels or names, an analytic method for a non-proportion metric, a metric
-        undefined for the data, or nested data with fewer than 2 persons with a relevant
-        text.
+        For bad labels or names, an analytic method for a non-proportion metric, an
+        option the method cannot use (a bootstrap option for an analytic interval, a
+        design option for the bootstrap, a nested-data option without `groups`), a
+        metric undefined for the data, or nested data with fewer than 2 persons with a
+        relevant text.
 
     Notes
     -----
-    ``method="recommended"`` follows the paper's section 6: Agresti-Coull for
-    proportion metrics (on the df-adjusted effective sample size with the ANOVA ICC for
-    nested texts), and the pseudo-count (λ = 1) percentile bootstrap for the other
-    metrics (iid, or for nested texts cluster / hierarchical by the mean relevant texts
-    per person, threshold :data:`HIERARCHICAL_MIN_TEXTS` = 10: the paper's cluster
+    ``method="recommended"`` follows the paper's section 6 (see :mod:`perfci.policy`):
+    Agresti-Coull for proportion metrics (on the df-adjusted effective sample size with
+    the ANOVA ICC for nested texts), and the pseudo-count (λ = 1) percentile bootstrap for
+    the other metrics (iid, or for nested texts cluster / hierarchical by the mean relevant
+    texts per person, threshold :data:`HIERARCHICAL_MIN_TEXTS` = 10: the paper's cluster
     bootstrap covered with about 3 texts per person and under-covered with about 30,
     where the hierarchical bootstrap covered; 10 is their geometric midpoint).
+
+    The recommendation fills in only the options left at "recommended": an option you
+    pass is used as given (``method="recommended", scheme="hierarchical"`` bootstraps F1
+    hierarchically), and an option the chosen method cannot use is an error rather than
+    ignored. With at most one relevant text per person the texts are a simple random
+    sample, and the independent-text interval is used.
 
     Examples
     --------
@@ -341,22 +323,26 @@ def metric_ci(
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
     0.863 [0.815, 0.898] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
     """
-    check_choice("metric", metric, METRICS)
-    level = _check_options(method, confidence_level, design, df_adjust, scheme, interval)
+    registry.METRIC.check(metric)
+    options = {
+        "method": method,
+        "design": design,
+        "df_adjust": df_adjust,
+        "scheme": scheme,
+        "interval": interval,
+        "pseudo_count": pseudo_count,
+    }
+    policy.check_options(**options)
+    level = _check_level(confidence_level)
     counts = confusion(y_true, y_pred, positive=positive, groups=groups)
     _check_counts_fit_metric(counts, metric)
     return _interval(
         counts,
         metric,
-        method=method,
+        options={**options, "n_resamples": n_resamples},
         confidence_level=level,
-        design=design,
-        df_adjust=df_adjust,
-        scheme=scheme,
-        interval=interval,
-        pseudo_count=pseudo_count,
-        n_resamples=n_resamples,
         rng=rng,
+        strict=True,
     )
 
 
@@ -526,10 +512,14 @@ def _rows(
     rows, skipped = [], []
     options = dict(options)
     bayes_sampler = options.pop("bayes_sampler")
+    level = options.pop("confidence_level")
     child_rngs = rng.spawn(len(metrics))
     for metric, child in zip(metrics, child_rngs, strict=True):
         try:
-            ci = _interval(counts, metric, rng=child, **options)
+            # the report's options apply to the rows whose method uses them
+            ci = _interval(
+                counts, metric, options=options, confidence_level=level, rng=child, strict=False
+            )
         except ValueError as exc:
             # Undefined metrics and too few persons are skipped from the table and named.
             skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
@@ -550,7 +540,7 @@ def _rows(
             }
         )
         if bayes_sampler is not None:
-            rows += _bayes_rows(counts, metric, options["confidence_level"], bayes_sampler, child)
+            rows += _bayes_rows(counts, metric, level, bayes_sampler, child)
     return rows, skipped
 
 
@@ -582,9 +572,9 @@ def report(
     positive: Any = None,
     metrics: list[str] | None = None,
     confidence_level: float = 0.95,
-    design: str | None = "icc",
-    df_adjust: str | None = "dean_pagano",
-    n_resamples: int = 2000,
+    design: str | None = RECOMMENDED,
+    df_adjust: str | None = RECOMMENDED,
+    n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     bayes: bool = False,
     bayes_sampler: str = "nutpie",
@@ -607,10 +597,11 @@ def report(
         Metrics to report; default all that apply.
     confidence_level : float, default 0.95
         Confidence level.
-    design, df_adjust : str or None
-        Nested-data adjustment of analytic intervals, as in :func:`metric_ci`.
-    n_resamples : int, default 2000
-        Bootstrap resamples.
+    design, df_adjust : str or None, default "recommended"
+        Nested-data adjustment of the rows with analytic intervals, as in
+        :func:`metric_ci` (icc and dean_pagano when left to the policy).
+    n_resamples : int or "recommended", default "recommended"
+        Resamples of the rows with bootstrap intervals (2000 when left to the policy).
     rng : numpy.random.Generator, int or None
         Random generator or seed (one child stream per row).
     bayes : bool, default False
@@ -651,21 +642,19 @@ def report(
     1     recall     0.880  0.824  0.921         251       39
     2  precision     0.847  0.783  0.894         261       40
     """
-    level = _check_options("recommended", confidence_level, design, df_adjust, None, "percentile")
+    policy.check_options(design=design, df_adjust=df_adjust)
+    level = _check_level(confidence_level)
     if bayes:
-        check_choice("bayes_sampler", bayes_sampler, ("nutpie", "pymc", "grid"))
+        registry.SAMPLER.check(bayes_sampler, "bayes_sampler")
     if metrics is not None:
         for m in metrics:
-            check_choice("metrics", m, METRICS)
+            registry.METRIC.check(m, "metrics")
     options = {
-        "method": "recommended",
-        "confidence_level": level,
+        "method": RECOMMENDED,
         "design": design,
         "df_adjust": df_adjust,
-        "scheme": None,
-        "interval": "percentile",
-        "pseudo_count": 1,
         "n_resamples": n_resamples,
+        "confidence_level": level,
         "bayes_sampler": bayes_sampler if bayes else None,
     }
     generator = np.random.default_rng(rng)

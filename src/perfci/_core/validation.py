@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .registry import choice_message
+
 __all__ = [
     "UndefinedMetricWarning",
     "check_choice",
@@ -27,10 +29,15 @@ class UndefinedMetricWarning(RuntimeWarning):
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
-    """Return `value` if it is one of `choices`, else raise a `ValueError` listing them."""
+    """Return `value` if it is one of `choices`, else raise a `ValueError` listing them.
+
+    For a registered argument, :meth:`perfci._core.registry.Choices.check` does the same
+    with the registry's names; both word the message with
+    :func:`~perfci._core.registry.choice_message`.
+    """
     choices = sorted(choices)
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"`{name}` must be one of {choices}; got {value!r}.")
+        raise ValueError(choice_message(name, choices, value))
     return value
 
 

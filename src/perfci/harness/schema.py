@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analytic import ANALYTIC_METHODS
+from .._core import registry
 from .populations import SAMPLINGS
 
 _TOP_KEYS = {
@@ -25,12 +25,6 @@ _TOP_KEYS = {
     "scales",
     "confidence_level",
 }
-
-
-_POPULATIONS = ("bernoulli", "confusion", "nested_finite", "nested_planning")
-
-
-_FAMILIES = ("analytic", "bootstrap", "clustered", "bayes")
 
 
 class SuiteError(ValueError):
@@ -121,62 +115,22 @@ def _expand(values: Any, key: str) -> list:
 
 
 def _check_method(i: int, spec: dict) -> Method:
+    """Validate one method of a suite against the registry's families and options."""
     key = f"methods[{i}]"
     for required in ("name", "family"):
         if required not in spec:
             raise SuiteError(f"`{key}.{required}` is missing.")
-    family = spec["family"]
-    if family not in _FAMILIES:
-        raise SuiteError(f"`{key}.family` must be one of {list(_FAMILIES)}; got {family!r}.")
     options = {k: v for k, v in spec.items() if k not in ("name", "family")}
-    if family == "analytic":
-        allowed = {"method"}
-        if options.get("method") not in ANALYTIC_METHODS:
-            raise SuiteError(
-                f"`{key}.method` must be one of {list(ANALYTIC_METHODS)}; got "
-                f"{options.get('method')!r}."
-            )
-    elif family == "clustered":
-        allowed = {"method", "design", "df_adjust"}
-        if options.get("method") not in ANALYTIC_METHODS:
-            raise SuiteError(f"`{key}.method` must be one of {list(ANALYTIC_METHODS)}.")
-        if options.setdefault("design", "icc") not in ("icc", "cluster_robust"):
-            raise SuiteError(f"`{key}.design` must be 'icc' or 'cluster_robust'.")
-        df = options.setdefault("df_adjust", "none")
-        if df not in ("none", "dean_pagano", "korn_graubard"):
-            raise SuiteError(f"`{key}.df_adjust` must be 'none', 'dean_pagano' or 'korn_graubard'.")
-    elif family == "bayes":
-        allowed = {"sampler", "estimand", "replications"}
-        sampler = options.setdefault("sampler", "grid")
-        if sampler not in ("grid", "nutpie"):
-            raise SuiteError(f"`{key}.sampler` must be 'grid' or 'nutpie'.")
-        if sampler == "nutpie" and not isinstance(options.get("replications"), int):
-            raise SuiteError(
-                f"`{key}.replications` (the first K replications of each cell to fit with "
-                "MCMC) is needed for sampler 'nutpie'."
-            )
-        if options.get("estimand") not in ("mu", "text_weighted"):
-            raise SuiteError(f"`{key}.estimand` must be 'mu' or 'text_weighted'.")
-    else:
-        allowed = {"interval", "pseudo_count", "scheme"}
-        if options.setdefault("scheme", "iid") not in ("iid", "cluster", "hierarchical"):
-            raise SuiteError(f"`{key}.scheme` must be 'iid', 'cluster' or 'hierarchical'.")
-        if options.get("interval") not in ("percentile", "bca"):
-            raise SuiteError(
-                f"`{key}.interval` must be 'percentile' or 'bca'; got {options.get('interval')!r}."
-            )
-        lam = options.setdefault("pseudo_count", 0)
-        if not isinstance(lam, int) or lam < 0:
-            raise SuiteError(f"`{key}.pseudo_count` must be a non-negative integer.")
-    unknown = set(options) - allowed
-    if unknown:
-        raise SuiteError(f"`{key}` has unknown keys {sorted(unknown)}.")
-    return Method(spec["name"], family, options)
+    options = registry.check_family_options(spec["family"], options, key, SuiteError)
+    return Method(spec["name"], spec["family"], options)
 
 
 def _check_population(population: Any) -> dict:
-    if not isinstance(population, dict) or population.get("kind") not in _POPULATIONS:
-        raise SuiteError(f"`population.kind` must be one of {list(_POPULATIONS)}.")
+    if not isinstance(population, dict):
+        raise SuiteError("`population` must be a table with a `kind`.")
+    kind = population.get("kind")
+    if kind not in registry.HARNESS_POPULATION:
+        raise SuiteError(registry.HARNESS_POPULATION.message(kind, "population.kind"))
     if population["kind"] == "nested_finite":
         required = {"persons", "texts_per_person", "mean", "seed"}
         missing = required - set(population)
@@ -329,38 +283,14 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     )
 
 
-# What each population can compute: method families, bootstrap schemes and intervals.
-_SUPPORT = {
-    "bernoulli": ({"analytic", "bootstrap"}, {"iid"}, {"percentile", "bca"}, True),
-    "confusion": ({"bootstrap"}, {"iid"}, {"percentile"}, False),
-    "nested_finite": (
-        {"analytic", "clustered", "bootstrap", "bayes"},
-        {"iid", "cluster", "hierarchical"},
-        {"percentile"},
-        False,
-    ),
-    "nested_planning": ({"clustered"}, set(), set(), True),
-}
-
-
 def _check_support(kind: str, methods, scales, filename: str) -> None:
     """Reject methods or an exact scale that a population kind cannot compute."""
-    families, schemes, intervals, exact_ok = _SUPPORT[kind]
     for i, m in enumerate(methods):
-        key = f"suite {filename}: `methods[{i}]`"
-        if m.family not in families:
-            raise SuiteError(
-                f"{key}: a {kind} population takes families {sorted(families)}; got {m.family!r}."
-            )
-        if m.family == "bootstrap":
-            if m.options["scheme"] not in schemes:
-                raise SuiteError(
-                    f"{key}.scheme must be one of {sorted(schemes)} for a {kind} population."
-                )
-            if m.options["interval"] not in intervals:
-                raise SuiteError(
-                    f"{key}.interval must be one of {sorted(intervals)} for a {kind} population."
-                )
+        try:
+            registry.check_family_support(kind, m.family, m.options, f"methods[{i}]", SuiteError)
+        except SuiteError as exc:
+            raise SuiteError(f"suite {filename}: {exc}") from None
+    exact_ok = registry.POPULATION_SUPPORT[kind].exact
     for name, scale in scales.items():
         if scale.exact and not exact_ok:
             raise SuiteError(

@@ -1,0 +1,746 @@
+"""The registry: every name and option perfci accepts, declared once.
+
+Metric names, interval methods, bootstrap schemes and intervals, nested-data designs and
+degrees-of-freedom adjustments, Bayesian samplers, estimands, priors and credible-interval
+kinds, and the options of the validation harness's method families are listed here, each
+with a one-line help text. Validation (:meth:`Choices.check`, :func:`check_family_options`),
+the command line's ``choices`` and help, the suite-file schema and the generated bad-input
+test all read them, so a name is added or renamed in one place.
+
+A :class:`Choices` is an ordered set of names for one argument. Its names keep their
+declared order (the order of the report, of the command line's help); error messages list
+them sorted, as every validator in perfci does::
+
+    `method` must be one of ['agresti_coull', ..., 'wilson']; got 'exact'.
+
+This module is NumPy-free and imports nothing else from perfci.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ANALYTIC_METHOD",
+    "BINARY_METRIC",
+    "BOOTSTRAP_INTERVAL",
+    "BOOTSTRAP_METRIC",
+    "BOOTSTRAP_SCHEME",
+    "CONFUSION_SAMPLER",
+    "CREDIBLE_INTERVAL",
+    "DESIGN",
+    "DF_ADJUST",
+    "ESTIMAND",
+    "EXACT_METHOD",
+    "HARNESS_FAMILIES",
+    "HARNESS_FAMILY",
+    "HARNESS_POPULATION",
+    "METRIC",
+    "METRIC_CI_METHOD",
+    "OUTPUT_FORMAT",
+    "PLAN_METHOD",
+    "POPULATION_SUPPORT",
+    "PRIOR",
+    "PROPORTION_METRIC",
+    "REQUIRED",
+    "SAMPLER",
+    "VALIDATE_ACTION",
+    "Choices",
+    "Entry",
+    "Family",
+    "Option",
+    "Pattern",
+    "Support",
+    "check_family_options",
+    "check_family_support",
+    "choice_message",
+]
+
+
+def choice_message(argument: str, allowed: Iterable[str], value: Any, extra: str = "") -> str:
+    """Return the message for a value that is not one of `allowed`.
+
+    Parameters
+    ----------
+    argument : str
+        The argument's name, shown in backticks (a keyword, a flag, or a suite key).
+    allowed : iterable of str
+        The allowed values, listed sorted.
+    value : object
+        The value given.
+    extra : str, optional
+        What else is allowed, appended after the list (e.g. ``" or None"``).
+
+    Examples
+    --------
+    >>> from perfci._core.registry import choice_message
+    >>> choice_message("design", ["icc", "cluster_robust"], "anova")
+    "`design` must be one of ['cluster_robust', 'icc']; got 'anova'."
+    """
+    return f"`{argument}` must be one of {sorted(allowed)}{extra}; got {value!r}."
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered name and its one-line help text."""
+
+    name: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A family of names given by a template, e.g. ``pseudo_percentile_<lambda>``.
+
+    Attributes
+    ----------
+    template : str
+        The name as documented, with the variable part in angle brackets.
+    regex : str
+        A regular expression the whole name must match.
+    example : str
+        One valid name, quoted in error messages.
+    help : str
+        One line of help.
+    """
+
+    template: str
+    regex: str
+    example: str
+    help: str
+
+    def matches(self, value: Any) -> bool:
+        """Return True if `value` is a name of this pattern."""
+        return isinstance(value, str) and re.fullmatch(self.regex, value) is not None
+
+
+@dataclass(frozen=True)
+class Choices:
+    """An ordered set of names one argument accepts.
+
+    Attributes
+    ----------
+    argument : str
+        The argument's name in Python (``method``, ``scheme``, ...), used in messages.
+    help : str
+        One line saying what the argument chooses.
+    entries : tuple of Entry
+        The names, in their declared order, with their help.
+    patterns : tuple of Pattern
+        Families of names accepted besides `entries` (for example
+        ``pseudo_percentile_<lambda>``).
+    allow_none : bool
+        Whether None is accepted (and what it means, in `none_help`).
+    none_help : str
+        What None means, for help texts.
+
+    Examples
+    --------
+    >>> from perfci._core.registry import DESIGN
+    >>> DESIGN.names
+    ('icc', 'cluster_robust')
+    >>> "icc" in DESIGN
+    True
+    >>> DESIGN.check("anova")
+    Traceback (most recent call last):
+    ...
+    ValueError: `design` must be one of ['cluster_robust', 'icc']; got 'anova'.
+    """
+
+    argument: str
+    help: str
+    entries: tuple[Entry, ...]
+    patterns: tuple[Pattern, ...] = ()
+    allow_none: bool = False
+    none_help: str = ""
+    _index: dict[str, Entry] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = [e.name for e in self.entries]
+        if len(set(names)) != len(names):
+            raise ValueError(f"`{self.argument}` registers a name twice: {names}.")
+        object.__setattr__(self, "_index", {e.name: e for e in self.entries})
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registered names, in declared order (patterns not included)."""
+        return tuple(self._index)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, value: object) -> bool:
+        if value is None:
+            return self.allow_none
+        if not isinstance(value, str):
+            return False
+        return value in self._index or any(p.matches(value) for p in self.patterns)
+
+    def help_of(self, name: str) -> str:
+        """Return the one-line help of a registered name (or of a pattern's name)."""
+        if name in self._index:
+            return self._index[name].help
+        for pattern in self.patterns:
+            if pattern.matches(name):
+                return pattern.help
+        raise KeyError(name)
+
+    def message(self, value: Any, argument: str | None = None) -> str:
+        """Return the error message for a value this argument does not accept."""
+        extra = "".join(f" or {p.template!r} (e.g. {p.example!r})" for p in self.patterns)
+        if self.allow_none:
+            extra += " or None"
+        return choice_message(argument or self.argument, self.names, value, extra)
+
+    def check(self, value: Any, argument: str | None = None) -> Any:
+        """Return `value` if this argument accepts it, else raise a `ValueError`.
+
+        Parameters
+        ----------
+        value : object
+            The value given.
+        argument : str, optional
+            The name to show in the message, when it is not :attr:`argument` (a flag,
+            a suite key, a differently named keyword).
+
+        Raises
+        ------
+        ValueError
+            Naming the argument in backticks and listing the allowed values.
+        """
+        if value not in self:
+            raise ValueError(self.message(value, argument))
+        return value
+
+    def subset(
+        self, names: Iterable[str], *, argument: str | None = None, help: str | None = None
+    ) -> Choices:
+        """Return the choices restricted to `names` (each must be registered here)."""
+        names = tuple(names)
+        unknown = [n for n in names if n not in self._index]
+        if unknown:
+            raise ValueError(f"not registered for `{self.argument}`: {unknown}.")
+        return Choices(
+            argument or self.argument,
+            help or self.help,
+            tuple(self._index[n] for n in names),
+        )
+
+    def extended(
+        self, entries: Iterable[tuple[str, str]], *, allow_none: bool | None = None
+    ) -> Choices:
+        """Return these choices with more names, e.g. ``("recommended", help)``, first."""
+        return Choices(
+            self.argument,
+            self.help,
+            (*(Entry(n, h) for n, h in entries), *self.entries),
+            self.patterns,
+            self.allow_none if allow_none is None else allow_none,
+            self.none_help,
+        )
+
+    def describe(self) -> str:
+        """Return one line per name, ``name  help``, for a command line's help."""
+        rows = [(e.name, e.help) for e in self.entries]
+        rows += [(p.template, p.help) for p in self.patterns]
+        width = max(len(name) for name, _ in rows)
+        return "\n".join(f"  {name:<{width}}  {text}" for name, text in rows)
+
+
+def _choices(
+    argument: str, help: str, entries: Iterable[tuple[str, str]], **kwargs: Any
+) -> Choices:
+    return Choices(argument, help, tuple(Entry(n, h) for n, h in entries), **kwargs)
+
+
+# --------------------------------------------------------------------------- metrics
+
+PROPORTION_METRIC = _choices(
+    "metric",
+    "a proportion metric (an analytic interval applies; its denominator is the relevant n)",
+    [
+        ("accuracy", "share of all texts both raters code the same"),
+        ("recall", "share of the reference positives the classifier finds (sensitivity)"),
+        ("precision", "share of the classifier positives that are reference positives (PPV)"),
+        ("specificity", "share of the reference negatives the classifier codes negative"),
+        ("npv", "share of the classifier negatives that are reference negatives"),
+    ],
+)
+
+BINARY_METRIC = _choices(
+    "metric",
+    "a binary metric of the confusion matrix [tp, fp, fn, tn]",
+    [
+        *((e.name, e.help) for e in PROPORTION_METRIC.entries),
+        ("f1", "harmonic mean of precision and recall, 2tp / (2tp + fp + fn)"),
+        ("ppa", "percent positive agreement, 2tp / (2tp + fp + fn)"),
+        ("pna", "percent negative agreement, 2tn / (2tn + fp + fn)"),
+        ("kappa", "Cohen's kappa, agreement beyond chance"),
+        ("balanced_accuracy", "mean of recall and specificity"),
+        ("mcc", "Matthews correlation coefficient"),
+    ],
+)
+
+METRIC = _choices(
+    "metric",
+    "a binary metric, or a macro_ / micro_ average over classes of one",
+    [
+        *((e.name, e.help) for e in BINARY_METRIC.entries),
+        *(
+            (f"macro_{e.name}", f"unweighted mean over classes of {e.name}")
+            for e in BINARY_METRIC.entries
+        ),
+        *(
+            (f"micro_{e.name}", f"{e.name} of the counts summed over classes")
+            for e in BINARY_METRIC.entries
+        ),
+    ],
+)
+
+BOOTSTRAP_METRIC = _choices(
+    "metric",
+    "what the bootstrap resamples: a proportion's [successes, failures] or a metric's cells",
+    [
+        ("proportion", "a proportion from counts [successes, failures]"),
+        *((e.name, e.help) for e in METRIC.entries),
+    ],
+)
+
+# ------------------------------------------------------------------- interval methods
+
+ANALYTIC_METHOD = _choices(
+    "method",
+    "analytic interval for a binomial proportion",
+    [
+        ("wald", "normal approximation p +/- z sqrt(p(1 - p)/n); poor near 0 and 1"),
+        ("wilson", "score interval: the normal test inverted"),
+        ("agresti_coull", "Wald on n + z^2 with z^2/2 successes added"),
+        ("agresti_coull_plus4", "Wald with 2 successes and 2 failures added"),
+        ("clopper_pearson", "exact: beta quantiles, at least the nominal coverage"),
+        ("jeffreys", "equal-tailed Beta(x + 1/2, n - x + 1/2) quantiles"),
+    ],
+)
+
+_PERCENTILE = ("percentile", "iid percentile bootstrap with infinitely many resamples")
+
+EXACT_METHOD = _choices(
+    "method",
+    "interval method whose operating characteristics are enumerated exactly",
+    [*((e.name, e.help) for e in ANALYTIC_METHOD.entries), _PERCENTILE],
+    patterns=(
+        Pattern(
+            "pseudo_percentile_<lambda>",
+            r"pseudo_percentile_(\d+)",
+            "pseudo_percentile_1",
+            "the same with pseudo count lambda added to each outcome",
+        ),
+    ),
+)
+
+PLAN_METHOD = _choices(
+    "method",
+    "interval method a sample size is planned for",
+    [*((e.name, e.help) for e in ANALYTIC_METHOD.entries), _PERCENTILE],
+)
+
+METRIC_CI_METHOD = _choices(
+    "method",
+    "how the interval of a metric is computed",
+    [
+        ("recommended", "the recommended method for the metric and design (perfci.policy)"),
+        *((e.name, e.help) for e in ANALYTIC_METHOD.entries),
+        ("bootstrap", "bootstrap of the counts (any metric)"),
+    ],
+)
+
+BOOTSTRAP_SCHEME = _choices(
+    "scheme",
+    "what the bootstrap resamples",
+    [
+        ("iid", "texts, as if independent"),
+        ("cluster", "persons, each with all of their texts"),
+        ("hierarchical", "persons, then texts within each drawn person"),
+    ],
+)
+
+BOOTSTRAP_INTERVAL = _choices(
+    "interval",
+    "how replicates become an interval",
+    [
+        ("percentile", "quantiles (1 - c)/2 and (1 + c)/2 of the valid replicates"),
+        ("bca", "bias-corrected and accelerated (Efron and Tibshirani 1993, ch. 14)"),
+    ],
+)
+
+# ----------------------------------------------------------------------- nested texts
+
+DESIGN = _choices(
+    "design",
+    "design adjustment of an analytic interval for texts nested in persons",
+    [
+        ("icc", "ANOVA ICC and Kish's design effect 1 + icc (B - 1), B the mean cluster size"),
+        ("cluster_robust", "linearization variance of the ratio estimator (R survey's)"),
+    ],
+)
+
+DF_ADJUST = _choices(
+    "df_adjust",
+    "degrees-of-freedom adjustment of the effective sample size (df = persons - 1)",
+    [
+        ("dean_pagano", "n_eff (z / t_{m-1})^2"),
+        ("korn_graubard", "n_eff (t_{N-1} / t_{m-1})^2, as R survey's svyciprop(method='beta')"),
+    ],
+    allow_none=True,
+    none_help="no adjustment",
+)
+
+# ---------------------------------------------------------------------------- Bayesian
+
+SAMPLER = _choices(
+    "sampler",
+    "how the hierarchical beta-binomial posterior is computed",
+    [
+        ("nutpie", "MCMC with nutpie, the model compiled once and refit to new data"),
+        ("pymc", "MCMC with PyMC's own NUTS sampler"),
+        ("grid", "exact posterior by two-dimensional quadrature, batched over data sets"),
+    ],
+)
+
+CONFUSION_SAMPLER = SAMPLER.subset(
+    ("nutpie", "pymc"), help="MCMC sampler of the hierarchical Dirichlet-multinomial"
+)
+
+ESTIMAND = _choices(
+    "estimand",
+    "what a credible interval is about",
+    [
+        ("mu", "mean person-level rate of the population of persons"),
+        ("text_weighted", "text-weighted rate of the sampled persons only"),
+        ("person", "each sampled person's rate (partial pooling)"),
+    ],
+)
+
+PRIOR = _choices(
+    "prior",
+    "prior of the beta-binomial's concentration kappa (bounded below by 1)",
+    [
+        ("pareto", "kappa ~ Pareto(1.5, 1), i.e. kappa^(-1/2) ~ Beta(3, 1)"),
+        ("bda3", "p(kappa) proportional to kappa^(-3/2), truncated at kappa >= 1"),
+    ],
+)
+
+CREDIBLE_INTERVAL = _choices(
+    "kind",
+    "kind of credible interval",
+    [
+        ("eti", "equal-tailed: the (1 - l)/2 and (1 + l)/2 posterior quantiles"),
+        ("hdi", "highest density: the narrowest interval holding l of the posterior"),
+    ],
+)
+
+# ----------------------------------------------------------------------- command line
+
+OUTPUT_FORMAT = _choices(
+    "format",
+    "how a table is printed",
+    [
+        ("table", "aligned text"),
+        ("json", "a JSON list of rows"),
+        ("csv", "comma-separated values"),
+        ("markdown", "a markdown table"),
+    ],
+)
+
+VALIDATE_ACTION = _choices(
+    "action",
+    "what to do with validation suites",
+    [
+        ("list", "show the suites in validation/suites/"),
+        ("run", "run one suite at one scale into a result file"),
+        ("report", "draw the figures and coverage tables of result files"),
+    ],
+)
+
+# -------------------------------------------------------------- validation harness
+
+
+class _Required:
+    """The default of an option a suite must give."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: Marks an option without a default: a suite must give it.
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a harness method family.
+
+    Attributes
+    ----------
+    name : str
+        The key in a suite's ``[[methods]]`` table.
+    help : str
+        One line of help.
+    type : type
+        ``str`` or ``int``.
+    default : object
+        The value used when the key is absent, or :data:`REQUIRED`.
+    choices : Choices, optional
+        The allowed values of a name.
+    minimum : int, optional
+        The smallest allowed value of an integer.
+    required_when : tuple of (str, object), optional
+        ``(option, value)``: the option is required when another option has that value
+        (and has no default otherwise).
+    """
+
+    name: str
+    help: str
+    type: type = str
+    default: Any = REQUIRED
+    choices: Choices | None = None
+    minimum: int | None = None
+    required_when: tuple[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Family:
+    """A harness method family: how its methods are computed, and their options."""
+
+    name: str
+    help: str
+    options: tuple[Option, ...]
+
+    def option(self, name: str) -> Option:
+        """Return the option called `name`."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise KeyError(name)
+
+
+# Suite files are TOML, which has no null: "none" stands for None there.
+_SUITE_DF_ADJUST = _choices(
+    "df_adjust",
+    DF_ADJUST.help,
+    [("none", "no adjustment"), *((e.name, e.help) for e in DF_ADJUST.entries)],
+)
+
+HARNESS_FAMILIES: Mapping[str, Family] = {
+    f.name: f
+    for f in (
+        Family(
+            "analytic",
+            "an analytic interval of the pooled proportion, texts treated as independent",
+            (Option("method", "the analytic method", choices=ANALYTIC_METHOD),),
+        ),
+        Family(
+            "bootstrap",
+            "a bootstrap interval (perfci.bootstrap_ci on the cell's data sets)",
+            (
+                Option("interval", "the bootstrap interval", choices=BOOTSTRAP_INTERVAL),
+                Option("pseudo_count", "pseudo count lambda", type=int, default=0, minimum=0),
+                Option("scheme", "the bootstrap scheme", default="iid", choices=BOOTSTRAP_SCHEME),
+            ),
+        ),
+        Family(
+            "clustered",
+            "an analytic interval on the design-adjusted effective sample size",
+            (
+                Option("method", "the base analytic method", choices=ANALYTIC_METHOD),
+                Option("design", "the design adjustment", default="icc", choices=DESIGN),
+                Option(
+                    "df_adjust",
+                    "the degrees-of-freedom adjustment",
+                    default="none",
+                    choices=_SUITE_DF_ADJUST,
+                ),
+            ),
+        ),
+        Family(
+            "bayes",
+            "a credible interval of the hierarchical beta-binomial",
+            (
+                Option(
+                    "sampler",
+                    "the sampler",
+                    default="grid",
+                    choices=SAMPLER.subset(("grid", "nutpie")),
+                ),
+                Option(
+                    "estimand",
+                    "what the interval is about",
+                    choices=ESTIMAND.subset(("mu", "text_weighted")),
+                ),
+                Option(
+                    "replications",
+                    "the first K replications of each cell to fit with MCMC",
+                    type=int,
+                    minimum=1,
+                    required_when=("sampler", "nutpie"),
+                ),
+            ),
+        ),
+    )
+}
+
+HARNESS_FAMILY = _choices(
+    "family", "harness method family", [(f.name, f.help) for f in HARNESS_FAMILIES.values()]
+)
+
+HARNESS_POPULATION = _choices(
+    "kind",
+    "population a suite simulates",
+    [
+        ("bernoulli", "independent texts with a true proportion p"),
+        ("confusion", "independent texts with a true confusion matrix"),
+        ("nested_finite", "a finite population of persons with texts nested in them"),
+        ("nested_planning", "the planning curves of nested designs (analytic)"),
+    ],
+)
+
+
+@dataclass(frozen=True)
+class Support:
+    """What a harness population can compute."""
+
+    families: frozenset[str]
+    schemes: frozenset[str]
+    intervals: frozenset[str]
+    exact: bool
+
+
+POPULATION_SUPPORT: Mapping[str, Support] = {
+    "bernoulli": Support(
+        frozenset({"analytic", "bootstrap"}),
+        frozenset({"iid"}),
+        frozenset(BOOTSTRAP_INTERVAL),
+        True,
+    ),
+    "confusion": Support(
+        frozenset({"bootstrap"}), frozenset({"iid"}), frozenset({"percentile"}), False
+    ),
+    "nested_finite": Support(
+        frozenset(HARNESS_FAMILIES),
+        frozenset(BOOTSTRAP_SCHEME),
+        frozenset({"percentile"}),
+        False,
+    ),
+    "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_family_options(
+    family: str,
+    options: Mapping[str, Any],
+    key: str = "method",
+    error: type[ValueError] = ValueError,
+) -> dict[str, Any]:
+    """Validate the options of a harness method and fill in the defaults.
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`HARNESS_FAMILIES`.
+    options : mapping
+        The method's keys other than ``name`` and ``family``.
+    key : str, default "method"
+        How the method is named in messages (e.g. ``methods[0]``).
+    error : type, default ValueError
+        The exception raised (a subclass of `ValueError`).
+
+    Returns
+    -------
+    dict
+        The options with their defaults.
+
+    Examples
+    --------
+    >>> from perfci._core.registry import check_family_options
+    >>> check_family_options("bootstrap", {"interval": "bca"})
+    {'interval': 'bca', 'pseudo_count': 0, 'scheme': 'iid'}
+    >>> check_family_options("bootstrap", {"interval": "basic"}, "methods[2]")
+    Traceback (most recent call last):
+    ...
+    ValueError: `methods[2].interval` must be one of ['bca', 'percentile']; got 'basic'.
+    """
+    if family not in HARNESS_FAMILIES:
+        raise error(HARNESS_FAMILY.message(family, f"{key}.family"))
+    spec = HARNESS_FAMILIES[family]
+    unknown = set(options) - {o.name for o in spec.options}
+    if unknown:
+        raise error(f"`{key}` has unknown keys {sorted(unknown)}.")
+    out = dict(options)
+    for option in spec.options:
+        if option.name not in out and option.default is not REQUIRED:
+            out[option.name] = option.default
+    for option in spec.options:
+        where = f"{key}.{option.name}"
+        if option.name not in out:
+            needed = option.required_when is None or (
+                out.get(option.required_when[0]) == option.required_when[1]
+            )
+            if not needed:
+                continue
+            when = (
+                ""
+                if option.required_when is None
+                else (f" for {option.required_when[0]} {option.required_when[1]!r}")
+            )
+            raise error(f"`{where}` ({option.help}) is needed{when}.")
+        value = out[option.name]
+        if option.choices is not None:
+            if value not in option.choices:
+                raise error(option.choices.message(value, where))
+        elif option.type is int:
+            if not _is_int(value) or (option.minimum is not None and value < option.minimum):
+                bound = "non-negative" if option.minimum == 0 else f"at least {option.minimum}"
+                raise error(f"`{where}` must be an integer {bound}; got {value!r}.")
+    return out
+
+
+def check_family_support(
+    population: str,
+    family: str,
+    options: Mapping[str, Any],
+    key: str = "method",
+    error: type[ValueError] = ValueError,
+) -> None:
+    """Raise if a population kind cannot compute a method (family, scheme, interval).
+
+    Examples
+    --------
+    >>> from perfci._core.registry import check_family_support
+    >>> check_family_support("confusion", "analytic", {"method": "wilson"})
+    Traceback (most recent call last):
+    ...
+    ValueError: `method`: a confusion population takes families ['bootstrap']; got 'analytic'.
+    """
+    HARNESS_POPULATION.check(population, "population.kind")
+    support = POPULATION_SUPPORT[population]
+    if family not in support.families:
+        raise error(
+            f"`{key}`: a {population} population takes families "
+            f"{sorted(support.families)}; got {family!r}."
+        )
+    if family == "bootstrap":
+        for name, allowed in (("scheme", support.schemes), ("interval", support.intervals)):
+            if options.get(name) not in allowed:
+                raise error(
+                    f"`{key}.{name}` must be one of {sorted(allowed)} for a {population} "
+                    f"population; got {options.get(name)!r}."
+                )

@@ -1,0 +1,509 @@
+"""The commands of the ``perfci`` command line, one function per command.
+
+Each takes the parsed arguments and prints; bad input raises :class:`ValueError` with a
+message naming the flag or column, which :func:`perfci.cli.main` prints as one line.
+The library is imported inside the commands, so a command loads only what it uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import rendering
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "COMMANDS",
+    "bayes",
+    "bootstrap",
+    "compare",
+    "coverage",
+    "demo",
+    "interval",
+    "plan",
+    "report",
+    "validate",
+]
+
+
+def interval(args: argparse.Namespace) -> None:
+    """``perfci interval``: an analytic interval for a proportion."""
+    from ..analytic import proportion_ci
+
+    ci = proportion_ci(
+        args.successes, args.trials, method=args.method, confidence_level=args.confidence_level
+    )
+    text = (
+        f"{ci.method} {100 * ci.confidence_level:g}% interval for {args.successes:g} of "
+        f"{args.trials:g}: estimate {ci.estimate:.4f}, [{ci.low:.4f}, {ci.high:.4f}]"
+        + (" (clipped to [0, 1])" if ci.clipped else "")
+    )
+    rendering.emit(ci, args.json, text)
+
+
+def coverage(args: argparse.Namespace) -> None:
+    """``perfci coverage``: exact operating characteristics of an interval method."""
+    from ..exact import operating_characteristics
+
+    oc = operating_characteristics(args.method, args.n, args.p, args.confidence_level)
+    text = (
+        f"{oc.method} at n = {args.n}, p = {args.p:g}, nominal "
+        f"{100 * args.confidence_level:g}%: exact coverage {float(oc.coverage):.4f} "
+        f"(interval below p {float(oc.miss_low):.4f}, above p {float(oc.miss_high):.4f}); "
+        f"expected half-width {float(oc.expected_half_width):.4f}"
+    )
+    rendering.emit(oc, args.json, text)
+
+
+def bootstrap(args: argparse.Namespace) -> None:
+    """``perfci bootstrap``: a bootstrap interval from cells or a proportion."""
+    from ..bootstrap import bootstrap_ci
+
+    if args.cells is not None:
+        if args.successes is not None or args.trials is not None:
+            raise ValueError("give either `--cells` or `--successes` with `--trials`, not both.")
+        counts: Any = args.cells
+        metric = args.metric or "f1"
+    else:
+        if args.successes is None or args.trials is None:
+            raise ValueError("give `--cells TP FP FN TN`, or `--successes X --trials N`.")
+        if args.successes > args.trials:
+            raise ValueError("`--successes` must not exceed `--trials`.")
+        counts = [args.successes, args.trials - args.successes]
+        metric = args.metric or "proportion"
+        if metric != "proportion":
+            raise ValueError("`--successes`/`--trials` go with `--metric proportion`.")
+    ci = bootstrap_ci(
+        counts,
+        metric,
+        interval=args.interval,
+        pseudo_count=args.pseudo_count,
+        n_resamples=args.n_resamples,
+        confidence_level=args.confidence_level,
+        rng=args.seed,
+    )
+    # BootstrapCI has no to_dict() yet: the payload is built here.
+    payload = {
+        "metric": ci.metric,
+        "scheme": ci.scheme,
+        "interval": ci.interval,
+        "pseudo_count": ci.pseudo_count,
+        "confidence_level": ci.confidence_level,
+        "n_resamples": ci.n_resamples,
+        "seed": args.seed,
+        "estimate": ci.estimate,
+        "low": ci.low,
+        "high": ci.high,
+        "standard_error": ci.standard_error,
+        "n_invalid_resamples": ci.n_invalid_resamples,
+        "bca_fallback": ci.bca_fallback,
+        "fallback_reason": ci.fallback_reason,
+    }
+    label = ci.interval + (" (fell back to percentile)" if ci.bca_fallback else "")
+    text = (
+        f"{ci.metric}: estimate {ci.estimate:.4f}, {100 * ci.confidence_level:g}% {label} "
+        f"bootstrap interval [{ci.low:.4f}, {ci.high:.4f}] (pseudo count {ci.pseudo_count}, "
+        f"{ci.n_resamples} resamples, {ci.n_invalid_resamples} undefined)"
+    )
+    rendering.emit(payload, args.json, text)
+
+
+def _read_table(path: str) -> pd.DataFrame:
+    """Read a CSV, TSV or Parquet file of labelled texts, labels kept as text."""
+    import pandas as pd
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
+        raise ValueError(f"`FILE` {path!r} must be a .csv, .tsv or .parquet file.")
+    try:
+        if suffix in (".parquet", ".pq"):
+            frame = pd.read_parquet(path)
+        else:
+            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str)
+    except FileNotFoundError:
+        raise ValueError(f"`FILE` {path!r} does not exist.") from None
+    except Exception as exc:  # pandas raises many kinds for a malformed file
+        raise ValueError(f"`FILE` {path!r} could not be read: {exc}".splitlines()[0]) from None
+    return frame
+
+
+def _column(frame: pd.DataFrame, name: str | None, option: str, path: str) -> pd.Series | None:
+    """Return a column by name, reporting its missing values by row."""
+    import numpy as np
+
+    if name is None:
+        return None
+    if name not in frame.columns:
+        raise ValueError(
+            f"`{option}` column {name!r} is not in {path}; its columns are "
+            f"{list(map(str, frame.columns))}."
+        )
+    column = frame[name]
+    missing = np.flatnonzero(column.isna().to_numpy())
+    if missing.size:
+        raise ValueError(
+            f"column {name!r} is empty in row {missing[0] + 1} of {path} "
+            f"({missing.size} empty rows); every text needs a value."
+        )
+    return column.astype(str) if column.dtype != object else column.map(str)
+
+
+def _labels(args: argparse.Namespace, columns: list[pd.Series]) -> Any:
+    """Return the positive label, checked against the declared negative label if given."""
+    import numpy as np
+
+    values = set().union(*(set(c.unique()) for c in columns))
+    positive = args.positive
+    if positive is None:
+        for pos, pair in (
+            ("1", {"0", "1"}),
+            ("True", {"False", "True"}),
+            ("true", {"false", "true"}),
+        ):
+            if values <= pair:
+                positive = pos
+    if positive is not None and positive not in values:
+        raise ValueError(
+            f"`--positive` label {positive!r} does not occur; labels: {sorted(values)}."
+        )
+    if args.negative is not None:
+        allowed = {positive, args.negative}
+        for column in columns:
+            bad = np.flatnonzero(~column.isin(allowed).to_numpy())
+            if bad.size:
+                raise ValueError(
+                    f"column {column.name!r} row {bad[0] + 1}: label {column.iloc[bad[0]]!r} is "
+                    f"neither the positive {positive!r} nor the negative {args.negative!r}."
+                )
+    return positive
+
+
+def report(args: argparse.Namespace) -> None:
+    """``perfci report``: every metric with its recommended interval."""
+    from ..reporting import report as report_
+
+    frame = _read_table(args.file)
+    truth = _column(frame, args.truth, "--truth", args.file)
+    pred = _column(frame, args.pred, "--pred", args.file)
+    groups = _column(frame, args.group, "--group", args.file)
+    by = _column(frame, args.by, "--by", args.file)
+    positive = _labels(args, [truth, pred])
+    table = report_(
+        truth,
+        pred,
+        groups,
+        by=by,
+        positive=positive,
+        confidence_level=args.confidence_level,
+        rng=args.seed,
+    )
+    if args.by is not None:
+        table = table.rename(columns={"by": args.by})
+    rendering.print_table(table, "json" if args.json else args.format)
+
+
+def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]:
+    # Comparison has no to_dict() yet: the payload is built here.
+    return {
+        "metric": result.metric,
+        "a": name_a,
+        "b": name_b,
+        "estimate_a": result.estimate_a,
+        "estimate_b": result.estimate_b,
+        "difference": result.difference,
+        "low": result.low,
+        "high": result.high,
+        "confidence_level": result.confidence_level,
+        "method": result.method,
+        "disagreement": result.disagreement,
+        "n_texts": result.n_texts,
+        "persons": result.persons,
+        "newcombe_low": result.newcombe_low,
+        "newcombe_high": result.newcombe_high,
+        "mcnemar_pvalue": result.mcnemar_pvalue,
+    }
+
+
+def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
+    import math
+
+    r = result
+    text = (
+        f"{r.metric}: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; "
+        f"difference {r.difference:+.4f}, {100 * r.confidence_level:g}% interval "
+        f"[{r.low:+.4f}, {r.high:+.4f}] by {r.method}; the two disagree on "
+        f"{100 * r.disagreement:.1f}% of {r.n_texts} texts"
+    )
+    if not math.isnan(r.mcnemar_pvalue):
+        text += (
+            f"; Newcombe paired interval [{r.newcombe_low:+.4f}, {r.newcombe_high:+.4f}], "
+            f"exact McNemar p = {r.mcnemar_pvalue:.4g}"
+        )
+    return text
+
+
+def compare(args: argparse.Namespace) -> None:
+    """``perfci compare``: the paired difference of a metric between two classifiers."""
+    from ..comparison import compare as compare_
+
+    frame = _read_table(args.file)
+    truth = _column(frame, args.truth, "--truth", args.file)
+    pred_a = _column(frame, args.pred_a, "--pred-a", args.file)
+    pred_b = _column(frame, args.pred_b, "--pred-b", args.file)
+    groups = _column(frame, args.group, "--group", args.file)
+    positive = _labels(args, [truth, pred_a, pred_b])
+    result = compare_(
+        truth,
+        pred_a,
+        pred_b,
+        args.metric,
+        groups,
+        positive=positive,
+        confidence_level=args.confidence_level,
+        rng=args.seed,
+    )
+    rendering.emit(
+        _comparison_payload(result, args.pred_a, args.pred_b),
+        args.json,
+        _comparison_text(result, args.pred_a, args.pred_b),
+    )
+
+
+def bayes(args: argparse.Namespace) -> None:
+    """``perfci bayes``: credible intervals beside the frequentist interval."""
+    import pandas as pd
+
+    from .. import bayes as bayes_
+    from .._core.results import to_jsonable
+    from ..reporting import metric_ci
+
+    frame = _read_table(args.file)
+    truth = _column(frame, args.truth, "--truth", args.file)
+    pred = _column(frame, args.pred, "--pred", args.file)
+    groups = _column(frame, args.group, "--group", args.file)
+    positive = _labels(args, [truth, pred])
+    level = args.credible_level
+    result = bayes_.fit_labels(
+        truth, pred, groups, args.metric, positive=positive, sampler=args.sampler, rng=args.seed
+    )
+    frequentist = metric_ci(
+        truth, pred, args.metric, groups, positive=positive, confidence_level=level
+    )
+    # The Bayesian results have no to_dict() yet: the payload is built here.
+    payload: dict[str, Any] = {
+        "metric": args.metric,
+        "sampler": args.sampler,
+        "prior": result.prior,
+        "credible_level": level,
+        "persons": int(result.trials.size),
+        "relevant_n": int(result.trials.sum()),
+    }
+    for estimand in ("mu", "text_weighted"):
+        ci = result.interval(estimand, "eti", level)
+        payload[estimand] = {"estimate": ci.estimate, "low": ci.low, "high": ci.high, "kind": "eti"}
+    payload["diagnostics"] = {
+        **result.diagnostics,
+        "flagged": result.flagged,
+        "flag_reasons": list(result.flag_reasons),
+    }
+    payload["frequentist"] = {
+        "estimate": frequentist.estimate,
+        "low": frequentist.low,
+        "high": frequentist.high,
+        "method": frequentist.method,
+    }
+    payload = to_jsonable(payload, "output")
+    if args.json:
+        print(rendering.json_text(payload))
+        return
+    rows = [
+        {
+            "interval": f"frequentist: {frequentist.method}",
+            "estimate": frequentist.estimate,
+            "low": frequentist.low,
+            "high": frequentist.high,
+        },
+        *(
+            {
+                "interval": f"bayes ({args.sampler}): {e}",
+                **{k: payload[e][k] for k in ("estimate", "low", "high")},
+            }
+            for e in ("mu", "text_weighted")
+        ),
+    ]
+    print(
+        f"{args.metric} of {payload['relevant_n']} relevant texts from {payload['persons']} "
+        f"persons; {100 * level:g}% intervals (Bayesian: equal-tailed, posterior median):\n"
+    )
+    rendering.print_table(pd.DataFrame(rows), "table")
+    d = payload["diagnostics"]
+    r_hat = "n/a (exact grid)" if d["r_hat"] is None else f"{d['r_hat']:.3f}"
+    print(
+        f"\ndiagnostics: R-hat {r_hat}, bulk ESS {d['ess_bulk']:.0f}, tail ESS "
+        f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
+        + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
+    )
+
+
+def validate(args: argparse.Namespace) -> None:
+    """``perfci validate list|run|report``: the coverage validation harness."""
+    from .. import harness
+
+    if args.action == "list":
+        suites = [harness.load_suite(name) for name in harness.list_suites()]
+        if args.json:
+            print(
+                rendering.json_text(
+                    [
+                        {"name": s.name, "description": s.description, "scales": list(s.scales)}
+                        for s in suites
+                    ]
+                )
+            )
+            return
+        for suite in suites:
+            print(f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})")
+        return
+    if args.action == "run":
+        import math
+
+        if args.suite is None:
+            raise ValueError("`validate run` needs a SUITE name.")
+        if args.scheduler is not None and args.workers != 1:
+            raise ValueError("give `--workers` or `--scheduler`, not both.")
+        dataset = harness.run_suite(
+            args.suite,
+            args.scale,
+            args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            resume=args.resume,
+            progress=None if args.quiet else rendering.progress_bar,
+        )
+        target = Path(args.out) / (dataset.attrs["suite"] + ".nc")
+        cells = math.prod(dataset.sizes[d] for d in dataset.dims if d != "ci_method")
+        rendering.emit(
+            {
+                "suite": dataset.attrs["suite"],
+                "scale": args.scale,
+                "result": str(target),
+                "cells": cells,
+            },
+            args.json,
+            f"wrote {target}",
+        )
+        return
+    import xarray as xr
+
+    from ..harness.figures import coverage_table, make_figures
+
+    folder = Path(args.suite or args.out)
+    files = sorted(folder.glob("*.nc"))
+    if not files:
+        raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
+    tables, written = [], []
+    for path in files:
+        with xr.open_dataset(path, engine="h5netcdf") as dataset:
+            dataset = dataset.load()
+        written += [str(f) for f in make_figures(dataset, args.figures)]
+        tables.append(coverage_table(dataset))
+    summary = folder / "SUMMARY.md"
+    summary.write_text("# Coverage results\n\n" + "\n".join(tables))
+    written.append(str(summary))
+    rendering.emit({"written": written}, args.json, "\n".join(f"wrote {p}" for p in written))
+
+
+def _plan_text(plan: Any) -> str:
+    text = (
+        f"{plan.relevant_n} relevant texts give a {100 * plan.confidence_level:g}% "
+        f"{plan.method} interval with half-width {plan.half_width:.4f} <= "
+        f"{plan.target_half_width:g} at a metric of {plan.metric_value:g}"
+    )
+    if plan.persons is not None:
+        text += f" ({plan.persons} persons)"
+    if plan.total_texts is not None:
+        text += f"; label {plan.total_texts} texts in all"
+    return text
+
+
+def plan(args: argparse.Namespace) -> None:
+    """``perfci plan``: relevant texts (and persons) for a target half-width."""
+    from ..planning import plan_sample_size
+
+    result = plan_sample_size(
+        args.metric_value,
+        args.half_width,
+        args.confidence_level,
+        args.method,
+        pseudo_count=args.pseudo_count,
+        prevalence=args.prevalence,
+        icc=args.icc,
+        texts_per_person=args.texts_per_person,
+    )
+    rendering.emit(result, args.json, _plan_text(result))
+
+
+def demo(args: argparse.Namespace) -> None:
+    """``perfci demo``: a report, a comparison and a plan for the bundled example."""
+    from ..comparison import compare as compare_
+    from ..datasets import load_example
+    from ..planning import plan_sample_size
+    from ..reporting import report as report_
+
+    texts = load_example()
+    level = args.confidence_level
+    table = report_(
+        texts["human"], texts["model"], texts["person"], confidence_level=level, rng=2026
+    )
+    result = compare_(
+        texts["human"],
+        texts["model"],
+        texts["model_b"],
+        "f1",
+        texts["person"],
+        confidence_level=level,
+        rng=2026,
+    )
+    planned = plan_sample_size(0.9, 0.05, level, icc=0.1, texts_per_person=6, prevalence=0.25)
+    if args.json:
+        print(
+            rendering.json_text(
+                {
+                    "report": rendering.records(table),
+                    "compare": _comparison_payload(result, "model", "model_b"),
+                    "plan": planned.to_dict(),
+                }
+            )
+        )
+        return
+    print(
+        f"Example data: {len(texts)} utterances from {texts['person'].nunique()} therapists, "
+        "coded by a human and by two LLM prompts (model, model_b).\n\n"
+        f"1. Report for prompt 'model', texts nested in therapists ({100 * level:g}% intervals):\n"
+    )
+    rendering.print_table(table, "table")
+    print("\n2. Paired comparison of the two prompts:\n")
+    print(_comparison_text(result, "model", "model_b"))
+    print(
+        "\n3. Plan for a new study: recall expected 0.90, half-width 0.05, ICC 0.1, about 6 "
+        "reference positives per therapist, a quarter of utterances positive:\n"
+    )
+    print(_plan_text(planned))
+
+
+#: The function of each command, by name.
+COMMANDS = {
+    "interval": interval,
+    "coverage": coverage,
+    "bootstrap": bootstrap,
+    "report": report,
+    "compare": compare,
+    "bayes": bayes,
+    "validate": validate,
+    "plan": plan,
+    "demo": demo,
+}

@@ -1,0 +1,327 @@
+"""The argument parser of the ``perfci`` command line.
+
+Every list of names a flag accepts, and its help, is read from
+:mod:`perfci._core.registry`; this module imports nothing else from perfci, so that
+building the parser is cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+from .._core import registry
+
+__all__ = ["Parser", "UsageError", "build_parser"]
+
+
+class UsageError(Exception):
+    """Bad command-line usage; the message is printed as one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that raises :class:`UsageError` instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise the usage error as one line naming the program and the flag."""
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
+class Accepted:
+    """The values a flag accepts, for argparse: registered names and their patterns.
+
+    Membership is the registry's (so ``pseudo_percentile_3`` is accepted); iteration
+    lists the names and the patterns' templates, which is what argparse shows in an
+    error.
+    """
+
+    def __init__(self, choices: registry.Choices) -> None:
+        self.registered = choices
+
+    def __contains__(self, value: object) -> bool:
+        return value is not None and value in self.registered
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.registered.names
+        yield from (p.template for p in self.registered.patterns)
+
+
+def _accepts(choices: registry.Choices) -> Any:
+    return Accepted(choices) if choices.patterns else choices.names
+
+
+def _listing(choices: registry.Choices) -> str:
+    names = [*choices.names, *(p.template for p in choices.patterns)]
+    return ", ".join(names)
+
+
+def _choice(
+    p: argparse.ArgumentParser,
+    flag: str,
+    choices: registry.Choices,
+    *,
+    what: str | None = None,
+    **kwargs: Any,
+) -> None:
+    """Add an option whose values are registered names; its help is the registry's."""
+    default = kwargs.get("default")
+    tail = "" if default is None else f" (default {default})"
+    listing = what or f"one of {_listing(choices)}"
+    kwargs.setdefault("metavar", "NAME")
+    p.add_argument(
+        flag, choices=_accepts(choices), help=f"{choices.help}: {listing}{tail}", **kwargs
+    )
+
+
+def _epilog(*sections: tuple[str, registry.Choices]) -> str:
+    return "\n\n".join(f"{title}:\n{choices.describe()}" for title, choices in sections)
+
+
+def _level(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+
+
+def _n_resamples(text: str) -> int | str:
+    if text == "exact":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or 'exact', got {text!r}"
+        ) from None
+
+
+def _common(p: argparse.ArgumentParser, *, level: str | None = "confidence") -> None:
+    """Add ``--json``, ``--debug`` and the level flag shared by the commands."""
+    if level == "confidence":
+        p.add_argument(
+            "--confidence-level",
+            type=_level,
+            default=0.95,
+            metavar="C",
+            help="confidence level, strictly between 0 and 1 (default 0.95)",
+        )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show a traceback for errors instead of one line",
+    )
+
+
+def _seed(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--seed", type=int, default=None, metavar="S", help="seed of the random generator"
+    )
+
+
+def _file_columns(p: argparse.ArgumentParser, *, pred: tuple[str, ...] = ("--pred",)) -> None:
+    p.add_argument("file", metavar="FILE", help="CSV, TSV or Parquet file, one row per text")
+    p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
+    for flag in pred:
+        which = {"--pred": "", "--pred-a": " A", "--pred-b": " B"}[flag]
+        p.add_argument(
+            flag, required=True, metavar="COL", help=f"column of classifier{which} labels"
+        )
+
+
+def _labels(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--positive", metavar="LABEL", help="the positive label (default 1 or True for 0/1 codes)"
+    )
+    p.add_argument(
+        "--negative", metavar="LABEL", help="the negative label; any other label is an error"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of the ``perfci`` command line, one subcommand per job."""
+    parser = Parser(
+        prog="perfci",
+        description="Honest confidence intervals for classifier performance metrics.",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show a traceback for errors instead of one line"
+    )
+    sub = parser.add_subparsers(
+        dest="command", required=True, parser_class=Parser, help="the job to do"
+    )
+
+    def command(name: str, help: str, *sections: tuple[str, registry.Choices]) -> Any:
+        p = sub.add_parser(
+            name,
+            help=help,
+            description=help[0].upper() + help[1:] + ".",
+            epilog=_epilog(*sections) if sections else None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.set_defaults(command=name)
+        return p
+
+    p = command(
+        "interval", "analytic interval for a proportion", ("methods", registry.ANALYTIC_METHOD)
+    )
+    p.add_argument("--successes", type=float, required=True, metavar="X", help="successes x")
+    p.add_argument("--trials", type=float, required=True, metavar="N", help="trials n")
+    _choice(p, "--method", registry.ANALYTIC_METHOD, default="agresti_coull")
+    _common(p)
+
+    p = command(
+        "coverage",
+        "exact coverage of an interval method, by binomial enumeration",
+        ("methods", registry.EXACT_METHOD),
+    )
+    _choice(p, "--method", registry.EXACT_METHOD, required=True)
+    p.add_argument("--n", type=int, required=True, metavar="N", help="relevant sample size")
+    p.add_argument("--p", type=float, required=True, metavar="P", help="true proportion")
+    _common(p)
+
+    p = command(
+        "bootstrap",
+        "bootstrap interval from confusion-matrix cells or a proportion",
+        ("intervals", registry.BOOTSTRAP_INTERVAL),
+        ("metrics", registry.BINARY_METRIC),
+    )
+    p.add_argument(
+        "--cells",
+        type=int,
+        nargs=4,
+        metavar=("TP", "FP", "FN", "TN"),
+        help="the four cells of a confusion matrix",
+    )
+    p.add_argument("--successes", type=int, metavar="X", help="successes of a proportion")
+    p.add_argument("--trials", type=int, metavar="N", help="trials of a proportion")
+    _choice(
+        p,
+        "--metric",
+        registry.BOOTSTRAP_METRIC,
+        what="proportion, a binary metric, or macro_<metric> / micro_<metric> "
+        "(default f1 with --cells, proportion with --successes)",
+    )
+    _choice(p, "--interval", registry.BOOTSTRAP_INTERVAL, default="percentile")
+    p.add_argument(
+        "--pseudo-count", type=int, default=0, metavar="L", help="pseudo count lambda (default 0)"
+    )
+    p.add_argument(
+        "--n-resamples",
+        type=_n_resamples,
+        default=2000,
+        metavar="B",
+        help="resamples, or 'exact' for a proportion's exact percentile interval (default 2000)",
+    )
+    _seed(p)
+    _common(p)
+
+    p = command(
+        "report",
+        "every metric with its recommended interval",
+        ("formats", registry.OUTPUT_FORMAT),
+    )
+    _file_columns(p)
+    p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
+    p.add_argument("--by", metavar="COL", help="column of subgroups: a report per subgroup")
+    _labels(p)
+    _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
+    _seed(p)
+    _common(p)
+
+    p = command(
+        "compare",
+        "paired difference of a metric between two classifiers",
+        ("metrics", registry.BINARY_METRIC),
+    )
+    _file_columns(p, pred=("--pred-a", "--pred-b"))
+    _choice(p, "--metric", registry.BINARY_METRIC, required=True)
+    p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
+    _labels(p)
+    _seed(p)
+    _common(p)
+
+    p = command(
+        "bayes",
+        "hierarchical Bayesian credible intervals beside the frequentist interval",
+        ("metrics", registry.PROPORTION_METRIC),
+        ("samplers", registry.SAMPLER),
+    )
+    _file_columns(p)
+    p.add_argument("--group", required=True, metavar="COL", help="column of person ids")
+    _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
+    _choice(p, "--sampler", registry.SAMPLER, default="nutpie")
+    p.add_argument(
+        "--credible-level",
+        type=_level,
+        default=0.95,
+        metavar="L",
+        help="credible (and confidence) level, strictly between 0 and 1 (default 0.95)",
+    )
+    _labels(p)
+    _seed(p)
+    _common(p, level=None)
+
+    p = command(
+        "validate",
+        "coverage validation suites: list, run, report",
+        ("actions", registry.VALIDATE_ACTION),
+    )
+    _choice(p, "action", registry.VALIDATE_ACTION, metavar=None)
+    p.add_argument(
+        "suite", nargs="?", metavar="SUITE|DIR", help="suite name (run) or results folder (report)"
+    )
+    p.add_argument(
+        "--scale", default="smoke", metavar="S", help="the suite's scale (default smoke)"
+    )
+    p.add_argument(
+        "--out",
+        default="validation/results",
+        metavar="DIR",
+        help="folder of result files (default validation/results)",
+    )
+    p.add_argument(
+        "--figures",
+        default="validation/figures",
+        metavar="DIR",
+        help="folder of figures (default validation/figures)",
+    )
+    p.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="local Dask workers (default 1)"
+    )
+    p.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler")
+    p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _common(p, level=None)
+
+    p = command(
+        "plan",
+        "relevant texts (and persons) for a target half-width",
+        ("methods", registry.PLAN_METHOD),
+    )
+    p.add_argument(
+        "--metric-value", type=float, required=True, metavar="V", help="expected metric value"
+    )
+    p.add_argument(
+        "--half-width", type=float, required=True, metavar="H", help="largest half-width wanted"
+    )
+    _choice(p, "--method", registry.PLAN_METHOD, default="agresti_coull")
+    p.add_argument(
+        "--pseudo-count",
+        type=int,
+        default=0,
+        metavar="L",
+        help="pseudo count lambda of --method percentile (default 0)",
+    )
+    p.add_argument("--prevalence", type=float, metavar="P", help="share of texts that are relevant")
+    p.add_argument("--icc", type=float, metavar="R", help="ICC of a nested design")
+    p.add_argument(
+        "--texts-per-person", type=float, metavar="B", help="relevant texts per person (nested)"
+    )
+    _common(p)
+
+    p = command("demo", "report, comparison and plan for the bundled example")
+    _common(p)
+    return parser

@@ -1,0 +1,341 @@
+"""The recommended choices: which interval for which metric and design.
+
+Everything ``method="recommended"`` means lives here, so that :func:`perfci.metric_ci`,
+:func:`perfci.report` and :func:`perfci.compare` recommend the same thing. The
+recommendations are the paper's (section 6):
+
+- proportion metrics (accuracy, recall, precision, specificity, npv): Agresti-Coull on
+  independent texts; Agresti-Coull on the effective sample size with the ANOVA ICC and
+  the Dean-Pagano degrees-of-freedom adjustment on nested texts;
+- every other metric (F1, kappa, MCC, ...): the pseudo-count (lambda = 1) regularized
+  percentile bootstrap: iid on independent texts; on nested texts the cluster bootstrap
+  when persons contribute few relevant texts, the hierarchical bootstrap otherwise.
+
+The threshold between the two nested bootstraps is :data:`HIERARCHICAL_MIN_TEXTS`
+relevant texts per person. The paper simulated persons with about 3 texts, where the
+regularized cluster bootstrap covered at about 0.95 and the hierarchical one was overly
+conservative, and persons with about 30 texts, where the cluster bootstrap under-covered
+(0.917 at 20 persons) and the hierarchical one covered (0.947). 10 is the geometric
+midpoint of the two designs (sqrt(3 x 30) = 9.5), rounded.
+
+The policy never overrides an option the caller passed. An option is *passed* when it is
+not ``"recommended"`` (the default of every option of :func:`perfci.metric_ci`); a passed
+option is used as given, and a passed option that the chosen method cannot use (a bootstrap
+``scheme`` for an analytic interval, a ``design`` for the bootstrap, a nested-data option
+without ``groups``) is an error, not silently dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+from ._core import registry
+
+__all__ = [
+    "HIERARCHICAL_MIN_TEXTS",
+    "RECOMMENDED",
+    "IntervalChoice",
+    "check_options",
+    "choose_interval",
+    "recommended_method",
+    "recommended_scheme",
+]
+
+#: The value of an option that leaves the choice to the policy.
+RECOMMENDED = "recommended"
+
+#: Mean relevant texts per person from which nested data use the hierarchical rather than
+#: the cluster bootstrap (see the module notes).
+HIERARCHICAL_MIN_TEXTS = 10
+
+#: The recommended analytic interval of a proportion metric.
+PROPORTION_METHOD = "agresti_coull"
+#: The recommended design adjustment of an analytic interval on nested texts.
+NESTED_DESIGN = "icc"
+#: The recommended degrees-of-freedom adjustment on nested texts.
+NESTED_DF_ADJUST = "dean_pagano"
+#: The recommended bootstrap interval.
+BOOTSTRAP_INTERVAL = "percentile"
+#: The recommended bootstrap pseudo count lambda.
+PSEUDO_COUNT = 1
+#: The default number of bootstrap resamples.
+N_RESAMPLES = 2000
+
+_ANALYTIC_OPTIONS = ("design", "df_adjust")
+_BOOTSTRAP_OPTIONS = ("scheme", "interval", "pseudo_count", "n_resamples")
+
+
+def recommended_method(metric: str) -> str:
+    """Return the recommended method of a metric: an analytic method or ``"bootstrap"``.
+
+    Parameters
+    ----------
+    metric : str
+        Any name in :data:`perfci.METRICS`.
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> policy.recommended_method("recall"), policy.recommended_method("f1")
+    ('agresti_coull', 'bootstrap')
+    """
+    registry.METRIC.check(metric)
+    return PROPORTION_METHOD if metric in registry.PROPORTION_METRIC else "bootstrap"
+
+
+def recommended_scheme(relevant_texts_per_person: float | None) -> str:
+    """Return the recommended bootstrap scheme for a mean number of relevant texts per person.
+
+    Parameters
+    ----------
+    relevant_texts_per_person : float or None
+        Mean relevant texts per person with at least one (for F1: texts either rater
+        codes positive), or None for texts that are not nested in persons.
+
+    Returns
+    -------
+    str
+        ``"iid"`` without persons, or with one relevant text per person (a simple random
+        sample of texts); ``"cluster"`` below :data:`HIERARCHICAL_MIN_TEXTS`;
+        ``"hierarchical"`` from there on.
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> [policy.recommended_scheme(b) for b in (None, 1, 3.5, 10, 30)]
+    ['iid', 'iid', 'cluster', 'hierarchical', 'hierarchical']
+    """
+    if relevant_texts_per_person is None:
+        return "iid"
+    value = relevant_texts_per_person
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(
+            f"`relevant_texts_per_person` must be a finite number or None; got {value!r}."
+        )
+    if value < 1:
+        raise ValueError(f"`relevant_texts_per_person` must be at least 1; got {value!r}.")
+    if value <= 1:
+        return "iid"
+    return "hierarchical" if value >= HIERARCHICAL_MIN_TEXTS else "cluster"
+
+
+@dataclass(frozen=True)
+class IntervalChoice:
+    """A fully specified interval method: what the policy chose, or the caller passed.
+
+    Attributes
+    ----------
+    method : str
+        An analytic method or ``"bootstrap"``.
+    design, df_adjust : str or None
+        The nested-data adjustment of an analytic interval (None where it does not apply
+        or none is wanted).
+    scheme, interval : str or None
+        The bootstrap scheme and interval (None for an analytic method).
+    pseudo_count : int or None
+        The bootstrap pseudo count as given (None for an analytic method).
+    n_resamples : int, str or None
+        The bootstrap resamples (None for an analytic method).
+    """
+
+    method: str
+    design: str | None = None
+    df_adjust: str | None = None
+    scheme: str | None = None
+    interval: str | None = None
+    pseudo_count: Any = None
+    n_resamples: int | str | None = None
+
+    @property
+    def label(self) -> str:
+        """The method with its options, as results report it."""
+        if self.method == "bootstrap":
+            return (
+                f"bootstrap (scheme={self.scheme}, interval={self.interval}, "
+                f"pseudo_count={self.pseudo_count})"
+            )
+        if self.design is not None:
+            return f"{self.method} (design={self.design}, df_adjust={self.df_adjust})"
+        return self.method
+
+
+def _given(value: Any) -> bool:
+    """Whether an option was passed (anything but "recommended")."""
+    return not (isinstance(value, str) and value == RECOMMENDED)
+
+
+_LEAVE_IT = "leave the choice to the policy"
+#: The values each option of :func:`perfci.metric_ci` accepts ("recommended" included).
+OPTION_CHOICES: dict[str, registry.Choices] = {
+    "method": registry.METRIC_CI_METHOD,
+    # None: no design adjustment (nested texts treated as independent)
+    "design": registry.DESIGN.extended([(RECOMMENDED, _LEAVE_IT)], allow_none=True),
+    "df_adjust": registry.DF_ADJUST.extended([(RECOMMENDED, _LEAVE_IT)]),
+    # None is the older spelling of "recommended" for the scheme
+    "scheme": registry.BOOTSTRAP_SCHEME.extended([(RECOMMENDED, _LEAVE_IT)], allow_none=True),
+    "interval": registry.BOOTSTRAP_INTERVAL.extended([(RECOMMENDED, _LEAVE_IT)]),
+}
+
+
+def check_options(**options: Any) -> None:
+    """Raise a `ValueError` naming the first option whose value is not allowed.
+
+    Parameters
+    ----------
+    **options
+        Any of ``method``, ``design``, ``df_adjust``, ``scheme``, ``interval`` and
+        ``pseudo_count``, as :func:`perfci.metric_ci` takes them.
+    """
+    for name, value in options.items():
+        if name == "pseudo_count":
+            # whole numbers are checked where the pseudo count is used (bootstrap_ci)
+            if _given(value) and (
+                isinstance(value, bool) or not isinstance(value, numbers.Real) or value < 0
+            ):
+                raise ValueError(
+                    "`pseudo_count` must be a non-negative integer or 'recommended'; "
+                    f"got {value!r}."
+                )
+        else:
+            OPTION_CHOICES[name].check(value)
+
+
+def choose_interval(
+    metric: str,
+    *,
+    groups: bool = False,
+    relevant_texts_per_person: float | None = None,
+    method: str = RECOMMENDED,
+    design: str | None = RECOMMENDED,
+    df_adjust: str | None = RECOMMENDED,
+    scheme: str | None = RECOMMENDED,
+    interval: str = RECOMMENDED,
+    pseudo_count: int | str = RECOMMENDED,
+    n_resamples: int | str = RECOMMENDED,
+    strict: bool = True,
+) -> IntervalChoice:
+    """Choose the interval method of a metric, keeping every option the caller passed.
+
+    Parameters
+    ----------
+    metric : str
+        Any name in :data:`perfci.METRICS`.
+    groups : bool, default False
+        Whether the texts come with person ids (nested texts).
+    relevant_texts_per_person : float, optional
+        Mean relevant texts per contributing person (nested texts), for the scheme;
+        None for independent texts.
+    method, design, df_adjust, scheme, interval, pseudo_count, n_resamples
+        As in :func:`perfci.metric_ci`; ``"recommended"`` leaves the choice to the policy
+        (``scheme=None`` means the same).
+    strict : bool, default True
+        Raise for a passed option the chosen method cannot use. :func:`perfci.report`
+        passes False: its options apply to the rows whose method uses them.
+
+    Returns
+    -------
+    IntervalChoice
+        The method and the options it uses; the options it does not use are None.
+
+    Raises
+    ------
+    ValueError
+        For unknown names; an analytic method for a metric that is not a proportion; a
+        passed option the chosen method cannot use (with ``strict``); a cluster scheme
+        without groups.
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> policy.choose_interval("f1", groups=True, relevant_texts_per_person=4).label
+    'bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)'
+    >>> policy.choose_interval("f1", groups=True, relevant_texts_per_person=4,
+    ...                        scheme="hierarchical").scheme
+    'hierarchical'
+    >>> policy.choose_interval("recall", groups=True).label
+    'agresti_coull (design=icc, df_adjust=dean_pagano)'
+    >>> policy.choose_interval("recall", scheme="cluster")
+    Traceback (most recent call last):
+    ...
+    ValueError: `scheme` applies to bootstrap intervals, but recall uses 'agresti_coull' (the recommended method), an analytic interval; leave `scheme` unset or pass method='bootstrap'.
+    """  # noqa: E501
+    registry.METRIC.check(metric)
+    check_options(
+        method=method,
+        design=design,
+        df_adjust=df_adjust,
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=pseudo_count,
+    )
+    recommended = method == RECOMMENDED
+    chosen = recommended_method(metric) if recommended else method
+    how = f"{chosen!r} (the recommended method)" if recommended else f"{chosen!r}"
+    # None is a choice for design and df_adjust (no adjustment), not for scheme.
+    given = {
+        "design": design,
+        "df_adjust": df_adjust,
+        "scheme": RECOMMENDED if scheme is None else scheme,
+        "interval": interval,
+        "pseudo_count": pseudo_count,
+        "n_resamples": n_resamples,
+    }
+    passed = {name for name, value in given.items() if _given(value)}
+
+    if chosen in registry.ANALYTIC_METHOD:
+        if metric not in registry.PROPORTION_METRIC:
+            raise ValueError(
+                f"`method` {chosen!r} is an analytic interval for a proportion; {metric} is "
+                f"not one (proportion metrics: {sorted(registry.PROPORTION_METRIC)}). Use "
+                "method='bootstrap' or 'recommended'."
+            )
+        if strict:
+            for name in _BOOTSTRAP_OPTIONS:
+                if name in passed:
+                    raise ValueError(
+                        f"`{name}` applies to bootstrap intervals, but {metric} uses {how}, "
+                        f"an analytic interval; leave `{name}` unset or pass method='bootstrap'."
+                    )
+            if not groups:
+                for name in _ANALYTIC_OPTIONS:
+                    if name in passed:
+                        raise ValueError(
+                            f"`{name}` adjusts for texts nested in persons; it needs `groups` "
+                            "(person ids)."
+                        )
+        if not groups:
+            return IntervalChoice(chosen)
+        chosen_design = NESTED_DESIGN if not _given(design) else design
+        if chosen_design is None:
+            if strict and isinstance(df_adjust, str) and _given(df_adjust):
+                raise ValueError(
+                    f"`df_adjust` {df_adjust!r} adjusts the design-based interval; with "
+                    "`design=None` the texts are treated as independent and it does not apply."
+                )
+            return IntervalChoice(chosen)
+        chosen_df = NESTED_DF_ADJUST if not _given(df_adjust) else df_adjust
+        return IntervalChoice(chosen, design=chosen_design, df_adjust=chosen_df)
+
+    if strict:
+        for name in _ANALYTIC_OPTIONS:
+            if name in passed:
+                raise ValueError(
+                    f"`{name}` applies to analytic intervals, but {metric} uses {how}; leave "
+                    f"`{name}` unset, or choose the bootstrap's `scheme`."
+                )
+    if "scheme" not in passed:
+        chosen_scheme = recommended_scheme(relevant_texts_per_person if groups else None)
+    else:
+        chosen_scheme = str(scheme)
+    if chosen_scheme != "iid" and not groups:
+        raise ValueError(f"`scheme` {chosen_scheme!r} needs `groups` (person ids).")
+    return IntervalChoice(
+        "bootstrap",
+        scheme=chosen_scheme,
+        interval=BOOTSTRAP_INTERVAL if not _given(interval) else interval,
+        pseudo_count=PSEUDO_COUNT if not _given(pseudo_count) else pseudo_count,
+        n_resamples=N_RESAMPLES if not _given(n_resamples) else n_resamples,
+    )

@@ -1,0 +1,183 @@
+"""The policy: what "recommended" means, and that it never overrides a passed option."""
+
+import numpy as np
+import pytest
+
+import perfci as pc
+from perfci import policy, reporting
+
+
+def nested_labels(rng, persons, texts_per_person, prevalence=0.3):
+    groups = np.repeat(np.arange(persons), texts_per_person)
+    y_true = (rng.random(groups.size) < prevalence).astype(int)
+    hit = rng.random(groups.size) < rng.beta(9, 1, persons)[groups]
+    y_pred = np.where(y_true == 1, hit, rng.random(groups.size) < 0.05).astype(int)
+    return y_true, y_pred, groups
+
+
+@pytest.fixture(scope="module")
+def many_texts():
+    # 40 texts per person: the recommended nested bootstrap is the hierarchical one
+    return nested_labels(np.random.default_rng(7), 20, 40)
+
+
+def test_threshold_is_one_constant_importable_from_every_old_place():
+    assert pc.HIERARCHICAL_MIN_TEXTS == reporting.HIERARCHICAL_MIN_TEXTS == 10
+    assert policy.HIERARCHICAL_MIN_TEXTS is pc.HIERARCHICAL_MIN_TEXTS
+
+
+@pytest.mark.parametrize(
+    ("per_person", "scheme"),
+    [
+        (None, "iid"),
+        (1, "iid"),
+        (1.0001, "cluster"),
+        (3, "cluster"),
+        (9.999, "cluster"),
+        (10, "hierarchical"),
+        (30.5, "hierarchical"),
+    ],
+)
+def test_recommended_scheme(per_person, scheme):
+    assert policy.recommended_scheme(per_person) == scheme
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        (0.5, "at least 1"),
+        (float("nan"), "finite number or None"),
+        ("10", "finite number or None"),
+        (True, "finite number or None"),
+    ],
+)
+def test_recommended_scheme_rejects_bad_input(value, match):
+    with pytest.raises(ValueError, match=f"`relevant_texts_per_person` must be .*{match}"):
+        policy.recommended_scheme(value)
+
+
+def test_recommended_method():
+    for metric in pc.PROPORTION_METRICS:
+        assert policy.recommended_method(metric) == "agresti_coull"
+    for metric in set(pc.METRICS) - set(pc.PROPORTION_METRICS):
+        assert policy.recommended_method(metric) == "bootstrap"
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        policy.recommended_method("auc")
+
+
+def test_choose_interval_fills_only_what_applies():
+    c = policy.choose_interval("recall")
+    assert c == policy.IntervalChoice("agresti_coull")
+    c = policy.choose_interval("recall", groups=True, relevant_texts_per_person=3)
+    assert (c.design, c.df_adjust, c.scheme, c.interval) == ("icc", "dean_pagano", None, None)
+    c = policy.choose_interval("kappa", groups=True, relevant_texts_per_person=12)
+    assert (c.method, c.scheme, c.interval, c.pseudo_count, c.n_resamples) == (
+        "bootstrap",
+        "hierarchical",
+        "percentile",
+        1,
+        2000,
+    )
+    assert c.design is None and c.df_adjust is None
+    c = policy.choose_interval("recall", groups=True, design=None)
+    assert c.label == "agresti_coull" and c.design is None
+
+
+def test_passed_bootstrap_options_are_kept(many_texts):
+    y, p, g = many_texts
+    default = pc.metric_ci(y, p, "f1", groups=g, rng=1)
+    assert "scheme=hierarchical" in default.method
+    cluster = pc.metric_ci(y, p, "f1", groups=g, method="recommended", scheme="cluster", rng=1)
+    assert cluster.method == "bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)"
+    assert cluster.result.scheme == "cluster"
+    bca = pc.metric_ci(y, p, "f1", groups=g, interval="bca", pseudo_count=0, rng=1)
+    assert bca.method == "bootstrap (scheme=hierarchical, interval=bca, pseudo_count=0)"
+    assert (bca.result.interval, bca.result.pseudo_count) == ("bca", 0)
+    few = pc.metric_ci(y, p, "f1", n_resamples=300, rng=1)
+    assert few.result.n_resamples == 300
+
+
+def test_recommended_defaults_are_the_explicit_ones(many_texts):
+    y, p, g = many_texts
+    a = pc.metric_ci(y, p, "mcc", groups=g, rng=5)
+    b = pc.metric_ci(
+        y,
+        p,
+        "mcc",
+        groups=g,
+        method="bootstrap",
+        scheme="hierarchical",
+        interval="percentile",
+        pseudo_count=1,
+        n_resamples=2000,
+        rng=5,
+    )
+    assert (a.low, a.high, a.method) == (b.low, b.high, b.method)
+    a = pc.metric_ci(y, p, "recall", groups=g)
+    b = pc.metric_ci(y, p, "recall", groups=g, method="agresti_coull", design="icc",
+                     df_adjust="dean_pagano")  # fmt: skip
+    assert (a.low, a.high, a.method) == (b.low, b.high, b.method)
+
+
+@pytest.mark.parametrize("method", ["recommended", "wilson"])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("scheme", "iid"), ("interval", "percentile"), ("pseudo_count", 0), ("n_resamples", 100)],
+)
+def test_bootstrap_options_for_an_analytic_interval_are_errors(many_texts, method, option, value):
+    y, p, g = many_texts
+    how = r"'agresti_coull' \(the recommended method\)" if method == "recommended" else "'wilson'"
+    with pytest.raises(
+        ValueError,
+        match=rf"^`{option}` applies to bootstrap intervals, but recall uses {how}, an analytic",
+    ):
+        pc.metric_ci(y, p, "recall", groups=g, method=method, **{option: value})
+
+
+@pytest.mark.parametrize("method", ["recommended", "bootstrap"])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("design", "icc"), ("design", None), ("df_adjust", "korn_graubard"), ("df_adjust", None)],
+)
+def test_design_options_for_the_bootstrap_are_errors(many_texts, method, option, value):
+    y, p, g = many_texts
+    with pytest.raises(ValueError, match=rf"^`{option}` applies to analytic intervals, but f1"):
+        pc.metric_ci(y, p, "f1", groups=g, method=method, **{option: value})
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"design": "cluster_robust"}, {"df_adjust": None}, {"design": None}]
+)
+def test_nested_options_without_groups_are_errors(kwargs):
+    y, p, _ = nested_labels(np.random.default_rng(3), 10, 10)
+    with pytest.raises(ValueError, match="adjusts for texts nested in persons; it needs `groups`"):
+        pc.metric_ci(y, p, "recall", **kwargs)
+    with pytest.raises(ValueError, match="`scheme` 'cluster' needs `groups`"):
+        pc.metric_ci(y, p, "f1", scheme="cluster")
+
+
+def test_df_adjust_without_a_design_is_an_error(many_texts):
+    y, p, g = many_texts
+    with pytest.raises(ValueError, match="`df_adjust` 'korn_graubard' adjusts the design-based"):
+        pc.metric_ci(y, p, "recall", groups=g, design=None, df_adjust="korn_graubard")
+    ci = pc.metric_ci(y, p, "recall", groups=g, design=None, df_adjust=None)
+    assert ci.method == "agresti_coull"
+
+
+def test_bad_option_values_list_recommended():
+    y, p, _ = nested_labels(np.random.default_rng(3), 10, 10)
+    for option, value in [("design", "anova"), ("scheme", "twostage"), ("interval", "basic")]:
+        with pytest.raises(ValueError, match=rf"^`{option}` must be one of .*'recommended'"):
+            pc.metric_ci(y, p, "f1", **{option: value})
+    with pytest.raises(ValueError, match="`pseudo_count` must be a non-negative integer"):
+        pc.metric_ci(y, p, "f1", pseudo_count=-1)
+
+
+def test_report_options_apply_to_the_rows_that_use_them(many_texts):
+    y, p, g = many_texts
+    table = pc.report(y, p, groups=g, design="cluster_robust", n_resamples=200, rng=1)
+    methods = dict(zip(table["metric"], table["method"], strict=True))
+    assert methods["recall"] == "agresti_coull (design=cluster_robust, df_adjust=dean_pagano)"
+    assert methods["f1"] == "bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)"
+    plain = pc.report(y, p, design="cluster_robust", rng=1)  # no groups: no design to apply
+    assert plain.loc[plain["metric"] == "recall", "method"].item() == "agresti_coull"

@@ -1,0 +1,138 @@
+"""One result protocol: to_dict() is strict JSON, to_frame() and to_xarray() have the shape."""
+
+import dataclasses
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import perfci as pc
+from perfci._core.results import to_jsonable
+
+TEXTS = pc.load_example()
+PER_PERSON = pc.confusion(TEXTS["human"], TEXTS["model"], groups=TEXTS["person"])
+Y, N = pc.proportion_counts(PER_PERSON, "recall")
+
+
+def _quiet(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.UndefinedMetricWarning)
+        return function(*args, **kwargs)
+
+
+RESULTS = {
+    "ProportionCI scalar": lambda: pc.proportion_ci(0, 12, method="wald"),
+    "ProportionCI batched": lambda: pc.proportion_ci(
+        [[0, 3, 12], [1, 2, 3]], 12, confidence_level=[[0.9], [0.95]]
+    ),
+    "ClusteredProportionCI scalar": lambda: pc.clustered_proportion_ci(Y, N),
+    "ClusteredProportionCI batched": lambda: _quiet(
+        pc.clustered_proportion_ci,
+        [[3, 3, 0], [5, 5, 5]],
+        [[5, 5, 0], [5, 5, 5]],
+        design="cluster_robust",
+    ),
+    "OperatingCharacteristics scalar": lambda: pc.operating_characteristics("wilson", 20, 0.9),
+    "OperatingCharacteristics batched": lambda: pc.operating_characteristics(
+        "pseudo_percentile_1", [[10], [20]], [0.5, 0.9, 1.0]
+    ),
+    "SampleSizePlan independent": lambda: pc.plan_sample_size(0.9, 0.05, prevalence=0.2),
+    "SampleSizePlan nested": lambda: pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=8),
+    "MetricCI analytic": lambda: pc.metric_ci(TEXTS["human"], TEXTS["model"], "recall"),
+    "MetricCI nested": lambda: pc.metric_ci(
+        TEXTS["human"], TEXTS["model"], "npv", groups=TEXTS["person"]
+    ),
+    "MetricCI bootstrap": lambda: pc.metric_ci(
+        TEXTS["human"], TEXTS["model"], "kappa", groups=TEXTS["person"], n_resamples=200, rng=1
+    ),
+    "ConfusionCounts binary": lambda: pc.confusion([1, 0, 1], [1, 1, 1]),
+    "ConfusionCounts per person": lambda: PER_PERSON,
+    "ConfusionCounts multi-class": lambda: pc.confusion(
+        TEXTS["human_topic"], TEXTS["model_topic"], groups=TEXTS["person"]
+    ),
+}
+
+
+def _plain(value):
+    """Raise unless `value` is plain JSON-ready Python with no NaN or infinity."""
+    if isinstance(value, dict):
+        assert all(isinstance(k, str) for k in value)
+        for v in value.values():
+            _plain(v)
+    elif isinstance(value, list):
+        for v in value:
+            _plain(v)
+    else:
+        assert value is None or type(value) in (bool, int, float, str), type(value)
+        assert not (isinstance(value, float) and not math.isfinite(value))
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_to_dict_is_strict_json(name):
+    result = RESULTS[name]()
+    data = result.to_dict()
+    _plain(data)
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert list(data) == [f.name for f in dataclasses.fields(result)]
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_to_frame_and_to_xarray(name):
+    result = RESULTS[name]()
+    frame = result.to_frame()
+    dataset = result.to_xarray()
+    assert isinstance(frame, pd.DataFrame) and isinstance(dataset, xr.Dataset)
+    if name.startswith("ConfusionCounts"):
+        assert list(frame.columns) == list(pc.CELLS)
+        assert frame.shape[0] == int(np.prod(result.counts.shape[:-1]))
+        assert dataset["counts"].dims == result.dims
+        np.testing.assert_array_equal(dataset["counts"].values, result.counts)
+        return
+    shape = np.shape(getattr(result, "low", getattr(result, "coverage", 0.0)))
+    assert frame.shape[0] == max(1, int(np.prod(shape)))
+    assert frame.index.nlevels == max(1, len(shape))
+    for variable in dataset.data_vars.values():
+        assert variable.shape == shape
+    for key, value in dataset.attrs.items():
+        assert value is None or isinstance(value, str), key
+
+
+def test_nan_and_infinity_become_none():
+    ci = _quiet(pc.clustered_proportion_ci, [3, 2, 4], [5, 5, 5], design="cluster_robust")
+    assert np.isnan(ci.icc) and ci.to_dict()["icc"] is None
+    assert np.isnan(ci.to_frame()["icc"].item())
+    assert to_jsonable(np.array([np.inf, -np.inf, 1.0])) == [None, None, 1.0]
+    with pytest.raises(TypeError, match="`x` of type object has no JSON form"):
+        to_jsonable(object(), "x")
+
+
+def test_batched_frame_has_the_leading_axes_as_index():
+    ci = pc.proportion_ci([[0, 3, 12], [1, 2, 3]], 12)
+    frame = ci.to_frame()
+    assert frame.index.names == ["dim_0", "dim_1"]
+    assert frame.loc[(1, 2), "low"] == ci.low[1, 2]
+    dataset = ci.to_xarray()
+    assert dataset["high"].dims == ("dim_0", "dim_1")
+    assert dataset.attrs["method"] == "agresti_coull"
+
+
+def test_nested_results_are_nested_dicts_and_dotted_columns():
+    ci = pc.clustered_proportion_ci(Y, N)
+    assert ci.to_dict()["unadjusted"] == ci.unadjusted.to_dict()
+    assert ci.to_frame()["unadjusted.low"].item() == ci.unadjusted.low
+    assert ci.to_xarray()["unadjusted.high"].item() == ci.unadjusted.high
+    m = pc.metric_ci(TEXTS["human"], TEXTS["model"], "precision", groups=TEXTS["person"])
+    assert m.to_dict()["result"] == m.result.to_dict()
+    assert "result.low" not in m.to_frame() and m.to_frame()["low"].item() == m.low
+
+
+def test_confusion_counts_frame_is_the_old_dataframe():
+    pd.testing.assert_frame_equal(PER_PERSON.to_frame(), PER_PERSON.to_dataframe())
+    multi = RESULTS["ConfusionCounts multi-class"]()
+    ds = multi.to_xarray()
+    assert ds["matrix"].dims == ("person", "reference", "classifier")
+    assert ds["counts"].sel(cell="tp").sum().item() == np.trace(multi.matrix.sum(0))
