@@ -2,53 +2,123 @@
 
 Counts first: labels become confusion-matrix counts once (:func:`confusion`), and every
 metric, interval and operating characteristic is computed from counts, vectorized.
+
+Names are imported on first use (PEP 562), so ``import perfci`` is cheap: SciPy, pandas,
+xarray and PyMC load only when a function that needs them is called.
 """
 
-from . import bayes, policy
-from ._core.validation import UndefinedMetricWarning
-from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
-from .bootstrap import (
-    BOOTSTRAP_INTERVALS,
-    SCHEMES,
-    BootstrapCI,
-    DegenerateBootstrapWarning,
-    bootstrap_ci,
-)
-from .comparison import Comparison, compare
-from .counting import ConfusionCounts, confusion
-from .datasets import load_example
-from .design import (
-    DESIGNS,
-    DF_ADJUSTMENTS,
-    ClusteredProportionCI,
-    clustered_proportion_ci,
-    design_effect,
-    effective_sample_size,
-    icc,
-)
-from .exact import (
-    OperatingCharacteristics,
-    exact_coverage,
-    expected_half_width,
-    operating_characteristics,
-)
-from .metrics import (
-    BINARY_METRICS,
-    CELLS,
-    METRICS,
-    PROPORTION_METRICS,
-    compute_metric,
-    proportion_counts,
-)
-from .planning import (
-    SampleSizePlan,
-    half_width_curves,
-    plan_sample_size,
-    plot_half_width_curves,
-)
-from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0.dev0"
+
+#: Subpackages and modules reachable as attributes (``pc.bayes``, ``pc.harness``, ...).
+_SUBMODULES = ("bayes", "figures", "harness", "policy")
+#: Every public name and the module that defines it.
+_NAMES = {
+    "ANALYTIC_METHODS": "analytic",
+    "BINARY_METRICS": "metrics",
+    "BOOTSTRAP_INTERVALS": "bootstrap",
+    "BootstrapCI": "bootstrap",
+    "CELLS": "metrics",
+    "ClusteredProportionCI": "design",
+    "Comparison": "comparison",
+    "ConfusionCounts": "counting",
+    "DESIGNS": "design",
+    "DF_ADJUSTMENTS": "design",
+    "DegenerateBootstrapWarning": "bootstrap",
+    "HIERARCHICAL_MIN_TEXTS": "reporting",
+    "METRICS": "metrics",
+    "MetricCI": "reporting",
+    "OperatingCharacteristics": "exact",
+    "PROPORTION_METRICS": "metrics",
+    "ProportionCI": "analytic",
+    "SCHEMES": "bootstrap",
+    "SampleSizePlan": "planning",
+    "UndefinedMetricWarning": "_core.validation",
+    "bootstrap_ci": "bootstrap",
+    "clustered_proportion_ci": "design",
+    "compare": "comparison",
+    "compute_metric": "metrics",
+    "confusion": "counting",
+    "design_effect": "design",
+    "effective_sample_size": "design",
+    "exact_coverage": "exact",
+    "expected_half_width": "exact",
+    "half_width_curves": "planning",
+    "icc": "design",
+    "load_example": "datasets",
+    "metric_ci": "reporting",
+    "operating_characteristics": "exact",
+    "plan_sample_size": "planning",
+    "plot_half_width_curves": "planning",
+    "proportion_ci": "analytic",
+    "proportion_counts": "metrics",
+    "report": "reporting",
+}
+
+if TYPE_CHECKING:  # static analysers see the eager imports
+    from . import bayes, policy
+    from ._core.validation import UndefinedMetricWarning
+    from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
+    from .bootstrap import (
+        BOOTSTRAP_INTERVALS,
+        SCHEMES,
+        BootstrapCI,
+        DegenerateBootstrapWarning,
+        bootstrap_ci,
+    )
+    from .comparison import Comparison, compare
+    from .counting import ConfusionCounts, confusion
+    from .datasets import load_example
+    from .design import (
+        DESIGNS,
+        DF_ADJUSTMENTS,
+        ClusteredProportionCI,
+        clustered_proportion_ci,
+        design_effect,
+        effective_sample_size,
+        icc,
+    )
+    from .exact import (
+        OperatingCharacteristics,
+        exact_coverage,
+        expected_half_width,
+        operating_characteristics,
+    )
+    from .metrics import (
+        BINARY_METRICS,
+        CELLS,
+        METRICS,
+        PROPORTION_METRICS,
+        compute_metric,
+        proportion_counts,
+    )
+    from .planning import (
+        SampleSizePlan,
+        half_width_curves,
+        plan_sample_size,
+        plot_half_width_curves,
+    )
+    from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_NAMES, *_SUBMODULES})
+
 
 __all__ = [
     "ANALYTIC_METHODS",
