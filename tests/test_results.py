@@ -136,3 +136,33 @@ def test_confusion_counts_frame_is_the_old_dataframe():
     ds = multi.to_xarray()
     assert ds["matrix"].dims == ("person", "reference", "classifier")
     assert ds["counts"].sel(cell="tp").sum().item() == np.trace(multi.matrix.sum(0))
+
+
+def test_bootstrap_and_comparison_results_round_trip_through_json():
+    import json
+
+    import numpy as np
+
+    import perfci as pc
+
+    single = pc.bootstrap_ci([40, 6, 9, 345], "f1", interval="bca", rng=1, n_resamples=200)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batched = pc.bootstrap_ci(
+            np.array([[40, 6, 9, 345], [0, 3, 0, 10]]),
+            "recall",
+            rng=1,
+            n_resamples=50,
+            nested=False,
+        )
+    texts = pc.load_example()
+    comparison = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall", rng=1)
+    for result in (single, batched, comparison):
+        text = json.dumps(result.to_dict(), allow_nan=False)
+        assert json.loads(text) == result.to_dict()
+    assert "distribution" not in single.to_dict()
+    assert len(single.to_dict(replicates=True)["distribution"]) == 200
+    assert batched.to_dict()["low"][1] is None  # recall undefined: NaN becomes None
+    assert len(batched.to_frame()) == 2

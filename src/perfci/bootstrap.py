@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from ._core.intervals import (
     type7_quantiles,
 )
 from ._core.resampling import Statistic, augment, draw_replicates, jackknife
+from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -135,7 +136,7 @@ def check_pseudo_count(pseudo_count: Any) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class BootstrapCI:
+class BootstrapCI(ResultMixin):
     r"""A bootstrap confidence interval for a metric, or one per data set of a batch.
 
     Numeric fields are scalars for a single data set and arrays of the batch's shape
@@ -194,6 +195,21 @@ class BootstrapCI:
     acceleration: Any = np.nan
     n_clusters: Any = None
     n_texts: Any = 0
+
+    _exclude: ClassVar[tuple[str, ...]] = ("distribution",)
+
+    def to_dict(self, *, replicates: bool = False) -> dict[str, Any]:
+        """Return the fields as a JSON-ready dict (NaN as None).
+
+        Parameters
+        ----------
+        replicates : bool, default False
+            Include `distribution`, the replicates (thousands of numbers).
+        """
+        out = super().to_dict()
+        if not replicates:
+            del out["distribution"]
+        return out
 
     @property
     def half_width(self) -> float:

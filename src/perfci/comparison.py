@@ -10,12 +10,13 @@ scored on the same texts and give intervals that are too wide.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import stats
 
 from ._core.resampling import Statistic
+from ._core.results import ResultMixin
 from ._core.validation import check_choice, check_confidence_level
 from .analytic import proportion_ci
 from .bootstrap import (
@@ -50,7 +51,7 @@ _PAIRED_PROPORTIONS = ("accuracy", "recall", "specificity")
 
 
 @dataclass(frozen=True, repr=False)
-class Comparison:
+class Comparison(ResultMixin):
     """The paired difference of a metric between two classifiers (A minus B).
 
     Attributes
@@ -87,21 +88,23 @@ class Comparison:
     """
 
     metric: str
-    estimate_a: float
-    estimate_b: float
-    difference: float
-    low: float
-    high: float
+    estimate_a: Any
+    estimate_b: Any
+    difference: Any
+    low: Any
+    high: Any
     confidence_level: float
     method: str
-    disagreement: float
-    n_texts: int
-    persons: int | None
-    newcombe_low: float
-    newcombe_high: float
-    mcnemar_pvalue: float
-    discordant: tuple[int, int]
+    disagreement: Any
+    n_texts: Any
+    persons: Any
+    newcombe_low: Any
+    newcombe_high: Any
+    mcnemar_pvalue: Any
+    discordant: Any
     bootstrap: BootstrapCI
+
+    _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
 
     def __repr__(self) -> str:
         return (

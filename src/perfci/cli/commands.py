@@ -86,23 +86,7 @@ def bootstrap(args: argparse.Namespace) -> None:
         confidence_level=args.confidence_level,
         rng=args.seed,
     )
-    # BootstrapCI has no to_dict() yet: the payload is built here.
-    payload = {
-        "metric": ci.metric,
-        "scheme": ci.scheme,
-        "interval": ci.interval,
-        "pseudo_count": ci.pseudo_count,
-        "confidence_level": ci.confidence_level,
-        "n_resamples": ci.n_resamples,
-        "seed": args.seed,
-        "estimate": ci.estimate,
-        "low": ci.low,
-        "high": ci.high,
-        "standard_error": ci.standard_error,
-        "n_invalid_resamples": ci.n_invalid_resamples,
-        "bca_fallback": ci.bca_fallback,
-        "fallback_reason": ci.fallback_reason,
-    }
+    payload = {**ci.to_dict(), "seed": args.seed}
     label = ci.interval + (" (fell back to percentile)" if ci.bca_fallback else "")
     text = (
         f"{ci.metric}: estimate {ci.estimate:.4f}, {100 * ci.confidence_level:g}% {label} "
@@ -207,25 +191,9 @@ def report(args: argparse.Namespace) -> None:
 
 
 def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]:
-    # Comparison has no to_dict() yet: the payload is built here.
-    return {
-        "metric": result.metric,
-        "a": name_a,
-        "b": name_b,
-        "estimate_a": result.estimate_a,
-        "estimate_b": result.estimate_b,
-        "difference": result.difference,
-        "low": result.low,
-        "high": result.high,
-        "confidence_level": result.confidence_level,
-        "method": result.method,
-        "disagreement": result.disagreement,
-        "n_texts": result.n_texts,
-        "persons": result.persons,
-        "newcombe_low": result.newcombe_low,
-        "newcombe_high": result.newcombe_high,
-        "mcnemar_pvalue": result.mcnemar_pvalue,
-    }
+    payload = {"a": name_a, "b": name_b, **result.to_dict()}
+    del payload["bootstrap"]  # its replicate summary is in low/high and method
+    return payload
 
 
 def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
