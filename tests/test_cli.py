@@ -316,7 +316,9 @@ def test_plan_json(capsys):
     )
     assert status == 0
     payload = json.loads(out)
-    plan = pc.plan_sample_size(0.9, 0.05, 0.9, "percentile", pseudo_count=1, prevalence=0.25)
+    plan = pc.plan_sample_size(
+        0.9, 0.05, confidence_level=0.9, method="percentile", pseudo_count=1, prevalence=0.25
+    )
     assert (payload["relevant_n"], payload["total_texts"]) == (plan.relevant_n, plan.total_texts)
     status, out, _ = run(
         capsys,

@@ -33,7 +33,7 @@ def brute_force(n, p, level, sm_method):
 def test_matches_enumeration_over_statsmodels_intervals(method, sm_method):
     cases = [(10, 0.95, 0.95), (23, 0.7, 0.9), (57, 0.81, 0.95), (120, 0.5, 0.8), (1, 0.3, 0.95)]
     n, p, level = (np.array(c) for c in zip(*cases, strict=True))
-    got = pc.operating_characteristics(method, n, p, level)
+    got = pc.operating_characteristics(method, n, p, confidence_level=level)
     for i, (ni, pi, li) in enumerate(cases):
         cov, hw = brute_force(ni, pi, li, sm_method)
         assert got.coverage[i] == pytest.approx(cov, abs=1e-12)
@@ -41,7 +41,9 @@ def test_matches_enumeration_over_statsmodels_intervals(method, sm_method):
 
 
 def test_probabilities_add_up_and_shapes_broadcast():
-    oc = pc.operating_characteristics("wilson", PAPER_N[:, None], PAPER_P, [[0.9], [0.95]][0])
+    oc = pc.operating_characteristics(
+        "wilson", PAPER_N[:, None], PAPER_P, confidence_level=[[0.9], [0.95]][0]
+    )
     assert oc.coverage.shape == (PAPER_N.size, len(PAPER_P))
     np.testing.assert_allclose(oc.coverage + oc.miss_low + oc.miss_high, 1.0, atol=1e-12)
 
@@ -51,7 +53,7 @@ def test_vectorized_equals_scalar_calls():
     p = np.array([[0.9, 0.5], [0.95, 0.8]])
     grid = pc.exact_coverage("jeffreys", n, p, confidence_level=0.9)
     for idx in np.ndindex(n.shape):
-        assert grid[idx] == pc.exact_coverage("jeffreys", n[idx], p[idx], 0.9)
+        assert grid[idx] == pc.exact_coverage("jeffreys", n[idx], p[idx], confidence_level=0.9)
 
 
 def test_chunked_enumeration_equals_single_pass(monkeypatch):

@@ -35,13 +35,18 @@ def mc_se_of_mean_half_width(n, p, level, lam):
 @pytest.mark.parametrize(("p", "paper_n"), [(0.9, 99), (0.8, 170)])
 def test_paper_table_3(p, paper_n):
     plan = pc.plan_sample_size(p, 0.05, confidence_level=0.9, method="percentile", pseudo_count=1)
-    hw_paper = pc.expected_half_width("pseudo_percentile_1", [paper_n - 1, paper_n], p, 0.9)
+    hw_paper = pc.expected_half_width(
+        "pseudo_percentile_1", [paper_n - 1, paper_n], p, confidence_level=0.9
+    )
     se = mc_se_of_mean_half_width(paper_n, p, 0.9, 1)
     assert hw_paper[1] <= 0.05 + 3 * se
     assert hw_paper[0] >= 0.05 - 3 * se
     assert abs(plan.relevant_n - paper_n) <= 3
     assert plan.half_width <= 0.05
-    assert pc.expected_half_width("pseudo_percentile_1", plan.relevant_n - 1, p, 0.9) > 0.05
+    assert (
+        pc.expected_half_width("pseudo_percentile_1", plan.relevant_n - 1, p, confidence_level=0.9)
+        > 0.05
+    )
 
 
 def test_total_texts_from_prevalence():

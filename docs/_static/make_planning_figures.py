@@ -42,12 +42,16 @@ def figure_3(path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     pc.plot_half_width_curves(pc.half_width_curves(n, values), ax=axes[0])
     axes[0].set_title("95% Agresti-Coull", fontsize="medium")
-    curves = pc.half_width_curves(n, values, 0.9, method="percentile", pseudo_count=1)
+    curves = pc.half_width_curves(
+        n, values, confidence_level=0.9, method="percentile", pseudo_count=1
+    )
     pc.plot_half_width_curves(curves, ax=axes[1])
     axes[1].set_title("90% regularized bootstrap (λ = 1), as in Table 3", fontsize="medium")
     axes[1].set_ylabel("")
     for value in (0.8, 0.9):
-        plan = pc.plan_sample_size(value, 0.05, 0.9, "percentile", pseudo_count=1)
+        plan = pc.plan_sample_size(
+            value, 0.05, confidence_level=0.9, method="percentile", pseudo_count=1
+        )
         axes[1].plot(plan.relevant_n, plan.half_width, "ko", markersize=4)
         axes[1].annotate(
             str(plan.relevant_n),

@@ -190,6 +190,7 @@ def _proportion_ci_iv(
 def proportion_ci(
     x: Any,
     n: Any,
+    *,
     method: str = "agresti_coull",
     confidence_level: Any = 0.95,
 ) -> ProportionCI:

@@ -248,7 +248,7 @@ def effective_sample_size(
     return n_eff[()] if np.ndim(n_eff) == 0 else n_eff
 
 
-def design_effect(successes: Any, trials: Any, design: str = "icc") -> Any:
+def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     r"""Design effect of texts nested in persons.
 
     Parameters
@@ -404,6 +404,7 @@ class ClusteredProportionCI(ResultMixin):
 def clustered_proportion_ci(
     successes: Any,
     trials: Any,
+    *,
     method: str = "agresti_coull",
     design: str = "icc",
     df_adjust: str | None = "dean_pagano",

@@ -148,7 +148,7 @@ def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
 
 
 def operating_characteristics(
-    method: str, n: Any, p: Any, confidence_level: Any = 0.95
+    method: str, n: Any, p: Any, *, confidence_level: Any = 0.95
 ) -> OperatingCharacteristics:
     """Compute exact coverage, misses on each side and expected half-width of an interval method.
 
@@ -194,7 +194,7 @@ def operating_characteristics(
     return OperatingCharacteristics(method, n, p, level, *values)
 
 
-def exact_coverage(method: str, n: Any, p: Any, confidence_level: Any = 0.95) -> Any:
+def exact_coverage(method: str, n: Any, p: Any, *, confidence_level: Any = 0.95) -> Any:
     r"""Compute the exact coverage probability of an interval method, by binomial enumeration.
 
     Parameters
@@ -238,11 +238,11 @@ def exact_coverage(method: str, n: Any, p: Any, confidence_level: Any = 0.95) ->
     >>> grid.shape, bool(grid.min() > 0.92)
     ((241, 6), True)
     """
-    cov = operating_characteristics(method, n, p, confidence_level).coverage
+    cov = operating_characteristics(method, n, p, confidence_level=confidence_level).coverage
     return cov[()] if cov.ndim == 0 else cov
 
 
-def expected_half_width(method: str, n: Any, p: Any, confidence_level: Any = 0.95) -> Any:
+def expected_half_width(method: str, n: Any, p: Any, *, confidence_level: Any = 0.95) -> Any:
     r"""Compute the expected half-width of an interval method, by binomial enumeration.
 
     Parameters
@@ -268,5 +268,7 @@ def expected_half_width(method: str, n: Any, p: Any, confidence_level: Any = 0.9
     >>> round(float(pc.expected_half_width("agresti_coull", n=100, p=0.9)), 4)
     0.0607
     """
-    hw = operating_characteristics(method, n, p, confidence_level).expected_half_width
+    hw = operating_characteristics(
+        method, n, p, confidence_level=confidence_level
+    ).expected_half_width
     return hw[()] if hw.ndim == 0 else hw

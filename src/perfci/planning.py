@@ -71,7 +71,7 @@ def _first_n_below(method: str, p: float, target: float, level: float) -> tuple[
     """Smallest n whose expected half-width is at most `target` from n on (checked ahead)."""
 
     def hw(n: np.ndarray) -> np.ndarray:
-        return np.asarray(expected_half_width(method, n, p, level))
+        return np.asarray(expected_half_width(method, n, p, confidence_level=level))
 
     hi = 1
     while hw(np.array([hi]))[0] > target:
@@ -128,9 +128,9 @@ def _nested_plan(p, target, level, method, icc, b, df_adjust):
 def plan_sample_size(
     metric_value: float,
     half_width: float,
+    *,
     confidence_level: float = 0.95,
     method: str = "agresti_coull",
-    *,
     pseudo_count: int = 0,
     prevalence: float | None = None,
     icc: float | None = None,
@@ -238,9 +238,9 @@ def plan_sample_size(
 def half_width_curves(
     n: Any,
     metric_value: Any,
+    *,
     confidence_level: float = 0.95,
     method: str = "agresti_coull",
-    *,
     pseudo_count: int = 0,
     icc: Any = None,
     texts_per_person: Any = None,
@@ -284,7 +284,9 @@ def half_width_curves(
     p_arr = check_real_array("metric_value", metric_value).ravel()
     name = _method_name(method, pseudo_count)
     if icc is None:
-        values = expected_half_width(name, n_arr[:, None], p_arr[None, :], confidence_level)
+        values = expected_half_width(
+            name, n_arr[:, None], p_arr[None, :], confidence_level=confidence_level
+        )
         return xr.DataArray(
             values,
             dims=("n", "metric_value"),

@@ -49,7 +49,9 @@ def coverage(args: argparse.Namespace) -> None:
     """``perfci coverage``: exact operating characteristics of an interval method."""
     from ..exact import operating_characteristics
 
-    oc = operating_characteristics(args.method, args.n, args.p, args.confidence_level)
+    oc = operating_characteristics(
+        args.method, args.n, args.p, confidence_level=args.confidence_level
+    )
     text = (
         f"{oc.method} at n = {args.n}, p = {args.p:g}, nominal "
         f"{100 * args.confidence_level:g}%: exact coverage {float(oc.coverage):.4f} "
@@ -405,8 +407,8 @@ def plan(args: argparse.Namespace) -> None:
     result = plan_sample_size(
         args.metric_value,
         args.half_width,
-        args.confidence_level,
-        args.method,
+        confidence_level=args.confidence_level,
+        method=args.method,
         pseudo_count=args.pseudo_count,
         prevalence=args.prevalence,
         icc=args.icc,
@@ -436,7 +438,9 @@ def demo(args: argparse.Namespace) -> None:
         confidence_level=level,
         rng=2026,
     )
-    planned = plan_sample_size(0.9, 0.05, level, icc=0.1, texts_per_person=6, prevalence=0.25)
+    planned = plan_sample_size(
+        0.9, 0.05, confidence_level=level, icc=0.1, texts_per_person=6, prevalence=0.25
+    )
     if args.json:
         print(
             rendering.json_text(

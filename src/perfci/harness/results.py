@@ -35,8 +35,8 @@ def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
         curves = half_width_curves(
             dims["n"],
             [suite.population["metric_value"]],
-            suite.confidence_level,
-            m.options["method"],
+            confidence_level=suite.confidence_level,
+            method=m.options["method"],
             icc=dims["icc"],
             texts_per_person=dims["texts_per_person"],
             df_adjust=df,
@@ -59,7 +59,7 @@ def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
             continue
         lam = m.options.get("pseudo_count", 0)
         name = m.options.get("method") or (f"pseudo_percentile_{lam}" if lam else "percentile")
-        oc = operating_characteristics(name, n, p, suite.confidence_level)
+        oc = operating_characteristics(name, n, p, confidence_level=suite.confidence_level)
         ones = np.ones(oc.coverage.shape)
         scores[..., i, :] = np.stack(
             [oc.coverage, oc.miss_low, oc.miss_high, oc.expected_half_width, ones, 0 * ones],
