@@ -65,8 +65,11 @@ TAIL = 1e-7
 _LOG_BITS = 5
 #: Largest number of texts in one data set (the exact products need 2**-bits steps).
 MAX_TEXTS = 2**32
+#: Significant bits of the number of cells of a fine-pass lattice in mu and in s (see
+#: `_window`): more bits fit the windows tighter, fewer let more data sets share a table.
+_LATTICE_BITS = (3, 2)
 #: Table entries (j values x grid points) computed at once.
-_TABLE_BLOCK = 1 << 22
+_TABLE_BLOCK = 1 << 19
 #: Person-rate variates drawn at once (memory bound of the drawing functions).
 RATE_BATCH = 1 << 20
 
@@ -174,45 +177,36 @@ def log_posterior(
     if np.any(total >= MAX_TEXTS):
         raise ValueError(f"`trials` must sum to fewer than {MAX_TEXTS} texts per data set.")
     bits = _exact_bits(total)
-    length = a_counts.shape[-1]
-    j = np.arange(length, dtype=float)
-    s2 = s * s
-    points = mu.size * s.size
-    log_c = np.log1p(j[:, None] * s2)  # (J, n_s)
-    # one accumulator per number of fraction bits (usually one for a whole batch)
-    groups = []
-    for b in np.unique(bits):
-        rows = np.flatnonzero(bits == b)
-        scale = 2.0 ** int(b)
-        per_s = c_counts[rows] @ np.rint(log_c * scale)
-        groups.append((rows, scale, np.zeros((rows.size, points)), per_s))
-    step = max(1, _TABLE_BLOCK // points)
+    # data sets with the same number of fraction bits share the rounded tables
+    groups = [(np.flatnonzero(bits == b), 2.0 ** int(b)) for b in np.unique(bits)]
     # A_j is zero from j = max y on, B_j from j = max(n - y) on: tabulate only up to there
-    for counts, base, used in (
-        (a_counts, mu, int(successes.max(initial=0))),
-        (b_counts, 1 - mu, int((trials - successes).max(initial=0))),
-    ):
-        for start in range(0, used, step):  # bounds memory: step x n_mu x n_s
-            block = slice(start, min(start + step, used))
-            table = np.log(base[None, :, None] + j[block, None, None] * s2[None, None, :])
-            table = table.reshape(-1, points)
-            rounded = np.empty_like(table)
-            for rows, scale, acc, _ in groups:
-                # integers below 2**52: the products and their sums are exact
-                np.rint(np.multiply(table, scale, out=rounded), out=rounded)
-                acc += counts[rows, block] @ rounded
-    if len(groups) == 1:
-        rows, scale, loglik, per_s = groups[0]
-        loglik /= scale
-        per_s /= scale
-    else:
-        loglik = np.empty((successes.shape[0], points))
-        per_s = np.empty((successes.shape[0], s.size))
-        for rows, scale, acc, c_term in groups:
-            loglik[rows] = acc / scale
-            per_s[rows] = c_term / scale
+    used_a = int(successes.max(initial=0))
+    used_b = int((trials - successes).max(initial=0))
+    j = np.arange(a_counts.shape[-1], dtype=float)
+    s2 = s * s
+    shift = j[:, None, None] * s2[None, None, :]  # (J, 1, n_s)
+    log_c = np.log1p(shift[:, 0, :])  # (J, n_s)
+
+    out = np.empty((successes.shape[0], mu.size, s.size))
+    per_s = np.empty((successes.shape[0], s.size))
+    # Blocks of mu rows, all j at once: every output is complete after one block, and the
+    # tables stay small enough for the allocator to reuse their memory.
+    step = max(1, _TABLE_BLOCK // max(1, (used_a + used_b) * s.size))
+    for start in range(0, mu.size, step):
+        rows_mu = slice(start, start + step)
+        m = mu[rows_mu][None, :, None]
+        points = m.size * s.size
+        log_a = np.log(m + shift[:used_a]).reshape(used_a, points)
+        log_b = np.log(1 - m + shift[:used_b]).reshape(used_b, points)
+        for rows, scale in groups:
+            # integers below 2**52: the products and their sums are exact in any order
+            value = a_counts[rows, :used_a] @ np.rint(log_a * scale)
+            value += b_counts[rows, :used_b] @ np.rint(log_b * scale)
+            value /= scale
+            out[rows, rows_mu] = value.reshape(rows.size, -1, s.size)
+    for rows, scale in groups:
+        per_s[rows] = (c_counts[rows] @ np.rint(log_c * scale)) / scale
     log_prior = (pa - 1) * np.log(s) + (pb - 1) * np.log1p(-s)
-    out = loglik.reshape(-1, mu.size, s.size)
     out += (log_prior[None, :] - per_s)[:, None, :]
     return out
 
@@ -229,13 +223,9 @@ def _normalize(log_density: NDArray[np.float64]) -> NDArray[np.float64]:
 # ----------------------------------------------------------------------- the grid
 
 
-def _full_edges(cells: int) -> NDArray[np.float64]:
-    return np.linspace(EPS, 1 - EPS, cells + 1)
-
-
-def _lattice_edges(level: int, first: int, last: int) -> NDArray[np.float64]:
-    """Edges first..last of the lattice that halves (EPS, 1 - EPS) `level` times."""
-    return EPS + np.arange(first, last + 1) * ((1 - 2 * EPS) / 2.0**level)
+def _lattice_edges(lattice: int, first: int, last: int) -> NDArray[np.float64]:
+    """Edges first..last of the lattice of `lattice` equal cells over (EPS, 1 - EPS)."""
+    return EPS + np.arange(first, last + 1) * ((1 - 2 * EPS) / lattice)
 
 
 def _mids(edges: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -255,25 +245,25 @@ def _mass_range(
 
 
 def _window(
-    low: NDArray[np.float64], high: NDArray[np.float64], cells: int
+    low: NDArray[np.float64], high: NDArray[np.float64], cells: int, bits: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Lattice level and first lattice cell of a window of `cells` cells covering [low, high].
+    """Lattice and first lattice cell of a window of `cells` cells covering [low, high].
 
-    Level L halves (EPS, 1 - EPS) L times (spacing h); it is the finest level whose window
-    still covers the range from any lattice point below `low`, (cells - 1) h >= high - low.
-    Level -1 is the plain grid over (EPS, 1 - EPS), for ranges too wide for any lattice.
+    The lattice divides (EPS, 1 - EPS) into N equal cells of width h, with N of the form
+    c 2^e, c < 2**bits (few distinct lattices in a batch, so that data sets share
+    tables), and the largest such N with (cells - 1) h >= high - low: then a window
+    starting at the lattice point below `low` covers the range, and the range fills more
+    than 1 - 2**(1 - bits) of the window. Ranges too wide for a window of
+    `cells` cells get the plain grid, N = `cells`.
     """
     span = 1 - 2 * EPS
-    coarsest = int(np.ceil(np.log2(cells)))  # a lattice of 2**L >= cells cells
     with np.errstate(divide="ignore"):
-        finest = np.floor(np.log2((cells - 1) * span / (high - low)))
-    level = np.minimum(finest, 50).astype(np.int64)
-    full = level < coarsest
-    level = np.where(full, -1, level)
-    spacing = span / 2.0 ** np.where(full, 0, level)
-    first = np.floor((low - EPS) / spacing).astype(np.int64)
-    first = np.clip(first, 0, 2 ** np.where(full, coarsest, level) - cells)
-    return level, np.where(full, 0, first)
+        finest = np.floor((cells - 1) * span / (high - low))
+    finest = np.minimum(finest, 2.0**50).astype(np.int64)
+    drop = np.maximum(np.frexp(finest.astype(float))[1] - bits, 0)
+    lattice = np.maximum((finest >> drop) << drop, cells)
+    first = np.floor((low - EPS) / (span / lattice)).astype(np.int64)
+    return lattice, np.clip(first, 0, lattice - cells)
 
 
 @dataclass(frozen=True)
@@ -334,10 +324,13 @@ def grid_posterior(
     """
     n_mu, n_s = shape
     rows = successes.shape[0]
-    edges_mu, edges_s = _full_edges(COARSE_SHAPE[0]), _full_edges(COARSE_SHAPE[1])
+    edges_mu = _lattice_edges(COARSE_SHAPE[0], 0, COARSE_SHAPE[0])
+    edges_s = _lattice_edges(COARSE_SHAPE[1], 0, COARSE_SHAPE[1])
     coarse = _normalize(log_posterior(successes, trials, _mids(edges_mu), _mids(edges_s), prior))
-    level_mu, first_mu = _window(*_mass_range(coarse.sum(axis=2), edges_mu), n_mu)
-    level_s, first_s = _window(*_mass_range(coarse.sum(axis=1), edges_s), n_s)
+    lattice_mu, first_mu = _window(
+        *_mass_range(coarse.sum(axis=2), edges_mu), n_mu, _LATTICE_BITS[0]
+    )
+    lattice_s, first_s = _window(*_mass_range(coarse.sum(axis=1), edges_s), n_s, _LATTICE_BITS[1])
     del coarse
 
     mass = np.empty((rows, n_mu, n_s))
@@ -346,16 +339,16 @@ def grid_posterior(
     # Data sets on the same lattices, with nearby windows, share one table: the union of
     # their windows is at most 1.5 windows wide in each direction.
     keys = np.stack(
-        [level_mu, first_mu // max(1, n_mu // 2), level_s, first_s // max(1, n_s // 2)], axis=1
+        [lattice_mu, first_mu // max(1, n_mu // 2), lattice_s, first_s // max(1, n_s // 2)],
+        axis=1,
     )
     _, group = np.unique(keys, axis=0, return_inverse=True)
     for g in range(int(group.max()) + 1 if rows else 0):
         members = np.flatnonzero(group.ravel() == g)
         axes = []
-        for level, first, cells in ((level_mu, first_mu, n_mu), (level_s, first_s, n_s)):
-            lv = int(level[members[0]])
+        for lattice, first, cells in ((lattice_mu, first_mu, n_mu), (lattice_s, first_s, n_s)):
             lo, hi = int(first[members].min()), int(first[members].max()) + cells
-            union = _full_edges(cells) if lv < 0 else _lattice_edges(lv, lo, hi)
+            union = _lattice_edges(int(lattice[members[0]]), lo, hi)
             offsets = first[members] - lo
             windows = offsets[:, None] + np.arange(cells + 1)
             axes.append((union, offsets, np.take(union, windows)))
@@ -363,14 +356,9 @@ def grid_posterior(
         values = log_posterior(
             successes[members], trials[members], _mids(mu_union), _mids(s_union), prior
         )
-        # each member's window of the union, as one gather on the flattened union grid
-        s_cells = s_union.size - 1
-        cells = (mu_off[:, None] + np.arange(n_mu))[:, :, None] * s_cells
-        cells = cells + (s_off[:, None] + np.arange(n_s))[:, None, :]
-        flat = values.reshape(members.size, -1)
-        mass[members] = np.take_along_axis(flat, cells.reshape(members.size, -1), 1).reshape(
-            -1, n_mu, n_s
-        )
+        # each member's window of the union
+        windows = np.lib.stride_tricks.sliding_window_view(values, (n_mu, n_s), axis=(1, 2))
+        mass[members] = windows[np.arange(members.size), mu_off, s_off]
         mu_edge[members] = mu_win
         s_edge[members] = s_win
     return GridPosterior(_normalize(mass), mu_edge, s_edge)

@@ -34,7 +34,7 @@ GRID_DRAWS = 4000
 #: Default grid of the fine pass, for both ``fit(sampler="grid")`` and ``grid_intervals``.
 GRID_SHAPE = (400, 100)
 #: Grid cells (data sets x cells of the fine pass) computed at once by ``grid_intervals``.
-_GRID_BLOCK = 1 << 22
+_GRID_BLOCK = 1 << 23
 
 
 # ----------------------------------------------------------------------- validation
@@ -139,7 +139,7 @@ def grid_intervals(
         ``np.random.default_rng(rng).spawn(K)[k]``.
     batch : int, optional
         Data sets computed at once (bounds memory; the results do not depend on it). By
-        default about 4 million grid cells' worth.
+        default about 8 million grid cells' worth.
 
     Returns
     -------
@@ -304,9 +304,9 @@ def fit(
     >>> import perfci as pc
     >>> y, n = [28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30]
     >>> result = pc.bayes.fit(y, n, sampler="grid", rng=1)
-    >>> ci = result.interval("mu", kind="eti", level=0.95)
+    >>> ci = result.interval("mu", kind="eti", level=0.9)
     >>> print(f"mu {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    mu 0.850 [0.635, 0.943]
+    mu 0.850 [0.676, 0.933]
     """
     check_choice("sampler", sampler, SAMPLERS)
     s_prior(prior)
