@@ -225,7 +225,7 @@ def _normalize(log_density: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _lattice_edges(lattice: int, first: int, last: int) -> NDArray[np.float64]:
     """Edges first..last of the lattice of `lattice` equal cells over (EPS, 1 - EPS)."""
-    return EPS + np.arange(first, last + 1) * ((1 - 2 * EPS) / lattice)
+    return EPS + np.arange(first, last + 1, dtype=np.float64) * ((1 - 2 * EPS) / lattice)
 
 
 def _mids(edges: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -247,7 +247,7 @@ def fit(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
-    sampler: Literal["nutpie", "pymc", "grid"] = "nutpie",
+    sampler: str = "nutpie",
     prior: str = "pareto",
     draws: int = 1000,
     tune: int = 1000,
@@ -418,7 +418,7 @@ def fit_labels(
 def fit_confusion(
     counts: ArrayLike,
     *,
-    sampler: Literal["nutpie", "pymc"] = "nutpie",
+    sampler: str = "nutpie",
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
