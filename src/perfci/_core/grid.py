@@ -17,14 +17,15 @@ Every data set's posterior depends on its own counts only, bit for bit, whatever
 in the batch:
 
 - the fine grid of a data set is a window of ``shape`` cells on a lattice that its own
-  coarse pass chooses (the lattice spacing is the interval (eps, 1 - eps) halved a whole
-  number of times), so data sets whose windows lie on the same lattice share one table of
-  logarithms and one matrix product, and a data set alone gets the same grid points;
+  coarse pass chooses (the lattice divides (eps, 1 - eps) into N equal cells, N a small
+  integer times a power of two), so data sets whose windows lie on the same lattice share
+  one table of logarithms and one matrix product, and a data set alone gets the same grid
+  points;
 - the tabulated logarithms are rounded to a multiple of 2^-bits, with bits chosen from the
   data set's number of texts so that every product and partial sum of the matrix product
   is an integer multiple of 2^-bits below 2^52: the product is then exact, whatever BLAS
   does and in whatever order it sums. The rounding moves a log-likelihood by at most
-  (total texts) x 2^-(bits + 1), below 2^-(48 - 2 log2(texts)): 1e-8 for a thousand texts.
+  T 2^-(bits + 1) <= T^2 2^-47 for T texts: below 1e-8 for a thousand texts.
 """
 
 from __future__ import annotations
@@ -317,10 +318,11 @@ def grid_posterior(
     -----
     A coarse pass (:data:`COARSE_SHAPE` equal cells over (EPS, 1 - EPS)^2) finds, per data
     set, the range of each marginal holding all but :data:`TAIL` of the mass, padded by a
-    coarse cell a side. The fine pass covers that range with ``shape`` equal cells, on the
-    finest dyadic lattice that fits (see the module notes), so between half and all of
-    the cells fall inside the range. Cells carry the density at their midpoint (midpoint
-    rule; equal cells, so their area cancels in normalizing).
+    coarse cell a side. The fine pass covers that range with a window of ``shape`` equal
+    cells on the finest lattice of a small family that fits (see `_window` and the
+    module notes): more than three quarters of the cells in mu, and half of those in s,
+    fall inside the range. Cells carry the density at their midpoint (midpoint rule;
+    equal cells, so their area cancels in normalizing).
     """
     n_mu, n_s = shape
     rows = successes.shape[0]
