@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._core.grid import COARSE_SHAPE, EPS, TAIL, grid_interval, log_posterior
+from .._core.grid import COARSE_SHAPE, EPS, TAIL, _mids, _normalize, grid_interval, log_posterior
 
 __all__ = ["_adaptive_grid", "_grid_interval"]
 
@@ -24,13 +24,7 @@ def _masses(
     mu_edge: NDArray[np.float64],
     s_edge: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    mu, s = (mu_edge[:-1] + mu_edge[1:]) / 2, (s_edge[:-1] + s_edge[1:]) / 2
-    mass = log_posterior(y, n, mu, s, prior)
-    flat = mass.reshape(mass.shape[0], -1)
-    flat -= flat.max(axis=1, keepdims=True)
-    np.exp(flat, out=flat)
-    flat /= flat.sum(axis=1, keepdims=True)
-    return mass
+    return _normalize(log_posterior(y, n, _mids(mu_edge), _mids(s_edge), prior))
 
 
 def _range_of(mass_1d: NDArray[np.float64], edges: NDArray[np.float64]) -> tuple[float, float]:
