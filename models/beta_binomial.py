@@ -19,6 +19,10 @@ Priors (``prior=``):
   (Gelman et al., BDA3, the rat-tumour example, truncated to be proper), i.e. kappa ~
   Pareto(0.5, 1), s ~ Uniform(0, 1). Its tail is heavier: more mass on large kappa
   (persons alike), so it pools more (median kappa 4 against 1.59 for ``"pareto"``).
+
+The priors, :func:`marginal_counts` and the stable likelihood's grid evaluation are
+NumPy code in :mod:`perfci._core.grid`, re-exported here; this module only builds the
+PyMC models.
 """
 
 from __future__ import annotations
@@ -29,47 +33,9 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
+from perfci._core.grid import PRIORS, marginal_counts, s_prior
+
 __all__ = ["PRIORS", "beta_binomial", "beta_binomial_marginal", "marginal_counts", "s_prior"]
-
-#: Prior names and the Beta(a, b) prior of s = kappa^(-1/2) each implies.
-PRIORS: dict[str, tuple[float, float]] = {"pareto": (3.0, 1.0), "bda3": (1.0, 1.0)}
-
-
-def s_prior(prior: str) -> tuple[float, float]:
-    """Return the Beta parameters of the prior of s = kappa^(-1/2) for a prior name."""
-    if prior not in PRIORS:
-        raise ValueError(f"`prior` must be one of {sorted(PRIORS)}; got {prior!r}.")
-    return PRIORS[prior]
-
-
-def marginal_counts(successes: Any, trials: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sufficient statistics of the marginal beta-binomial likelihood.
-
-    Parameters
-    ----------
-    successes, trials : array_like of int
-        Per-person y_i and n_i (persons on the last axis; leading axes are data sets).
-
-    Returns
-    -------
-    A, B, C : numpy.ndarray
-        For j = 0..max(n) - 1: A_j = #{i : y_i > j}, B_j = #{i : n_i - y_i > j},
-        C_j = #{i : n_i > j} (last axis j).
-
-    Examples
-    --------
-    >>> from perfci.models.beta_binomial import marginal_counts
-    >>> marginal_counts([2, 3], [3, 3])
-    (array([2, 2, 1]), array([1, 0, 0]), array([2, 2, 2]))
-    """
-    y = np.asarray(successes, dtype=np.int64)
-    n = np.asarray(trials, dtype=np.int64)
-    j = np.arange(int(n.max()) if n.size else 0)
-    return (
-        (y[..., None] > j).sum(-2),
-        ((n - y)[..., None] > j).sum(-2),
-        (n[..., None] > j).sum(-2),
-    )
 
 
 def beta_binomial(

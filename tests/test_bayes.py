@@ -1,3 +1,5 @@
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -5,6 +7,7 @@ import pytest
 from scipy import stats
 
 import perfci as pc
+from perfci._core import grid as core
 
 
 def nested(rng, persons, mean_texts, sd_texts, mean=0.9, sd=0.1):
@@ -21,6 +24,7 @@ def quantile_mcse(draws, q, ess):
     return np.sqrt(q * (1 - q) / ess) / density
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persons", [5, 20, 50])
 @pytest.mark.parametrize(("mean_texts", "sd_texts"), [(3, 1), (30, 5)])
 def test_grid_and_nutpie_agree_within_monte_carlo_error(persons, mean_texts, sd_texts):
@@ -47,17 +51,6 @@ def test_grid_is_converged_in_its_resolution():
     assert default.high == pytest.approx(fine.high, abs=2e-4)
 
 
-def test_grid_batch_equals_one_at_a_time():
-    rng = np.random.default_rng(4)
-    trials = rng.integers(2, 6, size=(4, 12))
-    successes = rng.binomial(trials, 0.85)
-    batch = pc.bayes.grid_intervals(successes, trials)
-    one = pc.bayes.grid_intervals(successes[2:3], trials[2:3])
-    # each data set's grid adapts to the batch; ends agree to the grid's precision
-    assert batch.low[2] == pytest.approx(one.low[0], abs=5e-4)
-    assert batch.high[2] == pytest.approx(one.high[0], abs=5e-4)
-
-
 def test_closed_form_f1_posterior_agrees_with_dirichlet_draws():
     counts, lam = np.array([40, 6, 9, 345]), 1.0
     post = pc.bayes.confusion_posterior(counts, concentration=lam)
@@ -74,15 +67,23 @@ def test_closed_form_f1_posterior_agrees_with_dirichlet_draws():
         assert hdi.high - hdi.low <= ci.high - ci.low
 
 
-def test_same_seed_same_posterior():
+def test_same_seed_same_posterior_grid():
     y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
-    for sampler in ["grid", "nutpie"]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-            a = pc.bayes.fit(y, n, sampler=sampler, draws=300, tune=300, rng=11)
-            b = pc.bayes.fit(y, n, sampler=sampler, draws=300, tune=300, rng=11)
-        np.testing.assert_array_equal(a.draws("mu"), b.draws("mu"))
-        np.testing.assert_array_equal(a.draws("person"), b.draws("person"))
+    a = pc.bayes.fit(y, n, sampler="grid", draws=300, rng=11)
+    b = pc.bayes.fit(y, n, sampler="grid", draws=300, rng=11)
+    np.testing.assert_array_equal(a.draws("mu"), b.draws("mu"))
+    np.testing.assert_array_equal(a.draws("person"), b.draws("person"))
+
+
+@pytest.mark.slow
+def test_same_seed_same_posterior_nutpie():
+    y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
+        a = pc.bayes.fit(y, n, sampler="nutpie", draws=300, tune=300, rng=11)
+        b = pc.bayes.fit(y, n, sampler="nutpie", draws=300, tune=300, rng=11)
+    np.testing.assert_array_equal(a.draws("mu"), b.draws("mu"))
+    np.testing.assert_array_equal(a.draws("person"), b.draws("person"))
 
 
 def test_estimands_and_result_structure():
@@ -101,6 +102,7 @@ def test_estimands_and_result_structure():
     assert persons.estimate[3] > 22 / 26
 
 
+@pytest.mark.slow
 def test_all_correct_and_two_persons_end_in_a_result_not_a_hang():
     for y, n in [([3, 3, 2], [3, 3, 2]), ([5, 4], [5, 6])]:
         with warnings.catch_warnings():
@@ -113,6 +115,7 @@ def test_all_correct_and_two_persons_end_in_a_result_not_a_hang():
         assert not grid.flagged
 
 
+@pytest.mark.slow
 def test_failing_diagnostics_are_flagged_and_warned():
     with pytest.warns(pc.bayes.BayesianDiagnosticsWarning, match="flagged"):
         result = pc.bayes.fit(
@@ -159,6 +162,7 @@ def test_interval_arguments():
         result.interval("mu", kind="central")
 
 
+@pytest.mark.slow
 def test_full_model_reproduces_the_marginalized_posterior():
     # The full model samples every person's rate; integrating them out must not change
     # the posterior of mu: the grid (exact, marginalized) and the full model by nutpie
@@ -188,3 +192,235 @@ def test_full_model_reproduces_the_marginalized_posterior():
     ess = 500  # conservative for 8,000 draws with some divergences
     for q, end in [(0.05, exact.low), (0.95, exact.high)]:
         assert abs(np.quantile(draws, q) - end) <= 4 * quantile_mcse(draws, q, ess)
+
+
+# ------------------------------------------------------------- the grid's contracts
+
+
+def ragged(rng, sets, persons, low=1, high=8, rate=0.85):
+    """`sets` data sets of 2..persons persons, padded to `persons` with trials = 0."""
+    trials = rng.integers(low, high, size=(sets, persons))
+    successes = rng.binomial(trials, rng.beta(8 * rate, 8 * (1 - rate), size=(sets, persons)))
+    used = rng.integers(2, persons + 1, size=sets)
+    pad = np.arange(persons)[None, :] >= used[:, None]
+    trials[pad] = 0
+    successes[pad] = 0
+    return successes, trials, used
+
+
+def same_interval(a, b):
+    for field in ("estimate", "low", "high"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+@pytest.mark.parametrize("kind", ["eti", "hdi"])
+@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+def test_grid_batch_equals_a_loop_of_single_calls(estimand, kind):
+    # leading axes (2, 3): data set k (C order) uses default_rng(seed).spawn(6)[k]
+    y, n, used = ragged(np.random.default_rng(4), 6, 9)
+    y, n = y.reshape(2, 3, 9), n.reshape(2, 3, 9)
+    options = {"estimand": estimand, "kind": kind, "level": 0.9, "draws": 500}
+    batch = pc.bayes.grid_intervals(y, n, rng=5, **options)
+    assert batch.low.shape == (2, 3)
+    children = np.random.default_rng(5).spawn(6)
+    for k, (i, j) in enumerate(np.ndindex(2, 3)):
+        one = pc.bayes.grid_intervals(y[i, j], n[i, j], rng=children[k], **options)
+        assert isinstance(one.low, float)
+        for field in ("estimate", "low", "high"):
+            assert getattr(batch, field)[i, j] == getattr(one, field), (k, field)
+
+
+@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+def test_batch_size_changes_nothing(estimand):
+    y, n, _ = ragged(np.random.default_rng(6), 7, 8)
+    whole = pc.bayes.grid_intervals(y, n, estimand=estimand, draws=300, rng=1)
+    for batch in (1, 3):
+        same_interval(
+            pc.bayes.grid_intervals(y, n, estimand=estimand, draws=300, rng=1, batch=batch),
+            whole,
+        )
+
+
+@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+def test_padding_with_empty_persons_changes_nothing(estimand):
+    rng = np.random.default_rng(7)
+    y, n, used = ragged(rng, 5, 10)
+    padded = pc.bayes.grid_intervals(y, n, estimand=estimand, rng=3)
+    children = np.random.default_rng(3).spawn(5)
+    for k in range(5):
+        # the data set alone, unpadded, with its generator from the batch rule
+        alone = pc.bayes.grid_intervals(
+            y[k, : used[k]], n[k, : used[k]], estimand=estimand, rng=children[k]
+        )
+        assert (padded.low[k], padded.high[k]) == (alone.low, alone.high)
+        # empty persons inserted anywhere, and a much larger padding
+        m = used[k]
+        order = np.argsort(np.r_[np.arange(m), rng.uniform(-1, m, 25)], kind="stable")
+        y_more = np.r_[y[k, :m], np.zeros(25, int)][order]
+        n_more = np.r_[n[k, :m], np.zeros(25, int)][order]
+        spread = pc.bayes.grid_intervals(
+            y_more, n_more, estimand=estimand, rng=np.random.default_rng(3).spawn(5)[k]
+        )
+        same_interval(spread, alone)
+
+
+def test_padding_changes_no_draw():
+    y, n = np.array([[5, 3, 0, 4, 0]]), np.array([[6, 3, 0, 5, 0]])
+    keep = n[0] > 0
+    posts = [core.grid_posterior(a, b) for a, b in [(y, n), (y[:, keep], n[:, keep])]]
+    np.testing.assert_array_equal(posts[0].mass, posts[1].mass)
+    draws = [
+        core.draw_grid_posterior(post, a, b, 200, [np.random.default_rng(1)], rates=True)
+        for post, (a, b) in zip(posts, [(y, n), (y[:, keep], n[:, keep])], strict=True)
+    ]
+    for name in ("mu", "s", "kappa", "text_weighted"):
+        np.testing.assert_array_equal(getattr(draws[0], name), getattr(draws[1], name))
+    np.testing.assert_array_equal(draws[0].rates[0][:, keep], draws[1].rates[0])
+    assert np.isnan(draws[0].rates[0][:, ~keep]).all()
+
+
+def test_person_rate_draws_do_not_depend_on_the_memory_bound():
+    post = core.grid_posterior(np.array([[4, 9, 2]]), np.array([[5, 10, 4]]))
+    y, n = np.array([[4, 9, 2]]), np.array([[5, 10, 4]])
+    a = core.draw_grid_posterior(post, y, n, 101, [np.random.default_rng(2)], rates=True)
+    b = core.draw_grid_posterior(post, y, n, 101, [np.random.default_rng(2)], rates=True, batch=7)
+    np.testing.assert_array_equal(a.rates, b.rates)
+    np.testing.assert_array_equal(a.text_weighted, b.text_weighted)
+
+
+@pytest.mark.parametrize(("draws", "chains"), [(1000, 4), (250, 2), (300, 1)])
+@pytest.mark.parametrize("kind", ["eti", "hdi"])
+def test_grid_fit_equals_grid_intervals(draws, chains, kind):
+    y, n = [28, 25, 30, 22, 0, 27, 29], [30, 30, 30, 26, 0, 30, 30]
+    result = pc.bayes.fit(y, n, sampler="grid", draws=draws, chains=chains, rng=8)
+    for estimand in ("mu", "text_weighted"):
+        ci = pc.bayes.grid_intervals(
+            y, n, estimand=estimand, kind=kind, level=0.9, draws=draws * chains, rng=8
+        )
+        same_interval(result.interval(estimand, kind, 0.9), ci)
+
+
+def test_grid_fit_defaults_equal_grid_intervals_defaults():
+    y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
+    result = pc.bayes.fit(y, n, sampler="grid", rng=4)
+    assert result.draws("mu").size == 4000
+    for estimand in ("mu", "text_weighted"):
+        same_interval(
+            result.interval(estimand), pc.bayes.grid_intervals(y, n, estimand=estimand, rng=4)
+        )
+
+
+def test_rng_rule_for_a_single_data_set():
+    y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
+    options = {"estimand": "text_weighted", "draws": 400}
+    seeded = pc.bayes.grid_intervals(y, n, rng=12, **options)
+    same_interval(pc.bayes.grid_intervals(y, n, rng=np.random.default_rng(12), **options), seeded)
+    # a batch of one is a batch: its data set uses the first spawned generator
+    one = pc.bayes.grid_intervals([y], [n], rng=12, **options)
+    assert one.low.shape == (1,)
+    child = np.random.default_rng(12).spawn(1)[0]
+    assert one.low[0] == pc.bayes.grid_intervals(y, n, rng=child, **options).low
+
+
+def test_mu_is_deterministic():
+    y, n, _ = ragged(np.random.default_rng(9), 3, 6)
+    same_interval(pc.bayes.grid_intervals(y, n, rng=1), pc.bayes.grid_intervals(y, n, rng=2))
+
+
+def test_grid_mu_keeps_the_exact_marginal():
+    # the median and ends are those of the gridded marginal CDF, not of draws
+    y, n = np.array([[28, 25, 30, 22, 27, 29]]), np.array([[30, 30, 30, 26, 30, 30]])
+    post = core.grid_posterior(y, n)
+    cdf = np.cumsum(post.mu_mass[0])
+    ci = pc.bayes.grid_intervals(y[0], n[0], level=0.9)
+    for q, end in [(0.05, ci.low), (0.5, ci.estimate), (0.95, ci.high)]:
+        i = np.searchsorted(post.mu_edge[0], end) - 1
+        below = cdf[i - 1] if i else 0.0
+        inside = (end - post.mu_edge[0, i]) / np.diff(post.mu_edge[0])[i]
+        assert below + inside * post.mu_mass[0, i] == pytest.approx(q, abs=1e-12)
+
+
+def test_grid_quadrature_against_direct_summation():
+    # the exact (rounded-log) products agree with plain floating-point sums of the
+    # beta-binomial log-likelihood written with gammaln, away from s -> 0
+    from scipy.special import betaln
+
+    y, n = np.array([[3, 7, 5, 9]]), np.array([[4, 9, 8, 10]])
+    mu, s = np.linspace(0.05, 0.95, 7), np.linspace(0.1, 0.9, 5)
+    got = core.log_posterior(y, n, mu, s, "bda3")
+    kappa = s[None, :] ** -2
+    a, b = mu[:, None] * kappa, (1 - mu[:, None]) * kappa
+    direct = sum(
+        betaln(a + yi, b + ni - yi) - betaln(a, b) for yi, ni in zip(y[0], n[0], strict=True)
+    )
+    diff = got[0] - direct
+    np.testing.assert_allclose(diff - diff.mean(), 0, atol=1e-9)  # equal up to a constant
+
+
+def test_grid_edge_cases_all_correct_and_two_persons():
+    for y, n in [([3, 3, 2], [3, 3, 2]), ([5, 4], [5, 6]), ([0, 0, 0], [4, 2, 7])]:
+        result = pc.bayes.fit(y, n, sampler="grid", rng=1)
+        for estimand in ("mu", "text_weighted"):
+            ci = result.interval(estimand)
+            assert 0 < ci.low < ci.estimate < ci.high <= 1
+        assert not result.flagged
+
+
+def test_empty_batch():
+    ci = pc.bayes.grid_intervals(np.zeros((0, 4)), np.zeros((0, 4)), estimand="text_weighted")
+    assert ci.low.shape == (0,)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        (([3, 1], [5, 5]), {"estimand": "person"}, "`estimand` must be one of"),
+        (([3, 1], [5, 5]), {"kind": "central"}, "`kind` must be one of"),
+        (([3, 1], [5, 5]), {"level": 1.5}, "`level` must lie strictly"),
+        (([3, 1], [5, 5]), {"prior": "flat"}, "`prior` must be one of"),
+        (([3, 1], [5, 5]), {"shape": (400,)}, "`shape` must be two integers"),
+        (([3, 1], [5, 5]), {"shape": (400, 1)}, "`shape` must be two integers"),
+        (([3, 1], [5, 5]), {"draws": 0}, "`draws` must be a positive integer"),
+        (([3, 1], [5, 5]), {"batch": 0}, "`batch` must be a positive integer"),
+        (([3, 1], [5, 5, 5]), {}, "same shape"),
+        ((3, 5), {}, "same shape"),
+        (([[3, 1], [2, 0]], [[5, 5], [4, 0]]), {}, "at least 2 persons .* in data set 1"),
+        (([3, -1], [5, 5]), {}, "non-negative whole numbers"),
+        (([3, 6], [5, 5]), {}, "`successes` must not exceed `trials`"),
+    ],
+)
+def test_grid_intervals_bad_input(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pc.bayes.grid_intervals(*args, **kwargs)
+
+
+def test_fit_bad_grid_shape():
+    with pytest.raises(ValueError, match="`grid_shape` must be two integers"):
+        pc.bayes.fit([3, 1], [5, 5], sampler="grid", grid_shape=(10, 0))
+
+
+# Import cost: the NumPy core and the bayes package itself import no heavy library. The
+# check loads them under a bare `perfci` package (its __init__ is not run), so it sees
+# only what these modules import.
+_IMPORT_CHECK = """
+import importlib, importlib.util, sys, types
+spec = importlib.util.find_spec("perfci")
+package = types.ModuleType("perfci")
+package.__path__ = list(spec.submodule_search_locations)
+sys.modules["perfci"] = package
+importlib.import_module({module!r})
+heavy = {{"pandas", "xarray", "pymc", "pytensor", "nutpie", "arviz", "arviz_plots",
+          "arviz_stats", "arviz_base", "matplotlib"}}
+print(sorted(heavy & {{name.split(".")[0] for name in sys.modules}}))
+"""
+
+
+@pytest.mark.parametrize("module", ["perfci._core.grid", "perfci.bayes"])
+def test_import_pulls_in_no_heavy_library(module):
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORT_CHECK.format(module=module)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "[]"

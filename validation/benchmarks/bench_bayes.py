@@ -89,7 +89,8 @@ def nutpie_fit(y, n, chains, seed):
 
 def time_nutpie(y, n):
     """First call from an empty cache, then refits on data sets 1..REFITS (4 and 2 chains)."""
-    pc.bayes._compiled_marginal.cache_clear()  # as in a fresh process: compile on first call
+    # as in a fresh process: compile on the first call
+    pc.bayes.samplers._compiled_marginal.cache_clear()
     first, _ = timed(lambda: nutpie_fit(y[0], n[0], CHAINS, SEED))
     refit = {}
     fits = []

@@ -1,0 +1,600 @@
+r"""The exact grid posterior of the hierarchical beta-binomial model (NumPy only).
+
+Persons i = 1..m have y_i successes in n_i texts, p_i ~ Beta(mu kappa, (1 - mu) kappa),
+y_i ~ Binomial(n_i, p_i), mu ~ Beta(1, 1) and s = kappa^(-1/2) ~ Beta(a, b) (the
+concentration priors, :data:`PRIORS`). This module holds everything about that posterior
+that needs neither PyMC nor xarray: the priors, the sufficient statistics
+(:func:`marginal_counts`), the stable marginal log-likelihood on a (mu, s) grid
+(:func:`log_posterior`), the adaptive two-pass grid (:func:`grid_posterior`), quantiles and
+highest-density intervals of gridded marginals (:func:`grid_interval`) and of draws
+(:func:`interval_from_draws`), and one drawing function (:func:`draw_grid_posterior`) for
+(mu, s), the person rates and the text-weighted rate.
+
+Shapes: persons on the last axis, every leading axis an independent data set; persons with
+``trials = 0`` are not persons (they change neither the likelihood nor any draw).
+
+Every data set's posterior depends on its own counts only, bit for bit, whatever else is
+in the batch:
+
+- the fine grid of a data set is a window of ``shape`` cells on a lattice that its own
+  coarse pass chooses (the lattice divides (eps, 1 - eps) into N equal cells, N a small
+  integer times a power of two), so data sets whose windows lie on the same lattice share
+  one table of logarithms and one matrix product, and a data set alone gets the same grid
+  points;
+- the tabulated logarithms are rounded to a multiple of 2^-bits, with bits chosen from the
+  data set's number of texts so that every product and partial sum of the matrix product
+  is an integer multiple of 2^-bits below 2^52: the product is then exact, whatever BLAS
+  does and in whatever order it sums. The rounding moves a log-likelihood by at most
+  T 2^-(bits + 1) <= T^2 2^-47 for T texts: below 1e-8 for a thousand texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "COARSE_SHAPE",
+    "PRIORS",
+    "GridDraws",
+    "GridPosterior",
+    "dataset_generators",
+    "draw_grid_posterior",
+    "draw_person_rates",
+    "grid_interval",
+    "grid_posterior",
+    "interval_from_draws",
+    "log_posterior",
+    "marginal_counts",
+    "s_prior",
+]
+
+#: Prior names and the Beta(a, b) prior of s = kappa^(-1/2) each implies (mu ~ Beta(1, 1)).
+PRIORS: dict[str, tuple[float, float]] = {"pareto": (3.0, 1.0), "bda3": (1.0, 1.0)}
+
+#: The grid covers (EPS, 1 - EPS) in mu and in s.
+EPS = 1e-9
+#: Cells of the first pass over (EPS, 1 - EPS)^2, which finds where the mass lies.
+COARSE_SHAPE = (160, 60)
+#: The fine pass covers all but this much of each marginal (plus one coarse cell a side).
+TAIL = 1e-7
+#: |log| of every tabulated term is below 2**_LOG_BITS (mu, 1 - mu >= EPS; j < e^32).
+_LOG_BITS = 5
+#: Largest number of texts in one data set (the exact products need 2**-bits steps).
+MAX_TEXTS = 2**32
+#: Significant bits of the number of cells of a fine-pass lattice in mu and in s (see
+#: `_window`): more bits fit the windows tighter, fewer let more data sets share a table.
+_LATTICE_BITS = (3, 2)
+#: Table entries (j values x grid points) computed at once.
+_TABLE_BLOCK = 1 << 19
+#: Person-rate variates drawn at once (memory bound of the drawing functions).
+RATE_BATCH = 1 << 20
+
+
+def s_prior(prior: str) -> tuple[float, float]:
+    """Return the Beta parameters of the prior of s = kappa^(-1/2) for a prior name.
+
+    Examples
+    --------
+    >>> from perfci._core.grid import s_prior
+    >>> s_prior("pareto")
+    (3.0, 1.0)
+    """
+    if not isinstance(prior, str) or prior not in PRIORS:
+        raise ValueError(f"`prior` must be one of {sorted(PRIORS)}; got {prior!r}.")
+    return PRIORS[prior]
+
+
+def marginal_counts(
+    successes: ArrayLike, trials: ArrayLike
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Sufficient statistics of the marginal beta-binomial likelihood.
+
+    Parameters
+    ----------
+    successes, trials : array_like of int
+        Per-person y_i and n_i (persons on the last axis; leading axes are data sets).
+
+    Returns
+    -------
+    A, B, C : numpy.ndarray
+        For j = 0..max(n) - 1: A_j = #{i : y_i > j}, B_j = #{i : n_i - y_i > j},
+        C_j = #{i : n_i > j} (last axis j; max(n) over all data sets).
+
+    Examples
+    --------
+    >>> from perfci._core.grid import marginal_counts
+    >>> marginal_counts([2, 3], [3, 3])
+    (array([2, 2, 1]), array([1, 0, 0]), array([2, 2, 2]))
+    """
+    y = np.asarray(successes, dtype=np.int64)
+    n = np.asarray(trials, dtype=np.int64)
+    length = int(n.max()) if n.size else 0
+    lead = y.shape[:-1]
+
+    def exceeding(values: NDArray[np.int64]) -> NDArray[np.int64]:
+        """#{i : values_i > j} for j < length, by a histogram of the values per data set."""
+        flat = values.reshape(-1, values.shape[-1])
+        rows = flat.shape[0]
+        offsets = np.arange(rows)[:, None] * (length + 1)
+        hist = np.bincount((flat + offsets).ravel(), minlength=rows * (length + 1))
+        at_least = np.cumsum(hist.reshape(rows, length + 1)[:, ::-1], axis=1)[:, ::-1]
+        return at_least[:, 1:].astype(np.int64).reshape(*lead, length)
+
+    return exceeding(y), exceeding(n - y), exceeding(n)
+
+
+# ------------------------------------------------------------ log posterior on a grid
+
+
+def _exact_bits(total_texts: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Fraction bits of the rounded logs: 2**(_LOG_BITS + bits) * texts stays below 2**52."""
+    bit_length = np.frexp(total_texts.astype(float))[1]  # texts < 2**bit_length
+    return (52 - _LOG_BITS - bit_length).astype(np.int64)
+
+
+def log_posterior(
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    mu: NDArray[np.float64],
+    s: NDArray[np.float64],
+    prior: str = "pareto",
+) -> NDArray[np.float64]:
+    r"""Log posterior density, up to a constant, of each data set at shared grid points.
+
+    Parameters
+    ----------
+    successes, trials : numpy.ndarray of int, shape (K, m)
+        Validated per-person counts of K data sets.
+    mu, s : numpy.ndarray, shapes (n_mu,) and (n_s,)
+        Grid points in (0, 1).
+    prior : {"pareto", "bda3"}
+        Concentration prior.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K, n_mu, n_s)
+
+    Notes
+    -----
+    With :math:`A_j, B_j, C_j` from :func:`marginal_counts` and :math:`s = \kappa^{-1/2}`,
+
+    .. math::
+
+        \log p(\mu, s \mid y) = \sum_j A_j \log(\mu + j s^2) + B_j \log(1 - \mu + j s^2)
+            - C_j \log(1 + j s^2) + (a - 1) \log s + (b - 1) \log(1 - s) + c,
+
+    finite and smooth as :math:`s \to 0`. The sums over j are matrix products of the counts
+    with tables of the logarithms rounded to multiples of :math:`2^{-\text{bits}}` (see the
+    module notes), so each data set's values do not depend on the other data sets.
+    """
+    pa, pb = s_prior(prior)
+    a_counts, b_counts, c_counts = (c.astype(float) for c in marginal_counts(successes, trials))
+    total = trials.sum(-1)
+    if np.any(total >= MAX_TEXTS):
+        raise ValueError(f"`trials` must sum to fewer than {MAX_TEXTS} texts per data set.")
+    bits = _exact_bits(total)
+    # data sets with the same number of fraction bits share the rounded tables
+    groups = [(np.flatnonzero(bits == b), 2.0 ** int(b)) for b in np.unique(bits)]
+    # A_j is zero from j = max y on, B_j from j = max(n - y) on: tabulate only up to there
+    used_a = int(successes.max(initial=0))
+    used_b = int((trials - successes).max(initial=0))
+    j = np.arange(a_counts.shape[-1], dtype=float)
+    s2 = s * s
+    shift = j[:, None, None] * s2[None, None, :]  # (J, 1, n_s)
+    log_c = np.log1p(shift[:, 0, :])  # (J, n_s)
+
+    out = np.empty((successes.shape[0], mu.size, s.size))
+    per_s = np.empty((successes.shape[0], s.size))
+    # Blocks of mu rows, all j at once: every output is complete after one block, and the
+    # tables stay small enough for the allocator to reuse their memory.
+    step = max(1, _TABLE_BLOCK // max(1, (used_a + used_b) * s.size))
+    for start in range(0, mu.size, step):
+        rows_mu = slice(start, start + step)
+        m = mu[rows_mu][None, :, None]
+        points = m.size * s.size
+        log_a = np.log(m + shift[:used_a]).reshape(used_a, points)
+        log_b = np.log(1 - m + shift[:used_b]).reshape(used_b, points)
+        for rows, scale in groups:
+            # integers below 2**52: the products and their sums are exact in any order
+            value = a_counts[rows, :used_a] @ np.rint(log_a * scale)
+            value += b_counts[rows, :used_b] @ np.rint(log_b * scale)
+            value /= scale
+            out[rows, rows_mu] = value.reshape(rows.size, -1, s.size)
+    for rows, scale in groups:
+        per_s[rows] = (c_counts[rows] @ np.rint(log_c * scale)) / scale
+    log_prior = (pa - 1) * np.log(s) + (pb - 1) * np.log1p(-s)
+    out += (log_prior[None, :] - per_s)[:, None, :]
+    return out
+
+
+def _normalize(log_density: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Cell masses from log densities on equal cells, per data set (first axis), in place."""
+    flat = log_density.reshape(log_density.shape[0], -1)
+    flat -= flat.max(axis=1, keepdims=True)
+    np.exp(flat, out=flat)
+    flat /= flat.sum(axis=1, keepdims=True)
+    return log_density
+
+
+# ----------------------------------------------------------------------- the grid
+
+
+def _lattice_edges(lattice: int, first: int, last: int) -> NDArray[np.float64]:
+    """Edges first..last of the lattice of `lattice` equal cells over (EPS, 1 - EPS)."""
+    return EPS + np.arange(first, last + 1, dtype=np.float64) * ((1 - 2 * EPS) / lattice)
+
+
+def _mids(edges: NDArray[np.float64]) -> NDArray[np.float64]:
+    return (edges[:-1] + edges[1:]) / 2
+
+
+def _mass_range(
+    marginal: NDArray[np.float64], edges: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per data set: the edges holding all but TAIL of a marginal, one more cell a side."""
+    cdf = np.cumsum(marginal, axis=1)
+    cdf /= cdf[:, -1:]
+    cells = marginal.shape[1]
+    first = np.maximum((cdf < TAIL).sum(1) - 1, 0)
+    last = np.minimum((cdf < 1 - TAIL).sum(1) + 2, cells)
+    return edges[first], edges[last]
+
+
+def _window(
+    low: NDArray[np.float64], high: NDArray[np.float64], cells: int, bits: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Lattice and first lattice cell of a window of `cells` cells covering [low, high].
+
+    The lattice divides (EPS, 1 - EPS) into N equal cells of width h, with N of the form
+    c 2^e, c < 2**bits (few distinct lattices in a batch, so that data sets share
+    tables), and the largest such N with (cells - 1) h >= high - low: then a window
+    starting at the lattice point below `low` covers the range, and the range fills more
+    than 1 - 2**(1 - bits) of the window. Ranges too wide for a window of
+    `cells` cells get the plain grid, N = `cells`.
+    """
+    span = 1 - 2 * EPS
+    with np.errstate(divide="ignore"):
+        finest = np.floor((cells - 1) * span / (high - low))
+    finest = np.minimum(finest, 2.0**50).astype(np.int64)
+    drop = np.maximum(np.frexp(finest.astype(float))[1] - bits, 0)
+    lattice = np.maximum((finest >> drop) << drop, cells)
+    first = np.floor((low - EPS) / (span / lattice)).astype(np.int64)
+    return lattice, np.clip(first, 0, lattice - cells)
+
+
+@dataclass(frozen=True)
+class GridPosterior:
+    """Posterior cell masses of K data sets, each on its own (mu, s) grid.
+
+    Attributes
+    ----------
+    mass : numpy.ndarray, shape (K, n_mu, n_s)
+        Posterior mass of each cell (each data set's masses sum to 1).
+    mu_edge : numpy.ndarray, shape (K, n_mu + 1)
+        Cell edges in mu, per data set.
+    s_edge : numpy.ndarray, shape (K, n_s + 1)
+        Cell edges in s = kappa^(-1/2), per data set.
+    """
+
+    mass: NDArray[np.float64]
+    mu_edge: NDArray[np.float64]
+    s_edge: NDArray[np.float64]
+
+    @property
+    def mu_mass(self) -> NDArray[np.float64]:
+        """Marginal posterior mass of each mu cell, shape (K, n_mu)."""
+        return self.mass.sum(axis=2)
+
+
+def grid_posterior(
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    prior: str = "pareto",
+    shape: tuple[int, int] = (400, 100),
+) -> GridPosterior:
+    """Exact posterior of (mu, s) of K data sets by two-pass quadrature.
+
+    Parameters
+    ----------
+    successes, trials : numpy.ndarray of int, shape (K, m)
+        Validated per-person counts (pad with ``trials = 0``).
+    prior : {"pareto", "bda3"}
+        Concentration prior.
+    shape : tuple of int
+        Cells in mu and in s of the fine pass.
+
+    Returns
+    -------
+    GridPosterior
+        Each data set's masses on its own grid, bit for bit the same as when the data set
+        is passed alone.
+
+    Notes
+    -----
+    A coarse pass (:data:`COARSE_SHAPE` equal cells over (EPS, 1 - EPS)^2) finds, per data
+    set, the range of each marginal holding all but :data:`TAIL` of the mass, padded by a
+    coarse cell a side. The fine pass covers that range with a window of ``shape`` equal
+    cells on the finest lattice of a small family that fits (see `_window` and the
+    module notes): more than three quarters of the cells in mu, and half of those in s,
+    fall inside the range. Cells carry the density at their midpoint (midpoint rule;
+    equal cells, so their area cancels in normalizing).
+    """
+    n_mu, n_s = shape
+    rows = successes.shape[0]
+    edges_mu = _lattice_edges(COARSE_SHAPE[0], 0, COARSE_SHAPE[0])
+    edges_s = _lattice_edges(COARSE_SHAPE[1], 0, COARSE_SHAPE[1])
+    coarse = _normalize(log_posterior(successes, trials, _mids(edges_mu), _mids(edges_s), prior))
+    lattice_mu, first_mu = _window(
+        *_mass_range(coarse.sum(axis=2), edges_mu), n_mu, _LATTICE_BITS[0]
+    )
+    lattice_s, first_s = _window(*_mass_range(coarse.sum(axis=1), edges_s), n_s, _LATTICE_BITS[1])
+    del coarse
+
+    mass = np.empty((rows, n_mu, n_s))
+    mu_edge = np.empty((rows, n_mu + 1))
+    s_edge = np.empty((rows, n_s + 1))
+    # Data sets on the same lattices, with nearby windows, share one table: the union of
+    # their windows is at most 1.5 windows wide in each direction.
+    keys = np.stack(
+        [lattice_mu, first_mu // max(1, n_mu // 2), lattice_s, first_s // max(1, n_s // 2)],
+        axis=1,
+    )
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    for g in range(int(group.max()) + 1 if rows else 0):
+        members = np.flatnonzero(group.ravel() == g)
+        axes = []
+        for lattice, first, cells in ((lattice_mu, first_mu, n_mu), (lattice_s, first_s, n_s)):
+            lo, hi = int(first[members].min()), int(first[members].max()) + cells
+            union = _lattice_edges(int(lattice[members[0]]), lo, hi)
+            offsets = first[members] - lo
+            windows = offsets[:, None] + np.arange(cells + 1)
+            axes.append((union, offsets, np.take(union, windows)))
+        (mu_union, mu_off, mu_win), (s_union, s_off, s_win) = axes
+        values = log_posterior(
+            successes[members], trials[members], _mids(mu_union), _mids(s_union), prior
+        )
+        # each member's window of the union
+        windows = np.lib.stride_tricks.sliding_window_view(values, (n_mu, n_s), axis=(1, 2))
+        mass[members] = windows[np.arange(members.size), mu_off, s_off]
+        mu_edge[members] = mu_win
+        s_edge[members] = s_win
+    return GridPosterior(_normalize(mass), mu_edge, s_edge)
+
+
+# ------------------------------------------------------------------------ intervals
+
+
+def grid_interval(
+    edges: NDArray[np.float64], mass: NDArray[np.float64], kind: str, level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """ETI or HDI, and median, of gridded marginals (mass uniform within each cell).
+
+    Parameters
+    ----------
+    edges : numpy.ndarray, shape (cells + 1,) or (K, cells + 1)
+        Cell edges, shared or one row per data set.
+    mass : numpy.ndarray, shape (K, cells)
+        Marginal cell masses, one row per data set.
+    kind : {"eti", "hdi"}
+        Equal-tailed interval (quantiles of the CDF, linear within cells) or
+        highest-density interval (the densest cells holding `level`; unimodal marginals).
+    level : float
+        Credible level.
+
+    Returns
+    -------
+    low, median, high : numpy.ndarray, shape (K,)
+    """
+    rows, cells = mass.shape
+    edges = np.broadcast_to(edges, (rows, cells + 1))
+    cdf = np.zeros((rows, cells + 1))
+    np.cumsum(mass, axis=1, out=cdf[:, 1:])
+    cdf /= cdf[:, -1:]
+    r = np.arange(rows)
+
+    def quantile(q: float) -> NDArray[np.float64]:
+        j = np.clip((cdf < q).sum(1), 1, cells)  # the cell where the CDF reaches q
+        below, above = cdf[r, j - 1], cdf[r, j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(above > below, (q - below) / (above - below), 0.0)
+        return edges[r, j - 1] + np.clip(frac, 0, 1) * (edges[r, j] - edges[r, j - 1])
+
+    mid = quantile(0.5)
+    if kind == "eti":
+        return quantile((1 - level) / 2), mid, quantile((1 + level) / 2)
+    density = mass / np.diff(edges, axis=1)
+    order = np.argsort(-density, axis=1)
+    held = np.cumsum(np.take_along_axis(mass, order, 1), axis=1)
+    held /= held[:, -1:]
+    chosen = np.arange(cells)[None, :] < ((held < level).sum(1) + 1)[:, None]
+    low = np.take_along_axis(edges, np.where(chosen, order, cells).min(1)[:, None], 1)
+    high = np.take_along_axis(edges, np.where(chosen, order, -1).max(1)[:, None] + 1, 1)
+    return low[:, 0], mid, high[:, 0]
+
+
+def _hdi_from_draws(
+    draws: NDArray[np.float64], level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Narrowest interval holding `level` of the draws (last axis)."""
+    x = np.sort(draws, axis=-1)
+    n = x.shape[-1]
+    k = int(np.ceil(level * n))
+    widths = x[..., k - 1 :] - x[..., : n - k + 1]
+    i = np.argmin(widths, axis=-1)
+    low = np.take_along_axis(x, i[..., None], -1)[..., 0]
+    high = np.take_along_axis(x, (i + k - 1)[..., None], -1)[..., 0]
+    return low, high
+
+
+def interval_from_draws(
+    draws: NDArray[np.float64], kind: str, level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """ETI (quantiles, numpy's default linear rule) or HDI, and median, of draws (last axis).
+
+    Returns
+    -------
+    low, median, high : numpy.ndarray
+        Shape of the leading axes of `draws`.
+    """
+    if kind == "eti":
+        low, mid, high = np.quantile(draws, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=-1)
+        return low, mid, high
+    low, high = _hdi_from_draws(draws, level)
+    return low, np.median(draws, axis=-1), high
+
+
+# --------------------------------------------------------------------------- draws
+
+
+def dataset_generators(rng: Any, count: int, batched: bool) -> list[np.random.Generator]:
+    """Random generators of data sets: the project-wide rule.
+
+    A single data set (no leading axes, ``batched=False``) uses
+    ``np.random.default_rng(rng)`` itself; data set k of a batch of `count` (leading axes
+    flattened in C order) uses ``np.random.default_rng(rng).spawn(count)[k]``.
+    """
+    generator = np.random.default_rng(rng)
+    if not batched:
+        return [generator]
+    return generator.spawn(count)
+
+
+def draw_person_rates(
+    mu: NDArray[np.float64],
+    s: NDArray[np.float64],
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    rng: np.random.Generator,
+    *,
+    rates: bool = True,
+    batch: int = RATE_BATCH,
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]:
+    r"""Person rates and the text-weighted rate of one data set, given draws of (mu, s).
+
+    Parameters
+    ----------
+    mu, s : numpy.ndarray
+        Posterior draws, any shape (the same for both).
+    successes, trials : numpy.ndarray of int, shape (m,)
+        The data set's persons with texts (``trials > 0``).
+    rng : numpy.random.Generator
+        Consumed in the order of the draws (C order), one Beta variate per draw and person.
+    rates : bool, default True
+        Return the person rates (else only the text-weighted rate is kept).
+    batch : int
+        Largest number of person rates held at once; the draws do not depend on it.
+
+    Returns
+    -------
+    rates : numpy.ndarray or None
+        :math:`p_i \sim \mathrm{Beta}(\mu\kappa + y_i, (1 - \mu)\kappa + n_i - y_i)`, the
+        exact conditional, shape ``mu.shape + (m,)``.
+    text_weighted : numpy.ndarray
+        :math:`\sum_i n_i p_i / \sum_i n_i`, shape ``mu.shape``.
+    """
+    shape = mu.shape
+    mu = mu.reshape(-1)
+    kappa = s.reshape(-1) ** -2.0
+    persons = trials.size
+    text_weighted = np.empty(mu.size)
+    p = np.empty((mu.size, persons)) if rates else None
+    failures = trials - successes
+    step = max(1, batch // max(1, persons))
+    for start in range(0, mu.size, step):  # bounds memory: step x persons
+        block = slice(start, start + step)
+        a = (mu[block] * kappa[block])[:, None] + successes
+        b = ((1 - mu[block]) * kappa[block])[:, None] + failures
+        drawn = rng.beta(a, b)
+        text_weighted[block] = (drawn * trials).sum(-1) / trials.sum()
+        if p is not None:
+            p[block] = drawn
+    return (None if p is None else p.reshape(*shape, persons)), text_weighted.reshape(shape)
+
+
+@dataclass(frozen=True)
+class GridDraws:
+    """Independent posterior draws of K data sets from their grid posteriors.
+
+    Attributes
+    ----------
+    mu, s, kappa, text_weighted : numpy.ndarray, shape (K, draws)
+        Draws of mu, s, kappa = s^-2 and the text-weighted rate.
+    rates : numpy.ndarray or None, shape (K, draws, m)
+        Person rates (NaN for persons without texts), when asked for.
+    """
+
+    mu: NDArray[np.float64]
+    s: NDArray[np.float64]
+    kappa: NDArray[np.float64]
+    text_weighted: NDArray[np.float64]
+    rates: NDArray[np.float64] | None
+
+
+def draw_grid_posterior(
+    posterior: GridPosterior,
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    draws: int,
+    rngs: Sequence[np.random.Generator],
+    *,
+    rates: bool = False,
+    batch: int = RATE_BATCH,
+) -> GridDraws:
+    """Draw (mu, s), then person rates and the text-weighted rate, from grid posteriors.
+
+    Parameters
+    ----------
+    posterior : GridPosterior
+        K data sets' grid posteriors (:func:`grid_posterior`).
+    successes, trials : numpy.ndarray of int, shape (K, m)
+        The counts the posteriors were computed from.
+    draws : int
+        Independent draws per data set.
+    rngs : sequence of numpy.random.Generator
+        One per data set (see :func:`dataset_generators`).
+    rates : bool, default False
+        Keep the person rates.
+    batch : int
+        Largest number of person rates held at once; the draws do not depend on it.
+
+    Returns
+    -------
+    GridDraws
+
+    Notes
+    -----
+    For each data set, with its own generator and in this order: `draws` uniforms pick
+    cells in proportion to their mass (``Generator.choice`` with ``p``), `draws` uniforms
+    place mu and then `draws` place s uniformly within the cell (as the quadrature
+    assumes), and person rates are drawn from their exact Beta conditionals
+    (:func:`draw_person_rates`), for persons with texts only: padding a data set with
+    ``trials = 0`` persons consumes no random numbers and changes no draw.
+    """
+    rows, _, n_s = posterior.mass.shape
+    if len(rngs) != rows:
+        raise ValueError(f"`rngs` must hold one generator per data set ({rows}).")
+    mu = np.empty((rows, draws))
+    s = np.empty((rows, draws))
+    text_weighted = np.empty((rows, draws))
+    kept = np.full((rows, draws, successes.shape[-1]), np.nan) if rates else None
+    for k, rng in enumerate(rngs):  # one generator per data set; vectorized over draws
+        flat = posterior.mass[k].ravel()
+        cdf = np.cumsum(flat)
+        cdf /= cdf[-1]
+        cell = np.minimum(np.searchsorted(cdf, rng.random(draws), side="right"), flat.size - 1)
+        i, j = np.divmod(cell, n_s)
+        mu_edge, s_edge = posterior.mu_edge[k], posterior.s_edge[k]
+        mu[k] = mu_edge[i] + rng.random(draws) * (mu_edge[i + 1] - mu_edge[i])
+        s[k] = s_edge[j] + rng.random(draws) * (s_edge[j + 1] - s_edge[j])
+        persons = trials[k] > 0
+        p, text_weighted[k] = draw_person_rates(
+            mu[k], s[k], successes[k, persons], trials[k, persons], rng, rates=rates, batch=batch
+        )
+        if kept is not None:
+            kept[k][:, persons] = p
+    return GridDraws(mu, s, s**-2.0, text_weighted, kept)

@@ -1,0 +1,67 @@
+r"""Bayesian hierarchical models: posteriors and credible intervals for person-level rates.
+
+A proportion metric on texts nested in persons (recall on each person's reference
+positives, say) is modelled with the hierarchical beta-binomial of
+:mod:`perfci.models.beta_binomial`. Three estimands have credible intervals:
+
+``mu``
+    the mean person-level rate of the superpopulation of persons;
+``text_weighted``
+    the finite-sample text-weighted rate :math:`\sum_i n_i p_i / \sum_i n_i` of the
+    sampled persons (their rate on unlimited texts, weighted as in the sample). It is
+    about *these* persons only: it leaves out the uncertainty of which persons were
+    sampled, so it is narrower than the frequentist nested intervals, which are about the
+    population of persons, and under-covers the population rate (see the harness's
+    paper-nested suite). For the population, ``mu`` is the estimand (equal to the
+    text-weighted population rate when a person's number of texts is unrelated to their
+    rate);
+``person``
+    each person's rate :math:`p_i` (partial pooling).
+
+Samplers: ``"nutpie"`` (default; the marginalized model is compiled once per prior and
+refit to new data), ``"pymc"`` (PyMC's own NUTS), and ``"grid"``: the exact posterior of
+(mu, s) by two-dimensional quadrature of the stable marginal likelihood, batched over data
+sets (:func:`grid_intervals`), with person rates drawn from their exact conditionals.
+
+Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
+fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so.
+
+Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
+The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
+:mod:`~perfci.bayes.samplers` (running MCMC, diagnostics), :mod:`~perfci.bayes.results`
+(result objects) and :mod:`~perfci.bayes.plots`; the grid's NumPy core is
+:mod:`perfci._core.grid`.
+"""
+
+# perfci.harness imports these two private names from here until it calls grid_intervals
+from .fitting import SAMPLERS, fit, fit_confusion, fit_labels, grid_intervals
+from .plots import plot_forest, plot_posterior
+from .results import (
+    ESTIMANDS,
+    BayesFit,
+    ConfusionFit,
+    ConfusionPosterior,
+    CredibleInterval,
+    confusion_posterior,
+)
+from .results import INTERVAL_KINDS as INTERVAL_KINDS
+from .samplers import MAX_RHAT as MAX_RHAT
+from .samplers import MIN_ESS as MIN_ESS
+from .samplers import BayesianDiagnosticsWarning
+
+__all__ = [
+    "ESTIMANDS",
+    "SAMPLERS",
+    "BayesFit",
+    "BayesianDiagnosticsWarning",
+    "ConfusionFit",
+    "ConfusionPosterior",
+    "CredibleInterval",
+    "confusion_posterior",
+    "fit",
+    "fit_confusion",
+    "fit_labels",
+    "grid_intervals",
+    "plot_forest",
+    "plot_posterior",
+]

@@ -1,0 +1,275 @@
+"""Results of the Bayesian models: credible intervals, fits and closed-form posteriors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._core.grid import grid_interval, interval_from_draws
+from .._core.validation import check_choice, check_confidence_level, check_real_array
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+__all__ = [
+    "ESTIMANDS",
+    "INTERVAL_KINDS",
+    "BayesFit",
+    "ConfusionFit",
+    "ConfusionPosterior",
+    "CredibleInterval",
+    "confusion_posterior",
+]
+
+ESTIMANDS = ("mu", "text_weighted", "person")
+INTERVAL_KINDS = ("eti", "hdi")
+CONFUSION_METRICS = ("recall", "precision", "f1")
+
+
+@dataclass(frozen=True)
+class CredibleInterval:
+    """A credible interval.
+
+    Attributes
+    ----------
+    estimand : str
+        ``"mu"``, ``"text_weighted"``, ``"person"`` or a metric name.
+    kind : str
+        ``"eti"`` (equal-tailed) or ``"hdi"`` (highest density).
+    level : float
+        The credible level.
+    estimate : float or numpy.ndarray
+        The posterior median.
+    low, high : float or numpy.ndarray
+        The interval ends (one per person for ``"person"``, one per data set for
+        :func:`perfci.bayes.grid_intervals` of a batch).
+    """
+
+    estimand: str
+    kind: str
+    level: float
+    estimate: Any
+    low: Any
+    high: Any
+
+
+def _plain(a: ArrayLike) -> Any:
+    """Return a float for a single value, else the array."""
+    arr = np.asarray(a)
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def _interval_from_draws(
+    estimand: str, draws: NDArray[np.float64], kind: str, level: float
+) -> CredibleInterval:
+    """Credible interval from draws on the last axis (one interval per leading index)."""
+    low, mid, high = interval_from_draws(np.atleast_2d(draws), kind, level)
+    if draws.ndim == 1:
+        low, mid, high = low[0], mid[0], high[0]
+    return CredibleInterval(estimand, kind, level, _plain(mid), _plain(low), _plain(high))
+
+
+@dataclass(frozen=True, repr=False)
+class BayesFit:
+    """A fitted hierarchical beta-binomial model.
+
+    Attributes
+    ----------
+    posterior : xarray.DataTree
+        Group ``posterior`` with ``mu``, ``s``, ``kappa``, ``text_weighted`` and ``p``
+        (dim ``person``), dims ``(chain, draw)``; ``sample_stats`` for MCMC samplers;
+        ``grid`` (the exact marginal posterior of mu) for the grid sampler.
+    sampler, prior : str
+        How it was fitted.
+    successes, trials : numpy.ndarray
+        The per-person data (persons with a relevant text only).
+    diagnostics : dict
+        ``r_hat`` (largest), ``ess_bulk`` and ``ess_tail`` (smallest) over mu and s,
+        ``divergences`` (count); for the grid sampler ``r_hat`` is NaN (no chains) and
+        the ESS is the number of independent draws.
+    flagged : bool
+        True if the fit failed a diagnostic; do not use it without a look.
+    flag_reasons : tuple of str
+        Which diagnostics failed.
+    """
+
+    posterior: xr.DataTree
+    sampler: str
+    prior: str
+    successes: NDArray[np.int64]
+    trials: NDArray[np.int64]
+    diagnostics: dict[str, float]
+    flagged: bool
+    flag_reasons: tuple[str, ...] = field(default=())
+
+    def draws(self, estimand: str) -> NDArray[np.float64]:
+        """Posterior draws of an estimand, chains pooled (persons first for ``person``)."""
+        check_choice("estimand", estimand, ESTIMANDS)
+        name = "p" if estimand == "person" else estimand
+        values = self.posterior["posterior"][name].to_numpy()
+        if estimand == "person":
+            return values.reshape(-1, values.shape[-1]).T
+        return values.reshape(-1)
+
+    def interval(
+        self, estimand: str = "mu", kind: str = "eti", level: float = 0.95
+    ) -> CredibleInterval:
+        """Credible interval of an estimand.
+
+        Parameters
+        ----------
+        estimand : {"mu", "text_weighted", "person"}, default "mu"
+            What the interval is about (see :mod:`perfci.bayes`).
+        kind : {"eti", "hdi"}, default "eti"
+            Equal-tailed or highest-density interval.
+        level : float, default 0.95
+            Credible level, always explicit.
+
+        Returns
+        -------
+        CredibleInterval
+            With the posterior median as `estimate`. For the grid sampler, ``mu``
+            intervals come from the exact gridded marginal, not from draws; both are what
+            :func:`perfci.bayes.grid_intervals` returns for the same data.
+        """
+        check_choice("estimand", estimand, ESTIMANDS)
+        check_choice("kind", kind, INTERVAL_KINDS)
+        lvl = float(check_confidence_level(level, "level"))
+        if self.sampler == "grid" and estimand == "mu":
+            grid = self.posterior["grid"]
+            edges = grid["mu_edge"].to_numpy()
+            mass = grid["mu_mass"].to_numpy()
+            low, mid, high = grid_interval(edges[None, :], mass[None, :], kind, lvl)
+            return CredibleInterval("mu", kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
+        return _interval_from_draws(estimand, self.draws(estimand), kind, lvl)
+
+    def __repr__(self) -> str:
+        ci = self.interval("mu", "eti", 0.95)
+        flag = ", FLAGGED: " + "; ".join(self.flag_reasons) if self.flagged else ""
+        return (
+            f"BayesFit(sampler={self.sampler!r}, prior={self.prior!r}, persons="
+            f"{self.trials.size}, mu median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
+            f"{ci.high:.4g}]{flag})"
+        )
+
+
+@dataclass(frozen=True)
+class ConfusionPosterior:
+    """Posterior of recall, precision and F1 under the Dirichlet-multinomial model.
+
+    Attributes
+    ----------
+    alpha : numpy.ndarray
+        Posterior Dirichlet parameters of ``[tp, fp, fn, tn]``: counts plus the prior.
+    """
+
+    alpha: NDArray[np.float64]
+
+    def interval(
+        self, metric: str = "f1", kind: str = "eti", level: float = 0.95
+    ) -> CredibleInterval:
+        """Closed-form credible interval of ``recall``, ``precision`` or ``f1``.
+
+        Recall is Beta(tp, fn), precision Beta(tp, fp) and F1 = 2W/(1 + W) with W ~
+        Beta(tp, fp + fn) in the posterior parameters; F1 is increasing in W, so its
+        quantiles are transformed Beta quantiles. The HDI is found on the exact
+        density.
+        """
+        check_choice("metric", metric, CONFUSION_METRICS)
+        check_choice("kind", kind, INTERVAL_KINDS)
+        lvl = float(check_confidence_level(level, "level"))
+        tp, fp, fn, _ = self.alpha
+        a, b = {"recall": (tp, fn), "precision": (tp, fp), "f1": (tp, fp + fn)}[metric]
+
+        def transform(w: Any) -> Any:
+            return 2 * w / (1 + w) if metric == "f1" else w
+
+        from scipy import special
+
+        if kind == "eti":
+            q = special.betaincinv(a, b, np.array([(1 - lvl) / 2, 0.5, (1 + lvl) / 2]))
+            low, mid, high = transform(q)
+        else:
+            # narrowest interval of the metric: minimize width over the lower tail mass
+            tails = np.linspace(0, 1 - lvl, 2001)
+            lows = transform(special.betaincinv(a, b, tails))
+            highs = transform(special.betaincinv(a, b, tails + lvl))
+            i = int(np.argmin(highs - lows))
+            low, high = lows[i], highs[i]
+            mid = transform(special.betaincinv(a, b, 0.5))
+        return CredibleInterval(metric, kind, lvl, float(mid), float(low), float(high))
+
+
+def confusion_posterior(counts: ArrayLike, *, concentration: float = 1.0) -> ConfusionPosterior:
+    """Closed-form posterior of the Dirichlet-multinomial confusion model.
+
+    Parameters
+    ----------
+    counts : array_like
+        ``[tp, fp, fn, tn]`` of independent texts.
+    concentration : float, default 1.0
+        Dirichlet prior λ of every cell (see :func:`perfci.models.dirichlet_confusion`).
+
+    Returns
+    -------
+    ConfusionPosterior
+        With :meth:`ConfusionPosterior.interval` for recall, precision and F1.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> post = pc.bayes.confusion_posterior([40, 6, 9, 345])
+    >>> ci = post.interval("f1", level=0.95)
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
+    0.830 [0.738, 0.899]
+    """
+    cells = check_real_array("counts", counts)
+    if cells.shape != (4,) or np.any(cells < 0):
+        raise ValueError("`counts` must be four non-negative counts [tp, fp, fn, tn].")
+    if not concentration > 0:
+        raise ValueError(f"`concentration` must be positive; got {concentration!r}.")
+    return ConfusionPosterior(cells + float(concentration))
+
+
+@dataclass(frozen=True, repr=False)
+class ConfusionFit:
+    """A fitted hierarchical Dirichlet-multinomial confusion model.
+
+    Attributes
+    ----------
+    posterior : xarray.DataTree
+        Group ``posterior`` with ``pi`` (dim ``cell``), ``kappa``, and the population
+        metrics ``recall``, ``precision``, ``f1``; group ``sample_stats``.
+    diagnostics : dict
+        As for :class:`BayesFit`, over ``kappa`` and the metrics.
+    flagged : bool
+        True if the fit failed a diagnostic.
+    flag_reasons : tuple of str
+        Which diagnostics failed.
+    """
+
+    posterior: xr.DataTree
+    diagnostics: dict[str, float]
+    flagged: bool
+    flag_reasons: tuple[str, ...] = field(default=())
+
+    def interval(
+        self, metric: str = "f1", kind: str = "eti", level: float = 0.95
+    ) -> CredibleInterval:
+        """Credible interval of the population ``recall``, ``precision`` or ``f1``."""
+        check_choice("metric", metric, CONFUSION_METRICS)
+        check_choice("kind", kind, INTERVAL_KINDS)
+        lvl = float(check_confidence_level(level, "level"))
+        draws = self.posterior["posterior"][metric].to_numpy().reshape(-1)
+        return _interval_from_draws(metric, draws, kind, lvl)
+
+    def __repr__(self) -> str:
+        ci = self.interval("f1")
+        flag = ", FLAGGED: " + "; ".join(self.flag_reasons) if self.flagged else ""
+        return (
+            f"ConfusionFit(f1 median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
+            f"{ci.high:.4g}]{flag})"
+        )
