@@ -31,7 +31,7 @@ from .bootstrap import (
 )
 from .counting import _default_positive
 from .metrics import BINARY_METRICS, PROPORTION_METRICS, RELEVANT_TEXTS, metric_values
-from .reporting import HIERARCHICAL_MIN_TEXTS
+from .policy import recommended_scheme
 
 __all__ = ["Comparison", "compare"]
 
@@ -249,9 +249,9 @@ def compare(
     confidence_level : float, default 0.95
         Confidence level.
     scheme : {"iid", "cluster", "hierarchical"}, optional
-        Bootstrap scheme. Default: iid without groups; with groups, cluster below
-        :data:`perfci.HIERARCHICAL_MIN_TEXTS` relevant texts per person, else
-        hierarchical.
+        Bootstrap scheme. Default: :func:`perfci.policy.recommended_scheme` of the mean
+        relevant texts per person: iid without groups (or with one relevant text per
+        person), cluster below :data:`perfci.HIERARCHICAL_MIN_TEXTS`, else hierarchical.
     interval : {"percentile", "bca"}, default "percentile"
         Bootstrap interval.
     pseudo_count : int, default 0
@@ -349,11 +349,12 @@ def compare(
         else:
             relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
             per_person = relevant.sum(-1) / np.maximum(1, np.count_nonzero(relevant, -1))
-            chosen = set(np.where(per_person >= HIERARCHICAL_MIN_TEXTS, "hierarchical", "cluster"))
+            # the one policy; a data set with no relevant text counts as one per person
+            chosen = {recommended_scheme(max(1.0, float(v))) for v in per_person}
             if len(chosen) > 1:
                 raise ValueError(
                     "the recommended `scheme` differs between the data sets of this batch "
-                    "(cluster for some, hierarchical for others); pass `scheme`."
+                    f"({sorted(chosen)}); pass `scheme`."
                 )
             scheme = chosen.pop()
     if scheme != "iid" and person is None:
