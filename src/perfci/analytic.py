@@ -203,7 +203,9 @@ def proportion_ci(
         recall). May be non-integer, as when an effective sample size replaces `n`.
     n : array_like
         Number of trials, the metric's relevant n (for recall, the reference
-        positives). Must be positive and at least `x`.
+        positives). Must be positive and at least `x`. `x`, `n` and `confidence_level`
+        broadcast: every axis indexes independent data sets, and the result's fields
+        have the broadcast shape.
     method : str, default "agresti_coull"
         One of ``"wald"``, ``"wilson"``, ``"agresti_coull"``, ``"agresti_coull_plus4"``,
         ``"clopper_pearson"``, ``"jeffreys"``.

@@ -423,7 +423,8 @@ def clustered_proportion_ci(
         recall). Leading axes are batch axes (many data sets at once).
     trials : array_like
         Per-person relevant texts n_i, the same shape (e.g. each person's reference
-        positives for recall). Persons with ``n_i = 0`` do not count.
+        positives for recall). Persons with ``n_i = 0`` are not persons: padding a
+        ragged batch with them changes nothing.
     method : str, default "agresti_coull"
         Base analytic method, as in :func:`proportion_ci`.
     design : {"icc", "cluster_robust"}, default "icc"
