@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from . import rendering
 
@@ -117,8 +117,12 @@ def _read_table(path: str) -> pd.DataFrame:
     return frame
 
 
+@overload
+def _column(frame: pd.DataFrame, name: str, option: str, path: str) -> pd.Series: ...
+@overload
+def _column(frame: pd.DataFrame, name: None, option: str, path: str) -> None: ...
 def _column(frame: pd.DataFrame, name: str | None, option: str, path: str) -> pd.Series | None:
-    """Return a column by name, reporting its missing values by row."""
+    """Return a column by name (None if `name` is), reporting its missing values by row."""
     import numpy as np
 
     if name is None:
