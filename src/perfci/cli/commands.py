@@ -252,7 +252,6 @@ def bayes(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from .. import bayes as bayes_
-    from .._core.results import to_jsonable
     from ..reporting import metric_ci
 
     frame = _read_table(args.file)
@@ -267,30 +266,26 @@ def bayes(args: argparse.Namespace) -> None:
     frequentist = metric_ci(
         truth, pred, args.metric, groups, positive=positive, confidence_level=level
     )
-    # The Bayesian results have no to_dict() yet: the payload is built here.
+    # The fit's to_dict() summary, and what only the command knows: the metric, the level,
+    # the relevant texts and the frequentist interval. The flags sit with the diagnostics.
+    fit = result.to_dict(level=level)
+    shown = frequentist.to_dict()
     payload: dict[str, Any] = {
         "metric": args.metric,
-        "sampler": args.sampler,
-        "prior": result.prior,
+        "sampler": fit["sampler"],
+        "prior": fit["prior"],
         "credible_level": level,
-        "persons": int(result.trials.size),
+        "persons": fit["persons"],
         "relevant_n": int(result.trials.sum()),
+        "mu": fit["mu"],
+        "text_weighted": fit["text_weighted"],
+        "diagnostics": {
+            **fit["diagnostics"],
+            "flagged": fit["flagged"],
+            "flag_reasons": fit["flag_reasons"],
+        },
+        "frequentist": {k: shown[k] for k in ("estimate", "low", "high", "method")},
     }
-    for estimand in ("mu", "text_weighted"):
-        ci = result.interval(estimand, "eti", level)
-        payload[estimand] = {"estimate": ci.estimate, "low": ci.low, "high": ci.high, "kind": "eti"}
-    payload["diagnostics"] = {
-        **result.diagnostics,
-        "flagged": result.flagged,
-        "flag_reasons": list(result.flag_reasons),
-    }
-    payload["frequentist"] = {
-        "estimate": frequentist.estimate,
-        "low": frequentist.low,
-        "high": frequentist.high,
-        "method": frequentist.method,
-    }
-    payload = to_jsonable(payload, "output")
     if args.json:
         print(rendering.json_text(payload))
         return
