@@ -140,6 +140,9 @@ class ResultMixin:
 
     _dims: ClassVar[tuple[str, ...] | None] = None
     _exclude: ClassVar[tuple[str, ...]] = ()
+    if TYPE_CHECKING:  # pragma: no cover
+        # every subclass is a dataclass: this makes `dataclasses.fields(self)` type-check
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result's fields as a JSON-ready dict (NaN and infinity as None).
@@ -153,7 +156,7 @@ class ResultMixin:
         name = type(self).__name__
         return {
             f.name: to_jsonable(getattr(self, f.name), f"{name}.{f.name}")
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            for f in dataclasses.fields(self)
         }
 
     def _shape(self, fields: Mapping[str, Any]) -> tuple[int, ...]:
