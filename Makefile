@@ -25,6 +25,7 @@ demo: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy src/perfci models
 
 test: lint
 	$(BIN)/python -m pytest -W error
@@ -38,4 +39,4 @@ docs: install
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 clean:
-	rm -rf $(VENV) docs/_build .pytest_cache .ruff_cache build src/*.egg-info
+	rm -rf $(VENV) docs/_build .pytest_cache .ruff_cache .mypy_cache build src/*.egg-info

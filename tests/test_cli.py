@@ -462,6 +462,33 @@ def test_bayes_json(capsys, example_csv):
     assert status == 2 and "argument --metric: invalid choice: 'f1' (choose from" in err
 
 
+def test_bayes_json_is_the_fits_to_dict(capsys, example_csv):
+    argv = ["bayes", str(example_csv), "--truth", "human", "--pred", "model"]
+    argv += ["--group", "person", "--metric", "precision", "--sampler", "grid", "--seed", "3"]
+    status, out, _ = run(capsys, *argv, "--credible-level", "0.8", "--json")
+    assert status == 0
+    payload = json.loads(out)
+    texts = pc.load_example()
+    fit = pc.bayes.fit_labels(
+        texts["human"], texts["model"], texts["person"], "precision", sampler="grid", rng=3
+    )
+    summary = fit.to_dict(level=0.8)
+    for key in ("sampler", "prior", "persons", "mu", "text_weighted"):
+        assert payload[key] == summary[key], key
+    assert payload["diagnostics"] == {
+        **summary["diagnostics"],
+        "flagged": summary["flagged"],
+        "flag_reasons": summary["flag_reasons"],
+    }
+    assert payload["relevant_n"] == int(fit.trials.sum())
+    frequentist = pc.metric_ci(
+        texts["human"], texts["model"], "precision", texts["person"], confidence_level=0.8
+    ).to_dict()
+    assert payload["frequentist"] == {
+        k: frequentist[k] for k in ("estimate", "low", "high", "method")
+    }
+
+
 def test_validate_json(capsys, suite_workdir):
     assert main(["validate", "list", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == [

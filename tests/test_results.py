@@ -54,6 +54,12 @@ RESULTS = {
     "ConfusionCounts multi-class": lambda: pc.confusion(
         TEXTS["human_topic"], TEXTS["model_topic"], groups=TEXTS["person"]
     ),
+    "CredibleInterval scalar": lambda: pc.bayes.confusion_posterior([40, 6, 0, 0]).interval(
+        "recall", "hdi", 0.9
+    ),
+    "CredibleInterval batched": lambda: pc.bayes.grid_intervals(
+        [[3, 4, 0], [5, 5, 5]], [[5, 5, 0], [5, 5, 5]], level=0.9
+    ),
 }
 
 
@@ -166,3 +172,60 @@ def test_bootstrap_and_comparison_results_round_trip_through_json():
     assert len(single.to_dict(replicates=True)["distribution"]) == 200
     assert batched.to_dict()["low"][1] is None  # recall undefined: NaN becomes None
     assert len(batched.to_frame()) == 2
+
+
+def _round_trips(data):
+    _plain(data)
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+
+
+def test_bayesian_results_round_trip_through_json():
+    fit = pc.bayes.fit(Y, N, sampler="grid", rng=1)
+    summary = fit.to_dict()
+    _round_trips(summary)
+    assert list(summary) == [
+        "sampler",
+        "prior",
+        "persons",
+        "diagnostics",
+        "flagged",
+        "flag_reasons",
+        "mu",
+        "text_weighted",
+    ]
+    assert summary["persons"] == fit.trials.size and summary["diagnostics"]["r_hat"] is None
+    assert summary["mu"] == fit.interval("mu", "eti", 0.95).to_dict()
+    assert (
+        fit.to_dict(level=0.9)["text_weighted"]
+        == fit.interval("text_weighted", level=0.9).to_dict()
+    )
+    person = fit.interval("person", "hdi", 0.9)
+    _round_trips(person.to_dict())
+    assert len(person.to_frame()) == fit.trials.size
+
+    posterior = pc.bayes.confusion_posterior([40, 6, 9, 345])
+    _round_trips(posterior.to_dict())
+    assert posterior.to_dict() == {"alpha": [41.0, 7.0, 10.0, 346.0]}
+    assert posterior.to_xarray()["alpha"].dims == ("cell",)
+
+    # the frame and the dataset hold the fit's own fields, never the posterior or the data
+    frame = fit.to_frame()
+    assert len(frame) == 1 and "posterior" not in frame and "successes" not in frame
+    assert np.isnan(frame["diagnostics.r_hat"].item()) and frame["flagged"].item() is False
+    dataset = fit.to_xarray()
+    assert dataset["diagnostics.ess_bulk"].item() == fit.diagnostics["ess_bulk"]
+    assert dataset.attrs["sampler"] == "grid"
+
+
+@pytest.mark.slow
+def test_confusion_fit_round_trips_through_json():
+    per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
+        fit = pc.bayes.fit_confusion(per_person, draws=300, tune=300, rng=1)
+    summary = fit.to_dict(level=0.9)
+    _round_trips(summary)
+    assert list(summary) == ["diagnostics", "flagged", "flag_reasons", "recall", "precision", "f1"]
+    assert summary["f1"] == fit.interval("f1", "eti", 0.9).to_dict()
+    assert summary["flag_reasons"] == list(fit.flag_reasons)
+    assert len(fit.to_frame()) == 1 and "posterior" not in fit.to_xarray().attrs

@@ -122,7 +122,7 @@ def canonical_cells(
 
 def is_positive_int(value: Any) -> bool:
     """Whether `value` is a positive integer (bools excluded)."""
-    return not isinstance(value, bool) and isinstance(value, int | np.integer) and value >= 1
+    return not isinstance(value, bool) and isinstance(value, int | np.integer) and bool(value >= 1)
 
 
 def check_pseudo_count(pseudo_count: Any) -> int:
@@ -726,7 +726,8 @@ def assemble(
         reason = reasons[0] if interval == "bca" else None
     else:
         distribution = replicates.reshape(*batch_shape, replicates.shape[-1])
-        reason = np.where(fell_back, reasons, None).reshape(batch_shape)
+        no_reason = np.array(None, dtype=object)
+        reason = np.where(fell_back, reasons, no_reason).reshape(batch_shape)
     return BootstrapCI(
         estimate=_shaped(parts["estimate"], batch_shape),
         low=_shaped(parts["low"], batch_shape),

@@ -408,7 +408,8 @@ def compare(
             axis=-1,
         ).astype(float)
         some = table.sum(1) > 0
-        low, high = newcombe_paired_interval(*np.where(some, table.T, 1.0), float(level))
+        both, only_a, only_b, neither = np.where(some, table.T, 1.0)
+        low, high = newcombe_paired_interval(both, only_a, only_b, neither, float(level))
         newcombe_low = np.where(some, low, np.nan)
         newcombe_high = np.where(some, high, np.nan)
         discordant = np.where(some[:, None], table[:, 1:3], 0).astype(np.int64)

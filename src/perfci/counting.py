@@ -250,8 +250,8 @@ def confusion(
     k = classes.size
     code_t = pd.Categorical(t, categories=classes).codes.astype(np.intp)
     code_p = pd.Categorical(p, categories=classes).codes.astype(np.intp)
-    joint = np.bincount((person * k + code_t) * k + code_p, minlength=m * k * k)
-    joint = joint.reshape(m, k, k)  # person, reference class, classifier class
+    flat = np.bincount((person * k + code_t) * k + code_p, minlength=m * k * k)
+    joint = flat.reshape(m, k, k)  # person, reference class, classifier class
     counts = one_vs_rest(joint)
     if group_ids is None:
         counts, joint = counts[0], joint[0]

@@ -213,7 +213,7 @@ def plan_sample_size(
         raise ValueError("a nested plan needs both `icc` and `texts_per_person`.")
     name = _method_name(method, pseudo_count)
 
-    if icc is None:
+    if icc is None or texts_per_person is None:  # both or neither, checked above
         n, achieved = _first_n_below(name, p, target, level)
         persons, design = None, "independent"
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -147,8 +147,8 @@ def _interval(
     persons = int(np.count_nonzero(relevant)) if nested else None
     # One relevant text per person is a simple random sample of texts: nothing to adjust,
     # and the interval is the independent-text one.
-    independent_texts = not nested or bool(np.all(relevant <= 1))
-    if nested and persons < 2:
+    independent_texts = persons is None or bool(np.all(relevant <= 1))
+    if persons is not None and persons < 2:
         raise ValueError(
             f"`groups` must give at least 2 persons with a relevant text for {metric}; "
             f"got {persons}."
@@ -156,7 +156,9 @@ def _interval(
     choice = policy.choose_interval(
         metric,
         groups=nested,
-        relevant_texts_per_person=None if independent_texts else relevant_n / persons,
+        relevant_texts_per_person=(
+            None if independent_texts or persons is None else relevant_n / persons
+        ),
         strict=strict,
         **options,
     )
@@ -191,13 +193,14 @@ def _interval(
             independent_texts = True
     else:
         independent_texts = choice.scheme == "iid"
+        # a bootstrap choice always sets its scheme, interval and resamples
         res = bootstrap_ci(
             cells,
             metric,
-            scheme=choice.scheme,
-            interval=choice.interval,
+            scheme=cast(str, choice.scheme),
+            interval=cast(str, choice.interval),
             pseudo_count=choice.pseudo_count,
-            n_resamples=choice.n_resamples,
+            n_resamples=cast(int | str, choice.n_resamples),
             confidence_level=confidence_level,
             rng=rng,
             nested=nested,
@@ -352,7 +355,7 @@ def _check_counts_fit_metric(counts: ConfusionCounts, metric: str) -> None:
             f"`metric` {metric!r} averages over classes; it needs multi-class labels "
             "(three or more classes, or `positive` left unset with `labels`)."
         )
-    if metric not in _AVERAGED and counts.matrix is not None:
+    if metric not in _AVERAGED and counts.classes is not None:
         raise ValueError(
             f"`positive` must name the class for the binary metric {metric!r} on "
             f"multi-class labels {counts.classes.tolist()!r}."
@@ -475,8 +478,8 @@ def _bayes_rows(
             return []
         relevant = int(_relevant(total, metric))
         if nested and sampler != "grid":
-            result = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
-            ci = result.interval("f1", "eti", level)
+            fit = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
+            ci = fit.interval("f1", "eti", level)
             return [
                 _bayes_row(
                     metric,
@@ -488,7 +491,7 @@ def _bayes_rows(
                     int(np.count_nonzero(counts.counts.sum(1))),
                     (
                         "F1 of the mean person-level cell probabilities (each person counts once)",
-                        _flag(result),
+                        _flag(fit),
                     ),
                 )
             ]
@@ -546,7 +549,7 @@ def _rows(
 
 def _report_one(y_true, y_pred, groups, positive, metrics, options, rng, where):
     counts = confusion(y_true, y_pred, positive=positive, groups=groups)
-    if counts.matrix is None:
+    if counts.classes is None:  # binary labels
         chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
         rows, skipped = _rows(counts, chosen, options, rng, where)
         return rows, skipped

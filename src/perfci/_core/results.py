@@ -10,11 +10,11 @@ Every result of perfci is a frozen dataclass. :class:`ResultMixin` gives each on
 - ``to_frame()``: a :class:`pandas.DataFrame`, one row for a scalar result and one row per
   element for a batched one (arrays flattened in C order, with the leading axes as the
   index, named after :attr:`ResultMixin._dims` or ``dim_0``, ``dim_1``, ...). Nested
-  results become columns ``<field>.<subfield>`` (as :func:`pandas.json_normalize` names
-  them); NaN stays NaN.
+  results and dicts become columns ``<field>.<subfield>`` (as :func:`pandas.json_normalize`
+  names them); NaN stays NaN.
 - ``to_xarray()``: an :class:`xarray.Dataset` with one variable per numeric or boolean
-  field (nested results as ``<field>.<subfield>``) over the same dims, and the text fields
-  as attributes.
+  field (nested results and dicts as ``<field>.<subfield>``) over the same dims, and the
+  text fields as attributes.
 
 pandas and xarray are imported inside these methods only: this module needs NumPy alone.
 """
@@ -99,8 +99,18 @@ def _is_result(value: Any) -> bool:
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
+def _flat_mapping(mapping: Mapping[Any, Any], prefix: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in mapping.items():
+        if isinstance(value, Mapping):
+            out.update(_flat_mapping(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def flat_fields(result: Any, prefix: str = "") -> dict[str, Any]:
-    """Return a result's fields as one flat dict, nested results as ``field.subfield``."""
+    """Return a result's fields as one flat dict, nested results and dicts as ``a.b``."""
     exclude = getattr(result, "_exclude", ())
     out: dict[str, Any] = {}
     for f in dataclasses.fields(result):
@@ -109,6 +119,8 @@ def flat_fields(result: Any, prefix: str = "") -> dict[str, Any]:
         value = getattr(result, f.name)
         if _is_result(value):
             out.update(flat_fields(value, f"{prefix}{f.name}."))
+        elif isinstance(value, Mapping):
+            out.update(_flat_mapping(value, f"{prefix}{f.name}."))
         else:
             out[f"{prefix}{f.name}"] = value
     return out
@@ -128,6 +140,9 @@ class ResultMixin:
 
     _dims: ClassVar[tuple[str, ...] | None] = None
     _exclude: ClassVar[tuple[str, ...]] = ()
+    if TYPE_CHECKING:  # pragma: no cover
+        # every subclass is a dataclass: this makes `dataclasses.fields(self)` type-check
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result's fields as a JSON-ready dict (NaN and infinity as None).
@@ -141,7 +156,7 @@ class ResultMixin:
         name = type(self).__name__
         return {
             f.name: to_jsonable(getattr(self, f.name), f"{name}.{f.name}")
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            for f in dataclasses.fields(self)
         }
 
     def _shape(self, fields: Mapping[str, Any]) -> tuple[int, ...]:
@@ -167,8 +182,8 @@ class ResultMixin:
         -------
         pandas.DataFrame
             One row for a scalar result; for a batched result one row per element (C
-            order) with the leading axes as the index. Nested results give columns
-            ``field.subfield``.
+            order) with the leading axes as the index. Nested results and dicts give
+            columns ``field.subfield``.
         """
         import pandas as pd
 
@@ -198,7 +213,7 @@ class ResultMixin:
         Returns
         -------
         xarray.Dataset
-            One variable per numeric or boolean field (nested results as
+            One variable per numeric or boolean field (nested results and dicts as
             ``field.subfield``) over the result's dims (none for a scalar result); text
             and None fields as attributes.
         """

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.grid import grid_interval, interval_from_draws
+from .._core.results import ResultMixin, to_jsonable
 from .._core.validation import check_choice, check_confidence_level, check_real_array
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ CONFUSION_METRICS = ("recall", "precision", "f1")
 
 
 @dataclass(frozen=True)
-class CredibleInterval:
+class CredibleInterval(ResultMixin):
     """A credible interval.
 
     Attributes
@@ -46,6 +47,11 @@ class CredibleInterval:
     low, high : float or numpy.ndarray
         The interval ends (one per person for ``"person"``, one per data set for
         :func:`perfci.bayes.grid_intervals` of a batch).
+
+    Notes
+    -----
+    :meth:`to_dict`, :meth:`to_frame` and :meth:`to_xarray` hold every field, as for
+    every perfci result (one row per person or data set for arrays).
     """
 
     estimand: str
@@ -73,7 +79,7 @@ def _interval_from_draws(
 
 
 @dataclass(frozen=True, repr=False)
-class BayesFit:
+class BayesFit(ResultMixin):
     """A fitted hierarchical beta-binomial model.
 
     Attributes
@@ -94,7 +100,16 @@ class BayesFit:
         True if the fit failed a diagnostic; do not use it without a look.
     flag_reasons : tuple of str
         Which diagnostics failed.
+
+    Notes
+    -----
+    :meth:`to_dict` is a JSON-ready summary of the fit, not of its draws (see there).
+    :meth:`to_frame` and :meth:`to_xarray` hold one row of the fit's own fields:
+    `sampler`, `prior`, `diagnostics` (as ``diagnostics.r_hat``, ...), `flagged` and
+    `flag_reasons`; the posterior and the per-person data are left out.
     """
+
+    _exclude: ClassVar[tuple[str, ...]] = ("posterior", "successes", "trials")
 
     posterior: xr.DataTree
     sampler: str
@@ -146,6 +161,47 @@ class BayesFit:
             return CredibleInterval("mu", kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
         return _interval_from_draws(estimand, self.draws(estimand), kind, lvl)
 
+    def to_dict(self, *, level: float = 0.95) -> dict[str, Any]:
+        """Return a JSON-ready summary of the fit (NaN as None); the posterior is left out.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Credible level of the intervals in the summary.
+
+        Returns
+        -------
+        dict
+            ``sampler``, ``prior``, ``persons`` (how many were fitted), ``diagnostics``
+            (``r_hat`` is None for the grid sampler), ``flagged``, ``flag_reasons``, and
+            ``mu`` and ``text_weighted``: the equal-tailed credible intervals at `level`,
+            as :meth:`CredibleInterval.to_dict` gives them. The draws stay in
+            :attr:`posterior`; ``interval("person").to_dict()`` gives the person rates.
+
+        Examples
+        --------
+        >>> import json
+        >>> import perfci as pc
+        >>> result = pc.bayes.fit([28, 25, 30, 22], [30, 30, 30, 26], sampler="grid", rng=1)
+        >>> summary = result.to_dict(level=0.9)
+        >>> summary["persons"], summary["diagnostics"]["r_hat"], summary["flagged"]
+        (4, None, False)
+        >>> summary["mu"]["level"], summary["mu"]["kind"]
+        (0.9, 'eti')
+        >>> json.loads(json.dumps(summary, allow_nan=False)) == summary
+        True
+        """
+        out = {
+            "sampler": self.sampler,
+            "prior": self.prior,
+            "persons": int(self.trials.size),
+            "diagnostics": self.diagnostics,
+            "flagged": self.flagged,
+            "flag_reasons": self.flag_reasons,
+            **{e: self.interval(e, "eti", level) for e in ("mu", "text_weighted")},
+        }
+        return to_jsonable(out, "BayesFit")
+
     def __repr__(self) -> str:
         ci = self.interval("mu", "eti", 0.95)
         flag = ", FLAGGED: " + "; ".join(self.flag_reasons) if self.flagged else ""
@@ -157,14 +213,21 @@ class BayesFit:
 
 
 @dataclass(frozen=True)
-class ConfusionPosterior:
+class ConfusionPosterior(ResultMixin):
     """Posterior of recall, precision and F1 under the Dirichlet-multinomial model.
 
     Attributes
     ----------
     alpha : numpy.ndarray
         Posterior Dirichlet parameters of ``[tp, fp, fn, tn]``: counts plus the prior.
+
+    Notes
+    -----
+    `alpha` is the whole posterior: :meth:`to_dict` gives it as a list, :meth:`to_frame`
+    and :meth:`to_xarray` one row per cell (dim ``cell``).
     """
+
+    _dims: ClassVar[tuple[str, ...] | None] = ("cell",)
 
     alpha: NDArray[np.float64]
 
@@ -235,7 +298,7 @@ def confusion_posterior(counts: ArrayLike, *, concentration: float = 1.0) -> Con
 
 
 @dataclass(frozen=True, repr=False)
-class ConfusionFit:
+class ConfusionFit(ResultMixin):
     """A fitted hierarchical Dirichlet-multinomial confusion model.
 
     Attributes
@@ -249,7 +312,15 @@ class ConfusionFit:
         True if the fit failed a diagnostic.
     flag_reasons : tuple of str
         Which diagnostics failed.
+
+    Notes
+    -----
+    :meth:`to_dict` is a JSON-ready summary of the fit, not of its draws (see there).
+    :meth:`to_frame` and :meth:`to_xarray` hold one row of `diagnostics` (as
+    ``diagnostics.r_hat``, ...), `flagged` and `flag_reasons`; the posterior is left out.
     """
+
+    _exclude: ClassVar[tuple[str, ...]] = ("posterior",)
 
     posterior: xr.DataTree
     diagnostics: dict[str, float]
@@ -265,6 +336,30 @@ class ConfusionFit:
         lvl = float(check_confidence_level(level, "level"))
         draws = self.posterior["posterior"][metric].to_numpy().reshape(-1)
         return _interval_from_draws(metric, draws, kind, lvl)
+
+    def to_dict(self, *, level: float = 0.95) -> dict[str, Any]:
+        """Return a JSON-ready summary of the fit (NaN as None); the posterior is left out.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Credible level of the intervals in the summary.
+
+        Returns
+        -------
+        dict
+            ``diagnostics``, ``flagged``, ``flag_reasons``, and ``recall``,
+            ``precision`` and ``f1``: the equal-tailed credible intervals of the
+            population metrics at `level`, as :meth:`CredibleInterval.to_dict` gives
+            them. The draws stay in :attr:`posterior`.
+        """
+        out = {
+            "diagnostics": self.diagnostics,
+            "flagged": self.flagged,
+            "flag_reasons": self.flag_reasons,
+            **{m: self.interval(m, "eti", level) for m in CONFUSION_METRICS},
+        }
+        return to_jsonable(out, "ConfusionFit")
 
     def __repr__(self) -> str:
         ci = self.interval("f1")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from . import rendering
 
@@ -117,8 +117,12 @@ def _read_table(path: str) -> pd.DataFrame:
     return frame
 
 
+@overload
+def _column(frame: pd.DataFrame, name: str, option: str, path: str) -> pd.Series: ...
+@overload
+def _column(frame: pd.DataFrame, name: None, option: str, path: str) -> None: ...
 def _column(frame: pd.DataFrame, name: str | None, option: str, path: str) -> pd.Series | None:
-    """Return a column by name, reporting its missing values by row."""
+    """Return a column by name (None if `name` is), reporting its missing values by row."""
     import numpy as np
 
     if name is None:
@@ -248,7 +252,6 @@ def bayes(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from .. import bayes as bayes_
-    from .._core.results import to_jsonable
     from ..reporting import metric_ci
 
     frame = _read_table(args.file)
@@ -263,30 +266,26 @@ def bayes(args: argparse.Namespace) -> None:
     frequentist = metric_ci(
         truth, pred, args.metric, groups, positive=positive, confidence_level=level
     )
-    # The Bayesian results have no to_dict() yet: the payload is built here.
+    # The fit's to_dict() summary, and what only the command knows: the metric, the level,
+    # the relevant texts and the frequentist interval. The flags sit with the diagnostics.
+    fit = result.to_dict(level=level)
+    shown = frequentist.to_dict()
     payload: dict[str, Any] = {
         "metric": args.metric,
-        "sampler": args.sampler,
-        "prior": result.prior,
+        "sampler": fit["sampler"],
+        "prior": fit["prior"],
         "credible_level": level,
-        "persons": int(result.trials.size),
+        "persons": fit["persons"],
         "relevant_n": int(result.trials.sum()),
+        "mu": fit["mu"],
+        "text_weighted": fit["text_weighted"],
+        "diagnostics": {
+            **fit["diagnostics"],
+            "flagged": fit["flagged"],
+            "flag_reasons": fit["flag_reasons"],
+        },
+        "frequentist": {k: shown[k] for k in ("estimate", "low", "high", "method")},
     }
-    for estimand in ("mu", "text_weighted"):
-        ci = result.interval(estimand, "eti", level)
-        payload[estimand] = {"estimate": ci.estimate, "low": ci.low, "high": ci.high, "kind": "eti"}
-    payload["diagnostics"] = {
-        **result.diagnostics,
-        "flagged": result.flagged,
-        "flag_reasons": list(result.flag_reasons),
-    }
-    payload["frequentist"] = {
-        "estimate": frequentist.estimate,
-        "low": frequentist.low,
-        "high": frequentist.high,
-        "method": frequentist.method,
-    }
-    payload = to_jsonable(payload, "output")
     if args.json:
         print(rendering.json_text(payload))
         return

@@ -106,13 +106,13 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
         if m.family == "analytic":
-            ci = proportion_ci(x_total, n_total, method=o["method"], confidence_level=level)
-            low, high = ci.low, ci.high
+            analytic = proportion_ci(x_total, n_total, method=o["method"], confidence_level=level)
+            low, high = analytic.low, analytic.high
         elif m.family == "clustered":
             df = None if o["df_adjust"] == "none" else o["df_adjust"]
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ci = clustered_proportion_ci(
+                clustered = clustered_proportion_ci(
                     y,
                     n,
                     method=o["method"],
@@ -120,7 +120,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                     df_adjust=df,
                     confidence_level=level,
                 )
-            low, high = ci.low, ci.high
+            low, high = clustered.low, clustered.high
         elif m.family == "bootstrap":
             low, high = _bootstrap_ends(per_person, "proportion", o, scale, level, rng)
         elif o["sampler"] == "nutpie":
@@ -130,8 +130,8 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             out[i] = _score(low, high, truth, flagged)
             continue
         else:
-            ci = grid_intervals(y, n, estimand=o["estimand"], level=level, rng=rng)
-            low, high = ci.low, ci.high
+            credible = grid_intervals(y, n, estimand=o["estimand"], level=level, rng=rng)
+            low, high = credible.low, credible.high
         out[i] = _score(low, high, truth)
     return out
 

@@ -39,7 +39,7 @@ class Figure:
     x: str = "n"
     panel: str | None = "p"
     methods: tuple[str, ...] = ()
-    groups: dict | None = None
+    groups: dict[str, tuple[str, ...]] | None = None
     select: tuple = ()
     line: str | None = None
     x_below: float | None = None
@@ -190,7 +190,7 @@ def _draw(ax, series: xr.Dataset, x: str, variable: str, label: str, level: floa
         ax.axhline(level, color="k", lw=0.6)
 
 
-def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path):
+def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path) -> Path | None:
     import matplotlib.pyplot as plt
 
     data = dataset
@@ -207,12 +207,14 @@ def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path):
         for m in data["ci_method"].values.tolist()
         if not np.all(np.isnan(data[variable].sel({"ci_method": m}).values))
     }
+    # (title, methods) or, for a panel dim, (title, methods, value of the dim)
+    panels: list[tuple[str, list[str]] | tuple[str, list[str], Any]]
     if fig_spec.groups:
         panels = [
             (name, [m for m in members if m in methods])
             for name, members in fig_spec.groups.items()
         ]
-        panels = [(name, members) for name, members in panels if members]
+        panels = [p for p in panels if p[1]]
     elif fig_spec.panel is not None:
         panels = [
             (f"{fig_spec.panel} = {v:g}", [m for m in fig_spec.methods if m in methods], v)
@@ -322,8 +324,8 @@ def make_figures(dataset: xr.Dataset, folder: str | Path) -> list[Path]:
             written.append(path)
     if suite == "paper-nested":
         written.append(_population_histogram(folder))
-    if suite == "paper-f1" and (path := _f1_heatmaps(dataset, folder)) is not None:
-        written.append(path)
+    if suite == "paper-f1" and (heatmaps := _f1_heatmaps(dataset, folder)) is not None:
+        written.append(heatmaps)
     return written
 
 
@@ -350,7 +352,7 @@ def coverage_table(dataset: xr.Dataset) -> str:
     >>> print(figures.coverage_table(ds).splitlines()[0])
     ### paper-samplesize (smoke)
     """
-    dims = [d for d in dataset["coverage"].dims if d != "ci_method"]
+    dims = [str(d) for d in dataset["coverage"].dims if d != "ci_method"]
     first, other = dims[0], dims[1:]
     lines = [
         f"### {dataset.attrs['suite']} ({dataset.attrs['scale']})",
