@@ -222,7 +222,7 @@ if sim is not None:
             "6",
             f"{method} coverage at p = 0.95, n = {n}: {paper}",
             f"{ours:.3f} "
-            f"(exact {float(exact['coverage'].sel({'method': method}).sel(n=n, p=0.95)):.3f})"
+            f"(exact {float(exact['coverage'].sel(ci_method=method).sel(n=n, p=0.95)):.3f})"
             if exact is not None
             else f"{ours:.3f}",
             our_se,
