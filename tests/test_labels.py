@@ -212,6 +212,13 @@ def test_missing_values_in_a_batch_are_placed_by_data_set_and_text():
         pc.compare(truth, truth, truth, "f1")
 
 
+def test_infinity_is_not_a_label():
+    with pytest.raises(
+        ValueError, match=re.escape("`y_pred` holds infinity, which is not a label, at position 0.")
+    ):
+        pc.confusion([1, 0, 1], [np.inf, 0, 1])
+
+
 # --- scores are not labels --------------------------------------------------------------
 
 SCORES = [0.91, 0.12, 0.55, 0.87, 0.3, 0.02, 0.7, 0.49]

@@ -164,6 +164,11 @@ def _label_array(
         raise ValueError(f"{shown} must hold one label per text; got shape {arr.shape}.")
     if arr.size == 0:
         raise ValueError(f"{shown} must not be empty.")
+    if arr.dtype.kind == "f" and np.isinf(arr).any():
+        infinite = np.isinf(arr)
+        raise ValueError(
+            f"{shown} holds infinity, which is not a label, at {_places(infinite, arr.shape, rows)}."
+        )
     missing = np.asarray(pd.isna(arr))
     if missing.any():
         raise ValueError(
