@@ -165,10 +165,8 @@ def _label_array(
     if arr.size == 0:
         raise ValueError(f"{shown} must not be empty.")
     if arr.dtype.kind == "f" and np.isinf(arr).any():
-        infinite = np.isinf(arr)
-        raise ValueError(
-            f"{shown} holds infinity, which is not a label, at {_places(infinite, arr.shape, rows)}."
-        )
+        where = _places(np.isinf(arr), arr.shape, rows)
+        raise ValueError(f"{shown} holds infinity, which is not a label, at {where}.")
     missing = np.asarray(pd.isna(arr))
     if missing.any():
         raise ValueError(
