@@ -178,13 +178,13 @@ def files(tmp_path):
 
 
 CLI_CASES = [
-    (["interval", "--successes", "11", "--trials", "10"], "`x` must not exceed `n`"),
+    (["interval", "--successes", "11", "--trials", "10"], "`--successes` must not exceed"),
     (
         ["interval", "--successes", "1", "--trials", "10", "--method", "x"],
         "argument --method: invalid choice: 'x'",
     ),
-    (["coverage", "--method", "wald", "--n", "10", "--p", "1.5"], "`p` must lie in"),
-    (["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "0"], "`n_resamples`"),
+    (["coverage", "--method", "wald", "--n", "10", "--p", "1.5"], "`--p` must lie in"),
+    (["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "0"], "`--n-resamples`"),
     (
         ["bootstrap", "--cells", "1", "2", "3", "4", "--metric", "auc"],
         "argument --metric: invalid choice: 'auc'",
@@ -207,7 +207,7 @@ CLI_CASES = [
         ],
         "`--pred-b` column 'nope'",
     ),
-    (["plan", "--metric-value", "2", "--half-width", "0.05"], "`metric_value` must lie"),
+    (["plan", "--metric-value", "2", "--half-width", "0.05"], "`--metric-value` must lie"),
     (
         [
             "bayes",

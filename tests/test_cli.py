@@ -54,19 +54,22 @@ def test_demo_lists_every_binary_metric(capsys):
 @pytest.mark.parametrize(
     ("argv", "match"),
     [
-        (["interval", "--successes", "11", "--trials", "10"], "`x` must not exceed `n`"),
+        (
+            ["interval", "--successes", "11", "--trials", "10"],
+            "`--successes` must not exceed `--trials`",
+        ),
         (
             ["interval", "--successes", "1", "--trials", "10", "--method", "exact"],
             "argument --method: invalid choice: 'exact' (choose from 'wald', 'wilson',",
         ),
         (
             ["interval", "--successes", "1", "--trials", "10", "--confidence-level", "95"],
-            "`confidence_level` must lie strictly between 0 and 1",
+            "`--confidence-level` must lie strictly between 0 and 1",
         ),
         (["interval", "--successes", "x", "--trials", "10"], "argument --successes"),
         (["interval", "--trials", "10"], "the following arguments are required: --successes"),
-        (["coverage", "--method", "wald", "--n", "0", "--p", "0.5"], "`n` must be positive"),
-        (["coverage", "--method", "wald", "--n", "10", "--p", "2"], "`p` must lie in"),
+        (["coverage", "--method", "wald", "--n", "0", "--p", "0.5"], "`--n` must be positive"),
+        (["coverage", "--method", "wald", "--n", "10", "--p", "2"], "`--p` must lie in"),
         (["nonsense"], "invalid choice"),
         ([], "the following arguments are required: command"),
     ],
@@ -86,7 +89,7 @@ def test_installed_entry_point_runs_without_traceback():
         check=False,
     )
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "perfci: error: `x` must not exceed `n`."
+    assert proc.stderr.strip() == "perfci: error: `--successes` must not exceed `--trials`."
 
 
 def test_bootstrap_json_matches_the_library(capsys):
@@ -155,7 +158,7 @@ def test_warnings_are_one_line_on_stderr(capsys):
         (["bootstrap", "--successes", "5", "--trials", "3"], "must not exceed"),
         (
             ["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "0"],
-            "`n_resamples` must be a positive integer",
+            "`--n-resamples` must be a positive integer",
         ),
         (
             ["bootstrap", "--cells", "1", "2", "3", "4", "--n-resamples", "lots"],
@@ -165,7 +168,7 @@ def test_warnings_are_one_line_on_stderr(capsys):
             ["bootstrap", "--cells", "1", "2", "3", "4", "--metric", "auc"],
             "argument --metric: invalid choice: 'auc' (choose from 'proportion', 'accuracy',",
         ),
-        (["bootstrap", "--cells", "1", "-2", "3", "4"], "`counts` must be non-negative"),
+        (["bootstrap", "--cells", "1", "-2", "3", "4"], "`--cells` must be non-negative"),
         (["bootstrap", "--cells", "1", "2", "3", "4", "--interval", "abc"], "invalid choice"),
     ],
 )
@@ -371,7 +374,7 @@ def test_file_errors(capsys, tmp_path, example_csv):
         ),
         (
             ["report", str(nan_person), "--truth", "human", "--pred", "model", "--group", "person"],
-            "column 'person' is empty in row 12",
+            "`--group` column 'person' has 1 empty cell, in row 12 of",
         ),
         (
             [
@@ -386,11 +389,12 @@ def test_file_errors(capsys, tmp_path, example_csv):
                 "--negative",
                 "0",
             ],
-            "column 'human' row 5: label 'maybe' is neither",
+            "`--truth` column 'human' holds labels that are neither the `--positive` '1' nor the "
+            "`--negative` '0': 'maybe', at row 5.",
         ),
         (
             ["report", str(example_csv), "--truth", "human", "--pred", "model", "--positive", "2"],
-            "`--positive` label '2' does not occur",
+            "`--positive` label '2' is not among the labels [0, 1].",
         ),
         (
             [
@@ -407,7 +411,7 @@ def test_file_errors(capsys, tmp_path, example_csv):
             ],
             "argument --metric: invalid choice: 'macro_f1' (choose from 'accuracy',",
         ),
-        (["plan", "--metric-value", "0.9", "--half-width", "0.7"], "`half_width` must lie"),
+        (["plan", "--metric-value", "0.9", "--half-width", "0.7"], "`--half-width` must lie"),
     ]
     for argv, match in cases:
         status, out, err = run(capsys, *argv)

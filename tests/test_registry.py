@@ -333,7 +333,7 @@ def test_cli_unknown_names_exit_2_with_one_line_naming_the_flag(capsys, command,
 def test_cli_debug_shows_the_traceback(capsys):
     argv = ["interval", "--successes", "11", "--trials", "10"]
     assert main(argv) == 2
-    assert capsys.readouterr().err == "perfci: error: `x` must not exceed `n`.\n"
+    assert capsys.readouterr().err == "perfci: error: `--successes` must not exceed `--trials`.\n"
     for debug in (["--debug", *argv], [*argv, "--debug"]):
         assert main(debug) == 2
         err = capsys.readouterr().err

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ._core.resampling import Statistic
@@ -29,7 +30,7 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _default_positive
+from .counting import _as_label_array, normalize_labels
 from .metrics import BINARY_METRICS, PROPORTION_METRICS, RELEVANT_TEXTS, metric_values
 from .policy import recommended_scheme
 
@@ -185,18 +186,6 @@ def newcombe_paired_interval(
     return low, high
 
 
-def _label_array(name: str, values: Any) -> np.ndarray:
-    """Labels as an array of one or more dims (texts last), with no missing values."""
-    import pandas as pd
-
-    arr = values.to_numpy() if isinstance(values, pd.Series | pd.Index) else np.asarray(values)
-    if arr.ndim == 0 or arr.shape[-1] == 0:
-        raise ValueError(f"`{name}` must hold one label per text; got shape {arr.shape}.")
-    if pd.isna(arr).any():
-        raise ValueError(f"`{name}` contains missing values (NaN or None); drop or code them.")
-    return arr
-
-
 def _joint_cells(
     t: np.ndarray, a: np.ndarray, b: np.ndarray, person: np.ndarray | None
 ) -> np.ndarray:
@@ -245,7 +234,9 @@ def compare(
         shape of `y_true`): the bootstrap then resamples persons. A person with no
         text in a data set is not one of its persons.
     positive : object, optional
-        The positive label (default 1 for 0/1 or boolean codes).
+        The positive label; default 1 for a binary code (0/1, False/True or their
+        strings, recoded to 0/1 in every argument). The labels of the three arguments are
+        read by one contract, as in :func:`perfci.confusion`.
     confidence_level : float, default 0.95
         Confidence level.
     scheme : {"iid", "cluster", "hierarchical"}, optional
@@ -298,9 +289,15 @@ def compare(
     pseudo_count = check_pseudo_count(pseudo_count)
     if not is_positive_int(n_resamples):
         raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
-    t = _label_array("y_true", y_true)
-    a = _label_array("pred_a", pred_a)
-    b = _label_array("pred_b", pred_b)
+    given = normalize_labels(
+        {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
+    )
+    t, a, b = (given.values[k] for k in ("y_true", "pred_a", "pred_b"))
+    positive = given.positive
+    if positive is None:
+        raise ValueError(
+            f"`positive` must name the positive label among {given.classes.tolist()!r}."
+        )
     for name, arr in (("pred_a", a), ("pred_b", b)):
         if arr.shape != t.shape:
             raise ValueError(
@@ -308,20 +305,12 @@ def compare(
                 f"got shape {arr.shape}."
             )
     batch_shape = t.shape[:-1]
-    every = np.concatenate([t.ravel(), a.ravel(), b.ravel()])
-    labels = np.unique(every.astype(str))
-    if positive is None:
-        positive = _default_positive(every)
-        if positive is None:
-            raise ValueError(f"`positive` must name the positive label among {labels.tolist()}.")
-    if not any(np.any(x == positive) for x in (t, a, b)):
-        raise ValueError(f"`positive` label {positive!r} is not among the labels.")
     for name, arr in (("y_true", t), ("pred_a", a), ("pred_b", b)):
-        if np.unique(arr).size > 2:
+        if pd.unique(arr.ravel()).size > 2:
             raise ValueError(f"`{name}` must be binary labels for a comparison.")
     person = None
     if groups is not None:
-        person = _label_array("groups", groups)
+        person = _as_label_array("groups", groups, ndim=None)
         if person.shape not in (t.shape, t.shape[-1:]):
             raise ValueError(
                 f"`groups` must have one id per text, shape {t.shape[-1:]} or {t.shape}; "

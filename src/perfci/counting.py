@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ import pandas as pd
 from ._core.results import ResultMixin
 from .metrics import CELLS
 
-__all__ = ["ConfusionCounts", "confusion"]
+__all__ = ["ConfusionCounts", "LabelSet", "confusion", "normalize_labels"]
 
 
 @dataclass(frozen=True)
@@ -120,26 +121,392 @@ class ConfusionCounts(ResultMixin):
         return xr.Dataset(variables, coords=coords, attrs=attrs)
 
 
-def _as_label_array(name: str, values: Any) -> np.ndarray:
+#: Texts of a binary code: what a column of 0/1 numbers or booleans reads as in a file.
+_CODE_TEXTS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "false": 0, "true": 1}
+#: A label argument of numbers with more distinct values than this, some not whole, is
+#: taken for scores and refused.
+MAX_FRACTIONAL_LABELS = 2
+#: Distinct labels shown in a message.
+_SHOWN = 6
+
+
+def _places(flags: np.ndarray, shape: tuple[int, ...], rows: tuple[str, int]) -> str:
+    """Say where the flagged entries are: ``positions 3, 7 and 12`` (the first five)."""
+    word, start = rows
+    flat = np.flatnonzero(flags)
+    if len(shape) > 1:
+        shown = [str(tuple(int(i) + start for i in np.unravel_index(f, shape))) for f in flat[:5]]
+    else:
+        shown = [str(int(f) + start) for f in flat[:5]]
+    if flat.size > 5:
+        return f"{word}s {', '.join(shown)}, ... ({flat.size} in all)"
+    if flat.size > 1:
+        return f"{word}s {', '.join(shown[:-1])} and {shown[-1]}"
+    return f"{word} {shown[0]}"
+
+
+def _label_array(
+    shown: str, values: Any, *, ndim: int | None = 1, rows: tuple[str, int] = ("position", 0)
+) -> np.ndarray:
+    """One argument of labels or ids as an array, its shape and missing values checked.
+
+    `shown` is how the argument is named in messages (`` `y_true` ``). `ndim` 1 asks for
+    one-dimensional input; None takes any shape with texts on the last axis. Missing values
+    (None, NaN, ``pd.NA``, NaT) are refused with their count and where the first ones are.
+    """
     if isinstance(values, pd.Series | pd.Index):
         arr = values.to_numpy()
     else:
         arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be one-dimensional; got shape {arr.shape}.")
+    if ndim == 1 and arr.ndim != 1:
+        raise ValueError(f"{shown} must be one-dimensional; got shape {arr.shape}.")
+    if ndim is None and (arr.ndim == 0 or arr.shape[-1] == 0):
+        raise ValueError(f"{shown} must hold one label per text; got shape {arr.shape}.")
     if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty.")
-    if pd.isna(arr).any():
-        raise ValueError(f"`{name}` contains missing values (NaN or None); drop or code them.")
+        raise ValueError(f"{shown} must not be empty.")
+    if arr.dtype.kind == "f" and np.isinf(arr).any():
+        where = _places(np.isinf(arr), arr.shape, rows)
+        raise ValueError(f"{shown} holds infinity, which is not a label, at {where}.")
+    missing = np.asarray(pd.isna(arr))
+    if missing.any():
+        raise ValueError(
+            f"{shown} contains missing values (NaN or None): {int(missing.sum())} of "
+            f"{arr.size}, at {_places(missing, arr.shape, rows)}; drop those texts or give "
+            "them a label."
+        )
     return arr
 
 
-def _default_positive(labels: np.ndarray) -> Any:
-    """Return the positive label of 0/1 or False/True codes; None when it must be named."""
-    values = set(labels.tolist())
-    if values <= {0, 1} or values <= {False, True}:
-        return 1
+def _as_label_array(name: str, values: Any, *, ndim: int | None = 1) -> np.ndarray:
+    """:func:`_label_array` of the argument called `name`."""
+    return _label_array(f"`{name}`", values, ndim=ndim)
+
+
+def _plain(value: Any) -> Any:
+    """Return a NumPy scalar as the Python value it prints as (1, not np.int64(1))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _code(value: Any) -> int | None:
+    """Return the 0/1 of a binary code (1, 1.0, True, "1", "1.0", "true"), else None."""
+    if isinstance(value, bool | np.bool_):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return 0 if value == 0 else 1 if value == 1 else None
+    if isinstance(value, str):
+        return _CODE_TEXTS.get(value.lower())
     return None
+
+
+def _kind(value: Any) -> str:
+    """Return the kind of a label: ``numbers`` (booleans too), ``text`` or ``other``."""
+    if isinstance(value, bool | np.bool_ | numbers.Real):
+        return "numbers"
+    return "text" if isinstance(value, str) else "other"
+
+
+def _text_key(value: Any) -> str:
+    """Return what a label reads as, whatever its type, case and surrounding whitespace."""
+    value = _plain(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip().casefold()
+
+
+def _sorted(values: Any) -> list[Any]:
+    values = [_plain(v) for v in values]
+    try:
+        return sorted(values)
+    except TypeError:  # mixed label types: order them by their text
+        return sorted(values, key=str)
+
+
+def _listing(values: Any) -> str:
+    values = list(values)
+    shown = ", ".join(repr(_plain(v)) for v in values[:_SHOWN])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > _SHOWN else "")
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """Label arguments after :func:`normalize_labels`: one coding, checked once.
+
+    Attributes
+    ----------
+    values : dict of str to numpy.ndarray
+        Each argument's labels, by argument name. A recognized binary code is the
+        integers 0 and 1 in every argument.
+    positive : object or None
+        The positive label in the same coding; None for one-vs-rest counts.
+    classes : numpy.ndarray
+        The labels, sorted: those observed in any argument, or ``[0, 1]`` for a binary code.
+    coded : bool
+        Whether the labels were recognized as one binary code (0/1, False/True or their
+        strings) and recoded to the integers 0 and 1.
+    """
+
+    values: dict[str, np.ndarray]
+    positive: Any
+    classes: np.ndarray
+    coded: bool
+
+
+def normalize_labels(
+    columns: dict[str, Any],
+    *,
+    positive: Any = None,
+    negative: Any = None,
+    infer_positive: bool = True,
+    ndim: int | None = 1,
+    names: dict[str, str] | None = None,
+    rows: tuple[str, int] = ("position", 0),
+) -> LabelSet:
+    """Check label arguments and bring them to one coding: the input contract for labels.
+
+    Every function that takes labels (:func:`confusion`, :func:`perfci.metric_ci`,
+    :func:`perfci.report`, :func:`perfci.compare`, :func:`perfci.bayes.fit_labels` and the
+    command line) reads them through this function, so one set of rules holds everywhere:
+
+    1. Missing values (None, NaN, ``pd.NA``, NaT) are refused, with their count and where
+       the first ones are.
+    2. An argument of numbers with more than :data:`MAX_FRACTIONAL_LABELS` distinct values,
+       some not whole, is taken for model scores and refused: scores are thresholded into
+       labels first.
+    3. A binary code given as integers, floats, booleans or their strings (``1``, ``1.0``,
+       ``True``, ``"1"``, ``"1.0"``, ``"true"``, ``"True"``) is one code, whichever of these
+       each argument uses: every argument is recoded to the integers 0 and 1, and so are
+       `positive` (default 1) and `negative`.
+    4. Otherwise, labels that can never match are refused, showing each argument's coding:
+       numbers beside text (1 is not ``"1"``), a binary code in one argument and no code in
+       another (``0/1`` against ``"no"/"yes"``), or two arguments with two or more labels
+       each and none in common.
+    5. Text labels that differ only in case or surrounding whitespace (``"yes"``,
+       ``" yes"``, ``"Yes"``) are refused, naming each spelling and its count in each
+       argument: they would count as different labels, a near-miss of the positive label
+       as a negative.
+    6. `positive` must be one of the labels; two labels that are not a binary code need it
+       named (when `infer_positive`); with `negative`, every label must be one of the two.
+
+    Parameters
+    ----------
+    columns : dict of str to array_like
+        The label arguments by name, reference first (``{"y_true": ..., "y_pred": ...}``),
+        each with its texts on the last axis.
+    positive, negative : object, optional
+        The positive label, and the negative one when any other label is an error.
+    infer_positive : bool, default True
+        Whether to default `positive` (1 for a binary code) and ask for it for two other
+        labels; False (one-vs-rest counts of given classes) leaves it None unless given.
+    ndim : int or None, default 1
+        1 for one-dimensional arguments; None for any shape (a batch of data sets).
+    names : dict of str to str, optional
+        How the arguments, ``positive`` and ``negative`` are named in messages (default:
+        the name in backticks); the command line names its flags and columns.
+    rows : tuple of (str, int), default ("position", 0)
+        The word for a place in an argument, and the number of the first place.
+
+    Returns
+    -------
+    LabelSet
+        The labels in one coding, the positive label in it, and the classes.
+
+    Raises
+    ------
+    ValueError
+        With the messages of the rules above, naming the argument.
+
+    Examples
+    --------
+    >>> from perfci.counting import normalize_labels
+    >>> labels = normalize_labels({"y_true": [1, 0, 1, 1], "y_pred": ["1", "0", "1", "0"]})
+    >>> labels.values["y_pred"], labels.positive
+    (array([1, 0, 1, 0]), 1)
+    """
+    shown = {key: f"`{key}`" for key in (*columns, "positive", "negative")}
+    shown.update(names or {})
+    arrays = {
+        key: _label_array(shown[key], value, ndim=ndim, rows=rows) for key, value in columns.items()
+    }
+    uniques = {key: pd.unique(arr.ravel()) for key, arr in arrays.items()}
+    for key, values in uniques.items():
+        _refuse_scores(shown[key], values)
+    every = pd.unique(np.concatenate([u.astype(object) for u in uniques.values()]))
+    codes = [_code(v) for v in every]
+    coded = all(c is not None for c in codes)
+    if coded:
+        table = dict(zip(every.tolist(), codes, strict=True))
+        arrays = {key: _recode(arr, table) for key, arr in arrays.items()}
+        classes = np.array([0, 1])
+        positive, negative = (
+            v if v is None or _code(v) is None else _code(v) for v in (positive, negative)
+        )
+    else:
+        _refuse_numbers_beside_text(shown, uniques)
+        _refuse_near_misses(shown, arrays, uniques, positive)
+        _refuse_codings_that_never_match(shown, uniques)
+        kinds = {_kind(v) for v in every}
+        classes = np.asarray(_sorted(every), dtype=None if len(kinds) == 1 else object)
+
+    if positive is None and infer_positive and classes.size <= 2:
+        if not coded:
+            raise ValueError(
+                f"{shown['positive']} must name the positive label for binary labels "
+                f"{_sorted(classes)!r}."
+            )
+        positive = 1
+    if positive is not None and not any(_same(c, positive) for c in classes.tolist()):
+        raise ValueError(
+            f"{shown['positive']} label {_plain(positive)!r} is not among the labels "
+            f"{_sorted(classes)!r}{_did_you_mean(positive, classes)}."
+        )
+    if negative is not None:
+        for key, arr in arrays.items():
+            other = ~pd.Series(arr.ravel()).isin([positive, negative]).to_numpy()
+            if other.any():
+                raise ValueError(
+                    f"{shown[key]} holds labels that are neither the {shown['positive']} "
+                    f"{_plain(positive)!r} nor the {shown['negative']} {_plain(negative)!r}: "
+                    f"{_listing(_sorted(pd.unique(arr.ravel()[other])))}, at "
+                    f"{_places(other, arr.shape, rows)}."
+                )
+    return LabelSet(values=arrays, positive=positive, classes=classes, coded=coded)
+
+
+def _same(label: Any, other: Any) -> bool:
+    """Label equality without NumPy's elementwise comparison of numbers with text."""
+    return _kind(label) == _kind(other) and bool(label == other)
+
+
+def _recode(arr: np.ndarray, table: dict[Any, int]) -> np.ndarray:
+    """`arr` as the integers 0/1, by the code `table` of its distinct values."""
+    if arr.dtype.kind in "biuf":
+        return arr.astype(np.int64)
+    codes, uniques = pd.factorize(arr.ravel())
+    lookup = np.asarray([table[v] for v in uniques.tolist()], dtype=np.int64)
+    return lookup[codes].reshape(arr.shape)
+
+
+def _as_number(value: Any) -> float | None:
+    """Return a label as a number (numbers and number strings, not booleans), else None."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if np.isfinite(number) else None
+    return None
+
+
+def _refuse_scores(shown: str, values: np.ndarray) -> None:
+    """Refuse an argument of numbers with many distinct values, some not whole: scores."""
+    if values.size <= MAX_FRACTIONAL_LABELS or values.dtype.kind in "biu":
+        return
+    if values.dtype.kind == "f":
+        numbers_ = values.astype(float)
+    else:
+        parsed = [_as_number(v) for v in values.tolist()]
+        if any(v is None for v in parsed):
+            return
+        numbers_ = np.asarray(parsed, dtype=float)
+    fractional = numbers_[numbers_ != np.round(numbers_)]
+    if fractional.size == 0:
+        return
+    raise ValueError(
+        f"{shown} looks like scores, not labels: {numbers_.size} distinct numbers from "
+        f"{numbers_.min():g} to {numbers_.max():g}, some not whole (e.g. {fractional[0]:g}). "
+        "perfci counts labels: threshold the scores into labels first (e.g. 1 where the "
+        "score is at least 0.5, else 0) and pass those."
+    )
+
+
+def _coding(shown: str, values: np.ndarray) -> str:
+    kinds = sorted({_kind(v) for v in values} - {"other"})
+    return f"{shown} holds {_listing(_sorted(values))} ({' and '.join(kinds) or 'other values'})"
+
+
+def _refuse_numbers_beside_text(shown: dict[str, str], uniques: dict[str, np.ndarray]) -> None:
+    """Refuse numbers beside text: 1 and "1" are different labels and never match."""
+    kinds = set().union(*({_kind(v) for v in u} for u in uniques.values()))
+    if {"numbers", "text"} <= kinds:
+        raise ValueError(
+            "the labels mix numbers and text, which never match (1 is not '1'): "
+            + "; ".join(_coding(shown[key], u) for key, u in uniques.items())
+            + "; code them alike."
+        )
+
+
+def _refuse_codings_that_never_match(shown: dict[str, str], uniques: dict[str, np.ndarray]) -> None:
+    """Refuse a binary code against labels that are not one, or two codings with nothing shared.
+
+    The reference (the first argument) is set against each of the others.
+    """
+    is_code = {key: [_code(v) is not None for v in u.tolist()] for key, u in uniques.items()}
+    reference, *others = uniques
+    for other in others:
+        pair = (reference, other)
+        for a, b in (pair, pair[::-1]):
+            if all(is_code[a]) and not any(is_code[b]):
+                raise ValueError(
+                    f"{shown[a]} holds a binary code and {shown[b]} labels that are not one: "
+                    + "; ".join(_coding(shown[k], uniques[k]) for k in pair)
+                    + "; code both alike."
+                )
+        shared = set(uniques[reference].tolist()) & set(uniques[other].tolist())
+        if not shared and min(uniques[k].size for k in pair) >= 2:
+            raise ValueError(
+                f"{shown[reference]} and {shown[other]} have no label in common: "
+                + "; ".join(_coding(shown[k], uniques[k]) for k in pair)
+                + "; code both alike."
+            )
+
+
+def _refuse_near_misses(
+    shown: dict[str, str],
+    arrays: dict[str, np.ndarray],
+    uniques: dict[str, np.ndarray],
+    positive: Any,
+) -> None:
+    """Refuse text labels that differ only in case or surrounding whitespace."""
+    spellings: dict[str, set[str]] = {}
+    for values in uniques.values():
+        for v in values.tolist():
+            if isinstance(v, str):
+                spellings.setdefault(v.strip().casefold(), set()).add(v)
+    clashes = [sorted(group) for group in spellings.values() if len(group) > 1]
+    if not clashes:
+        return
+    tallies = {key: pd.Series(arr.ravel()).value_counts() for key, arr in arrays.items()}
+
+    def counted(label: str) -> str:
+        where = [
+            f"{int(t[label])} {'text' if t[label] == 1 else 'texts'} in {shown[key]}"
+            for key, t in tallies.items()
+            if label in t
+        ]
+        return f"{label!r} ({', '.join(where)})"
+
+    group = next((g for g in clashes if positive in g), clashes[0])
+    if positive in group:
+        raise ValueError(
+            f"labels that differ from the {shown['positive']} label {positive!r} only in case "
+            "or surrounding whitespace would count as negatives: "
+            + ", ".join(counted(g) for g in group if g != positive)
+            + f", beside {counted(positive)}; recode them to one spelling."
+        )
+    raise ValueError(
+        "labels that differ only in case or surrounding whitespace would count as different "
+        f"labels: {', '.join(counted(g) for g in group)}; recode them to one spelling."
+    )
+
+
+def _did_you_mean(positive: Any, classes: np.ndarray) -> str:
+    """Name the labels that read like `positive` but are not it (``'Yes'``, ``1``)."""
+    near = [c for c in classes.tolist() if _text_key(c) == _text_key(positive)]
+    return f"; {_listing(near)} reads like it but is not the same label" if near else ""
 
 
 def confusion(
@@ -161,9 +528,9 @@ def confusion(
         Classifier labels for the same texts, in the same order.
     positive : object, optional
         The positive label. Binary counts ``(4,)`` are returned when it is given, or
-        when the labels are 0/1 or False/True codes (then it defaults to 1). Without it,
-        data with three or more classes give one-vs-rest counts for every class; two
-        labels that are not 0/1 codes need it named.
+        when the labels are a binary code (then it defaults to 1). Without it, data with
+        three or more classes give one-vs-rest counts for every class; two labels that
+        are not a binary code need it named.
     groups : array_like, optional
         Person ids, one per text. Counts then have a leading person axis, one row
         per person in sorted id order.
@@ -179,9 +546,19 @@ def confusion(
     Raises
     ------
     ValueError
-        If the inputs have different lengths, are empty or contain missing values,
-        if `positive` is not among the labels, or if two non-0/1 labels leave the
-        positive one unnamed.
+        If the inputs have different lengths or are empty; or by the label contract of
+        :func:`normalize_labels`: missing values (with their count and positions), a
+        column of scores, codings that can never match, labels that differ only in case
+        or surrounding whitespace, a `positive` that is not among the labels, or two
+        labels that are not a binary code with `positive` unnamed.
+
+    Notes
+    -----
+    Labels are read by one contract (:func:`normalize_labels`). A binary code is one
+    code whatever its type: 1, 1.0, True, "1", "1.0" and "true" are the same label in
+    either argument, and are counted as the integer 1 (the default positive label).
+    Anything that would silently count a label as another (1 beside "1", "yes" beside
+    "Yes " or "Yes") is refused with a message that names the labels and their counts.
 
     Examples
     --------
@@ -197,9 +574,14 @@ def confusion(
     array([[1, 0, 1, 2],
            [1, 1, 0, 2],
            [0, 1, 1, 2]])
+    >>> pc.confusion([1, 0, 1, 1], ["1", "0", "1", "0"], positive="1").counts
+    array([2, 0, 1, 1])
     """
-    t = _as_label_array("y_true", y_true)
-    p = _as_label_array("y_pred", y_pred)
+    given = normalize_labels(
+        {"y_true": y_true, "y_pred": y_pred}, positive=positive, infer_positive=labels is None
+    )
+    t, p = given.values["y_true"], given.values["y_pred"]
+    positive = given.positive
     if t.shape != p.shape:
         raise ValueError(
             f"`y_true` and `y_pred` must have the same length; got {t.size} and {p.size}."
@@ -213,33 +595,21 @@ def confusion(
         group_ids, person = None, np.zeros(t.size, dtype=np.intp)
     m = 1 if group_ids is None else group_ids.size
 
-    observed = pd.unique(np.concatenate([t, p]))
+    classes = given.classes
     if labels is not None:
-        classes = _as_label_array("labels", labels)
-        missing = set(observed.tolist()) - set(classes.tolist())
+        named = _as_label_array("labels", labels)
+        if given.coded:
+            named = np.asarray([v if _code(v) is None else _code(v) for v in named.tolist()])
+        observed = pd.unique(np.concatenate([t, p])).tolist()
+        missing = [v for v in observed if not any(_same(v, c) for c in named.tolist())]
         if missing:
             raise ValueError(
-                f"`labels` must include every observed label; missing {sorted(missing, key=str)}."
+                f"`labels` must include every observed label; missing {_sorted(missing)}."
             )
-    else:
-        try:
-            classes = np.asarray(sorted(observed.tolist()))
-        except TypeError:  # mixed label types: order them by their text
-            classes = np.asarray(sorted(observed.tolist(), key=str), dtype=object)
-
-    if positive is None and labels is None and classes.size <= 2:
-        positive = _default_positive(classes)
-        if positive is None:
-            raise ValueError(
-                f"`positive` must name the positive label for binary labels {classes.tolist()!r}."
-            )
+        classes = named
     lead: tuple[str, ...] = () if group_ids is None else ("person",)
 
     if positive is not None:
-        if not np.any(classes == positive):
-            raise ValueError(
-                f"`positive` label {positive!r} is not among the labels {classes.tolist()!r}."
-            )
         pos_t = t == positive
         pos_p = p == positive
         cell = np.where(pos_t, np.where(pos_p, 0, 2), np.where(pos_p, 1, 3))

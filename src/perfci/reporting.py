@@ -21,7 +21,13 @@ from ._core.results import ResultMixin
 from ._core.validation import UndefinedMetricWarning, check_confidence_level
 from .analytic import ProportionCI, proportion_ci
 from .bootstrap import BootstrapCI, bootstrap_ci
-from .counting import ConfusionCounts, _as_label_array, confusion, one_vs_rest
+from .counting import (
+    ConfusionCounts,
+    _as_label_array,
+    confusion,
+    normalize_labels,
+    one_vs_rest,
+)
 from .design import ClusteredProportionCI, clustered_proportion_ci
 from .metrics import (
     BINARY_METRICS,
@@ -661,8 +667,10 @@ def report(
         "bayes_sampler": bayes_sampler if bayes else None,
     }
     generator = np.random.default_rng(rng)
-    t = _as_label_array("y_true", y_true)
-    p = _as_label_array("y_pred", y_pred)
+    # the labels are read once, for all texts, so that every subgroup has one coding
+    given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
+    t, p = given.values["y_true"], given.values["y_pred"]
+    positive = given.positive
     g = None if groups is None else _as_label_array("groups", groups)
     for name, arr in (("y_pred", p), ("groups", g)):
         if arr is not None and arr.shape != t.shape:

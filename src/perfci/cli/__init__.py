@@ -1,8 +1,9 @@
 """The ``perfci`` command line.
 
 Every command prints readable text by default and JSON with ``--json``. Bad input prints
-one line to stderr naming the flag or column and exits with status 2, without a traceback
-(``--debug`` shows one).
+one line to stderr naming the flag, column or file the user typed and exits with status
+2; an internal error prints one line saying so and exits with status 1. Neither shows a
+traceback unless ``--debug`` is given.
 
 The parser (:mod:`perfci.cli.parser`) reads every name and its help from the registry,
 the commands (:mod:`perfci.cli.commands`) import the library as they need it, and
@@ -12,16 +13,12 @@ the commands (:mod:`perfci.cli.commands`) import the library as they need it, an
 from __future__ import annotations
 
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["main"]
-
-
-def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
-    """Print a warning as one line, without the source line warnings usually show."""
-    print(f"perfci: warning: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,8 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on bad input (after printing one line to stderr, or a traceback
-        with ``--debug``).
+        0 on success; 2 on bad input (usage, values, files), after one line on stderr
+        that names the flag, column or file; 1 on an internal error, after one line
+        that says so and points to ``--debug``; 130 when interrupted. With ``--debug``,
+        errors show their traceback instead.
 
     Examples
     --------
@@ -45,10 +44,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     wilson 95% interval for 264 of 300: estimate 0.8800, [0.8383, 0.9120]
     0
     """
-    from .parser import UsageError, build_parser
+    from .parser import UsageError, build_parser, in_user_words
 
     parser = build_parser()
+    args: Any = None
     debug = False
+
+    def words(message: object) -> str:
+        text = str(message).splitlines()[0] if str(message) else type(message).__name__
+        return text if args is None else in_user_words(text, args)
+
+    def show_warning(message: Warning | str, *_: Any, **__: Any) -> None:
+        print(f"perfci: warning: {words(message)}", file=sys.stderr)
+
     try:
         args = parser.parse_args(argv)
         debug = args.debug
@@ -56,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with warnings.catch_warnings():
             warnings.simplefilter("always")
-            warnings.showwarning = _show_warning
+            warnings.showwarning = show_warning
             COMMANDS[args.command](args)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
@@ -65,12 +73,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `perfci demo | head`); nothing left to report.
         sys.stderr.close()
         return 0
-    except (ValueError, OSError) as exc:
+    except KeyboardInterrupt:
+        print("perfci: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, MemoryError) as exc:
         if debug:
-            import traceback
-
+            traceback.print_exc()
+        elif isinstance(exc, MemoryError):
+            print(
+                f"perfci: error: not enough memory for this request ({words(exc)}); ask for "
+                "less (fewer resamples, a smaller n)",
+                file=sys.stderr,
+            )
+        else:
+            print(f"perfci: error: {words(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if debug:
             traceback.print_exc()
         else:
-            print(f"perfci: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 2
+            print(
+                f"perfci: internal error: {type(exc).__name__}: {words(exc)} (run again with "
+                "--debug to see the traceback)",
+                file=sys.stderr,
+            )
+        return 1
     return 0

@@ -73,6 +73,8 @@ def bootstrap(args: argparse.Namespace) -> None:
     else:
         if args.successes is None or args.trials is None:
             raise ValueError("give `--cells TP FP FN TN`, or `--successes X --trials N`.")
+        if args.successes < 0:
+            raise ValueError(f"`--successes` must be non-negative; got {args.successes}.")
         if args.successes > args.trials:
             raise ValueError("`--successes` must not exceed `--trials`.")
         counts = [args.successes, args.trials - args.successes]
@@ -98,33 +100,76 @@ def bootstrap(args: argparse.Namespace) -> None:
     rendering.emit(payload, args.json, text)
 
 
+#: What other software writes for a missing value. Only an empty cell is missing to the
+#: command line (so a person id ``NA`` is an id); in a column of labels these are refused,
+#: since they would otherwise count as a label.
+MISSING_CODES = ("NA", "N/A", "n/a", "#N/A", "#NA", "<NA>", "NULL", "null", "NaN", "nan", "None")
+
+
 def _read_table(path: str) -> pd.DataFrame:
-    """Read a CSV, TSV or Parquet file of labelled texts, labels kept as text."""
+    """Read a CSV, TSV or Parquet file of labelled texts, cells kept as text.
+
+    Only empty cells are missing: ``NA``, ``null`` and the like are read as they are.
+    """
     import pandas as pd
 
-    suffix = Path(path).suffix.lower()
+    where = Path(path)
+    suffix = where.suffix.lower()
+    if where.is_dir():
+        raise ValueError(f"file {path!r} is a folder; give a .csv, .tsv or .parquet file.")
     if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
-        raise ValueError(f"`FILE` {path!r} must be a .csv, .tsv or .parquet file.")
+        raise ValueError(f"file {path!r} must be a .csv, .tsv or .parquet file.")
+    if not where.exists():
+        raise ValueError(f"file {path!r} does not exist.")
     try:
         if suffix in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
         else:
-            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str)
-    except FileNotFoundError:
-        raise ValueError(f"`FILE` {path!r} does not exist.") from None
+            sep = "\t" if suffix == ".tsv" else ","
+            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(
+            f"file {path!r} is empty; it needs a header and one row per text."
+        ) from None
+    except PermissionError:
+        raise ValueError(f"file {path!r} could not be read: permission denied.") from None
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"file {path!r} could not be read: it is not text in UTF-8 (a CSV or TSV file)."
+        ) from None
     except Exception as exc:  # pandas raises many kinds for a malformed file
-        raise ValueError(f"`FILE` {path!r} could not be read: {exc}".splitlines()[0]) from None
+        raise ValueError(f"file {path!r} could not be read: {exc}".splitlines()[0]) from None
+    if len(frame) == 0:
+        raise ValueError(
+            f"file {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
+            "it needs one row per text."
+        )
     return frame
 
 
-@overload
-def _column(frame: pd.DataFrame, name: str, option: str, path: str) -> pd.Series: ...
-@overload
-def _column(frame: pd.DataFrame, name: None, option: str, path: str) -> None: ...
-def _column(frame: pd.DataFrame, name: str | None, option: str, path: str) -> pd.Series | None:
-    """Return a column by name (None if `name` is), reporting its missing values by row."""
-    import numpy as np
+def _rows(flags: Any) -> str:
+    """Name the rows of a file where `flags` holds, counted from 1 after the header."""
+    from ..counting import _places
 
+    return _places(flags, flags.shape, ("row", 1))
+
+
+@overload
+def _column(
+    frame: pd.DataFrame, name: str, option: str, path: str, *, labels: bool = ...
+) -> pd.Series: ...
+@overload
+def _column(
+    frame: pd.DataFrame, name: None, option: str, path: str, *, labels: bool = ...
+) -> None: ...
+def _column(
+    frame: pd.DataFrame, name: str | None, option: str, path: str, *, labels: bool = False
+) -> pd.Series | None:
+    """Return a column as text by name (None if `name` is); refuse its missing values.
+
+    A cell is missing when it is empty (or only whitespace), or a missing value of a
+    Parquet file. In a column of `labels`, :data:`MISSING_CODES` are refused as well.
+    """
     if name is None:
         return None
     if name not in frame.columns:
@@ -133,43 +178,46 @@ def _column(frame: pd.DataFrame, name: str | None, option: str, path: str) -> pd
             f"{list(map(str, frame.columns))}."
         )
     column = frame[name]
-    missing = np.flatnonzero(column.isna().to_numpy())
-    if missing.size:
+    text = column.astype(str) if column.dtype != object else column.map(str)
+    missing = (column.isna() | (text.str.strip() == "")).to_numpy()
+    if missing.any():
         raise ValueError(
-            f"column {name!r} is empty in row {missing[0] + 1} of {path} "
-            f"({missing.size} empty rows); every text needs a value."
+            f"`{option}` column {name!r} has {int(missing.sum())} empty "
+            f"{'cell' if missing.sum() == 1 else 'cells'}, in {_rows(missing)} of {path}; "
+            "every text needs a value: fill them in or drop those rows."
         )
-    return column.astype(str) if column.dtype != object else column.map(str)
+    if labels:
+        coded = text.str.strip().isin(MISSING_CODES).to_numpy()
+        if coded.any():
+            found = ", ".join(repr(v) for v in sorted(set(text[coded])))
+            raise ValueError(
+                f"`{option}` column {name!r} holds {found}, which other software writes for a "
+                f"missing label, in {_rows(coded)} of {path}; only an empty cell is missing "
+                "here: give those texts a label, or drop the rows."
+            )
+    return text
 
 
-def _labels(args: argparse.Namespace, columns: list[pd.Series]) -> Any:
-    """Return the positive label, checked against the declared negative label if given."""
-    import numpy as np
+def _labels(args: argparse.Namespace, columns: dict[str, tuple[str, str]], frame: Any) -> Any:
+    """Read the label columns by one contract; return their arrays and the positive label.
 
-    values = set().union(*(set(c.unique()) for c in columns))
-    positive = args.positive
-    if positive is None:
-        for pos, pair in (
-            ("1", {"0", "1"}),
-            ("True", {"False", "True"}),
-            ("true", {"false", "true"}),
-        ):
-            if values <= pair:
-                positive = pos
-    if positive is not None and positive not in values:
-        raise ValueError(
-            f"`--positive` label {positive!r} does not occur; labels: {sorted(values)}."
-        )
-    if args.negative is not None:
-        allowed = {positive, args.negative}
-        for column in columns:
-            bad = np.flatnonzero(~column.isin(allowed).to_numpy())
-            if bad.size:
-                raise ValueError(
-                    f"column {column.name!r} row {bad[0] + 1}: label {column.iloc[bad[0]]!r} is "
-                    f"neither the positive {positive!r} nor the negative {args.negative!r}."
-                )
-    return positive
+    `columns` maps each library argument (``y_true``, ...) to its flag and column name.
+    """
+    from ..counting import normalize_labels
+
+    read = {
+        key: _column(frame, column, flag, args.file, labels=True)
+        for key, (flag, column) in columns.items()
+    }
+    names = {key: f"`{flag}` column {column!r}" for key, (flag, column) in columns.items()}
+    given = normalize_labels(
+        read,
+        positive=args.positive,
+        negative=args.negative,
+        names={**names, "positive": "`--positive`", "negative": "`--negative`"},
+        rows=("row", 1),
+    )
+    return given.values, given.positive
 
 
 def report(args: argparse.Namespace) -> None:
@@ -177,14 +225,14 @@ def report(args: argparse.Namespace) -> None:
     from ..reporting import report as report_
 
     frame = _read_table(args.file)
-    truth = _column(frame, args.truth, "--truth", args.file)
-    pred = _column(frame, args.pred, "--pred", args.file)
+    values, positive = _labels(
+        args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}, frame
+    )
     groups = _column(frame, args.group, "--group", args.file)
     by = _column(frame, args.by, "--by", args.file)
-    positive = _labels(args, [truth, pred])
     table = report_(
-        truth,
-        pred,
+        values["y_true"],
+        values["y_pred"],
         groups,
         by=by,
         positive=positive,
@@ -225,15 +273,17 @@ def compare(args: argparse.Namespace) -> None:
     from ..comparison import compare as compare_
 
     frame = _read_table(args.file)
-    truth = _column(frame, args.truth, "--truth", args.file)
-    pred_a = _column(frame, args.pred_a, "--pred-a", args.file)
-    pred_b = _column(frame, args.pred_b, "--pred-b", args.file)
+    columns = {
+        "y_true": ("--truth", args.truth),
+        "pred_a": ("--pred-a", args.pred_a),
+        "pred_b": ("--pred-b", args.pred_b),
+    }
+    values, positive = _labels(args, columns, frame)
     groups = _column(frame, args.group, "--group", args.file)
-    positive = _labels(args, [truth, pred_a, pred_b])
     result = compare_(
-        truth,
-        pred_a,
-        pred_b,
+        values["y_true"],
+        values["pred_a"],
+        values["pred_b"],
         args.metric,
         groups,
         positive=positive,
@@ -255,10 +305,11 @@ def bayes(args: argparse.Namespace) -> None:
     from ..reporting import metric_ci
 
     frame = _read_table(args.file)
-    truth = _column(frame, args.truth, "--truth", args.file)
-    pred = _column(frame, args.pred, "--pred", args.file)
+    values, positive = _labels(
+        args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}, frame
+    )
+    truth, pred = values["y_true"], values["y_pred"]
     groups = _column(frame, args.group, "--group", args.file)
-    positive = _labels(args, [truth, pred])
     level = args.credible_level
     result = bayes_.fit_labels(
         truth, pred, groups, args.metric, positive=positive, sampler=args.sampler, rng=args.seed

@@ -8,12 +8,13 @@ building the parser is cheap.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from .._core import registry
 
-__all__ = ["Parser", "UsageError", "build_parser"]
+__all__ = ["Parser", "UsageError", "build_parser", "in_user_words"]
 
 
 class UsageError(Exception):
@@ -96,6 +97,16 @@ def _n_resamples(text: str) -> int | str:
         ) from None
 
 
+def _seed_value(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return seed
+
+
 def _common(p: argparse.ArgumentParser, *, level: str | None = "confidence") -> None:
     """Add ``--json``, ``--debug`` and the level flag shared by the commands."""
     if level == "confidence":
@@ -117,7 +128,11 @@ def _common(p: argparse.ArgumentParser, *, level: str | None = "confidence") -> 
 
 def _seed(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--seed", type=int, default=None, metavar="S", help="seed of the random generator"
+        "--seed",
+        type=_seed_value,
+        default=None,
+        metavar="S",
+        help="seed of the random generator, a non-negative integer",
     )
 
 
@@ -325,3 +340,54 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("demo", "report, comparison and plan for the bundled example")
     _common(p)
     return parser
+
+
+#: Library arguments that a command's flags feed under another name; every other argument
+#: has its flag's name (`method` is ``--method``, `n_resamples` is ``--n-resamples``).
+_ARGUMENT_FLAGS = {
+    "interval": {"x": "successes", "n": "trials"},
+    "bootstrap": {"counts": "cells", "rng": "seed"},
+    "report": {"y_true": "truth", "y_pred": "pred", "groups": "group", "rng": "seed"},
+    "compare": {"y_true": "truth", "groups": "group", "rng": "seed"},
+    "bayes": {
+        "y_true": "truth",
+        "y_pred": "pred",
+        "groups": "group",
+        "rng": "seed",
+        "confidence_level": "credible_level",
+        "level": "credible_level",
+    },
+}
+#: Flags whose value is a column of the file.
+_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by")
+#: Parsed values that are not flags the user typed as ``--name``.
+_NOT_FLAGS = ("command", "debug", "json", "file", "action", "suite")
+
+
+def in_user_words(message: str, args: argparse.Namespace) -> str:
+    """Name, in a library message, the flags and columns the user typed.
+
+    Each argument name in backticks becomes its flag (`` `x` `` is `` `--successes` `` in
+    ``perfci interval``) and, for a flag naming a column, the column too (`` `y_true` `` is
+    `` `--truth` column 'human' ``). Names without a flag are left as they are.
+
+    Examples
+    --------
+    >>> from perfci.cli.parser import build_parser, in_user_words
+    >>> args = build_parser().parse_args(["interval", "--successes", "5", "--trials", "2"])
+    >>> in_user_words("`x` must not exceed `n`.", args)
+    '`--successes` must not exceed `--trials`.'
+    """
+    aliases = _ARGUMENT_FLAGS.get(getattr(args, "command", ""), {})
+    given = vars(args)
+
+    def flag(match: re.Match[str]) -> str:
+        dest = aliases.get(match.group(1), match.group(1))
+        if dest not in given or dest in _NOT_FLAGS:
+            return match.group(0)
+        words = f"`--{dest.replace('_', '-')}`"
+        if dest in _COLUMN_FLAGS and given[dest] is not None:
+            words += f" column {given[dest]!r}"
+        return words
+
+    return re.sub(r"`([A-Za-z_]\w*)`", flag, message)
