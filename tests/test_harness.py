@@ -180,7 +180,7 @@ GARBAGE = [
     (
         "SMALL",
         ("resamples = 200", "resamples = 2.5"),
-        "`scales.smoke.resamples` must be an integer from 0 to 100000000; got 2.5.",
+        "`scales.smoke.resamples` must be an integer from 0 to 10000000; got 2.5.",
     ),
     ("SMALL", ("seed = 7", "seed = 1.5"), "`seed` must be a non-negative integer; got 1.5."),
     ("SMALL", ("seed = 7", "seed = -1"), "`seed` must be a non-negative integer; got -1."),

@@ -9,6 +9,7 @@ scored on the same texts and give intervals that are too wide.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -25,6 +26,7 @@ from .bootstrap import (
     BootstrapCI,
     assemble,
     check_pseudo_count,
+    check_resample_size,
     is_positive_int,
     resample_intervals,
     warn_about,
@@ -308,6 +310,7 @@ def compare(
                 f"got shape {arr.shape}."
             )
     batch_shape = t.shape[:-1]
+    check_resample_size(n_resamples, math.prod(batch_shape))
     every = np.concatenate([t.ravel(), a.ravel(), b.ravel()])
     labels = np.unique(every.astype(str))
     if positive is None:
