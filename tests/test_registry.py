@@ -404,6 +404,23 @@ def test_the_schema_is_the_registry():
             assert field.accepts(field.default), field
 
 
+def test_the_documented_suite_rules_are_the_registry():
+    text = (SRC.parents[1] / "docs" / "validation.md").read_text()
+    rows = [f"| `{k}` | {f.describe()} |" for k, f in registry.SUITE_KEYS.items()]
+    rows += [f"| `scales.NAME.{k}` | {f.describe()} |" for k, f in registry.SCALE_KEYS.items()]
+    for kind, schema in registry.POPULATION_SCHEMA.items():
+        rows += [
+            f"| `{kind}` | `population.{k}` | {f.describe()} |" for k, f in schema.keys.items()
+        ]
+        rows += [f"| `{kind}` | `grid.{k}` | {f.describe()} |" for k, f in schema.dims.items()]
+    for row in rows:
+        assert row in text, row
+    start = text.index("(validation-schema)=")
+    section = text[start : text.index("Besides these:", start)]
+    # and no row the registry does not have (one more: the header "| `population.kind` |")
+    assert section.count("\n| `") == len(rows) + 1
+
+
 # ------------------------------------------------ generated bad input: Python entry points
 
 GROUPED = ([3, 2, 4], [5, 5, 6])
