@@ -247,6 +247,13 @@ def folder_lock(folder: str | os.PathLike) -> Iterator[Path]:
         except BlockingIOError:
             os.close(fd)
             raise _in_use(folder, _read_pid(path)) from None
+        except OSError as exc:  # a file system without locks
+            os.close(fd)
+            raise WriteError(
+                exc.errno,
+                f"could not lock {path}: {exc.strerror or exc} (its file system has no "
+                "file locks; write to a local folder)",
+            ) from exc
         try:  # the holder may have removed the file between our open and our flock
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
