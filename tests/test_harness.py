@@ -112,7 +112,10 @@ def test_resume_recomputes_only_missing_cells(tiny, tmp_path):
     ("edit", "match"),
     [
         (('method = "wilson"', 'method = "wilsonn"'), r"`methods\[0\].method` must be one of"),
-        (("p = [0.6, 0.95]", "p = [0.6, 1.5]"), r"`grid.p` must lie strictly between 0 and 1"),
+        (
+            ("p = [0.6, 0.95]", "p = [0.6, 1.5]"),
+            r"`grid.p` values must each be a number strictly between 0 and 1; got 1.5",
+        ),
         (("seed = 7", ""), r"`seed` is missing"),
         (
             (
@@ -138,6 +141,147 @@ def test_invalid_suites_fail_before_any_work(tmp_path, edit, match):
     path.write_text(SMALL.replace(*edit, 1))
     with pytest.raises(ValueError, match=match):
         harness.load_suite(path)
+
+
+# Suites that ran before and produced garbage or wrote outside the output folder; each is
+# now refused at load, the message naming the file and the key, in these exact words.
+GARBAGE = [
+    (
+        "SMALL",
+        ("p = [0.6, 0.95]", "p = [0.6, 0.6]"),
+        "`grid.p` must not repeat a value (each is one cell); 0.6 is repeated.",
+    ),
+    (
+        "SMALL",
+        ("n = [10, 40]", "n = [10.7, 20.2]"),
+        "`grid.n` values must each be an integer at least 1; got 10.7.",
+    ),
+    (
+        "SMALL",
+        ("n = [10, 40]", "n = { start = 10, stop = 20, step = 2.5 }"),
+        "`grid.n.step` must be an integer; got 2.5.",
+    ),
+    (
+        "SMALL",
+        ("n = [10, 40]", "n = { start = 10, stop = 5, step = 1 }"),
+        "`grid.n` must have step > 0 and stop >= start; got 10, 5, 1.",
+    ),
+    (
+        "SMALL",
+        ("replications = 300", "replications = 0"),
+        "`scales.smoke.replications` must be an integer at least 1; got 0.",
+    ),
+    (
+        "SMALL",
+        ("resamples = 200", "resamples = 0"),
+        "`scales.smoke.resamples` must be an integer at least 1: the scale simulates "
+        "bootstrap intervals (pseudo_percentile_1); got 0.",
+    ),
+    (
+        "SMALL",
+        ("resamples = 200", "resamples = 2.5"),
+        "`scales.smoke.resamples` must be an integer from 0 to 10000000; got 2.5.",
+    ),
+    ("SMALL", ("seed = 7", "seed = 1.5"), "`seed` must be a non-negative integer; got 1.5."),
+    ("SMALL", ("seed = 7", "seed = -1"), "`seed` must be a non-negative integer; got -1."),
+    (
+        "SMALL",
+        ("seed = 7", "seed = 7\nreplications = 9"),
+        "the top level has unknown keys ['replications']; known: ['confidence_level', "
+        "'description', 'grid', 'methods', 'name', 'population', 'scales', 'seed'].",
+    ),
+    (
+        "SMALL",
+        ('kind = "bernoulli"', 'kind = "bernoulli"\nprevalence = 0.1'),
+        "`population` has unknown keys ['prevalence']; known: ['kind'].",
+    ),
+    (
+        "SMALL",
+        ("p = [0.6, 0.95]", "p = [0.6, 0.95]\nicc = [0.1]"),
+        "`grid` has unknown dims ['icc']; this population's dims are ['n', 'p'].",
+    ),
+    (
+        "SMALL",
+        ("p = [0.6, 0.95]", "q = [0.6, 0.95]"),
+        "`grid` has unknown dims ['q']; this population's dims are ['n', 'p'].",
+    ),
+    (
+        "SMALL",
+        ("[scales.smoke]", "[scales.smoke]\ngrid = { m = [1] }"),
+        "`scales.smoke.grid` has unknown dims ['m']; this population's dims are ['n', 'p'].",
+    ),
+    (
+        "SMALL",
+        ("exact = true", "exact = 1"),
+        "`scales.exact.exact` must be true or false; got 1.",
+    ),
+    (
+        "SMALL",
+        ('name = "wilson"', "name = 3"),
+        "`methods[0].name` must be a non-empty string; got 3.",
+    ),
+    (
+        "SMALL",
+        ('name = "tiny"', 'name = "../x"'),
+        "`name` must be a name of letters, digits, '-' and '_' that starts with a letter or "
+        "digit (at most 100 characters, no path: it names the result file); got '../x'.",
+    ),
+    (
+        "SMALL",
+        ('name = "tiny"', 'name = "/tmp/x"'),
+        "`name` must be a name of letters, digits, '-' and '_' that starts with a letter or "
+        "digit (at most 100 characters, no path: it names the result file); got '/tmp/x'.",
+    ),
+    (
+        "SMALL",
+        ('name = "tiny"', "name = 4"),
+        "`name` must be a name of letters, digits, '-' and '_' that starts with a letter or "
+        "digit (at most 100 characters, no path: it names the result file); got 4.",
+    ),
+    (
+        "NESTED",
+        ("persons = [6]", "persons = [6, 300]"),
+        "`grid.persons` must not exceed `population.persons` (200); got 300.",
+    ),
+    (
+        "NESTED",
+        ("persons = [6]", "persons = [1]"),
+        "`grid.persons` values must each be an integer at least 2; got 1.",
+    ),
+    (
+        "NESTED",
+        ("texts_per_person = 60", "texts_per_person = 60.5"),
+        "`population.texts_per_person` must be an integer at least 1; got 60.5.",
+    ),
+    (
+        "NESTED",
+        ("sd = 0.1", "sd = 0.1\nsrs_texts = 100000"),
+        "`population.srs_texts` must not exceed the population's 12000 texts; got 100000.",
+    ),
+    (
+        "NESTED",
+        ('sampling = ["small", "srs"]', 'sampling = ["small", "tiny"]'),
+        "`grid.sampling` values must each be one of ['moderate', 'small', 'srs']; got 'tiny'.",
+    ),
+    (
+        "CONFUSION",
+        ("prevalence = 0.2", "prevalence = 0.95"),
+        "`grid`: no population has prevalence 0.95, precision 0.9 and recall 0.95: the "
+        "classifier's positives would exceed all texts.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("base", "edit", "message"), GARBAGE)
+def test_suites_that_made_garbage_are_refused_naming_file_and_key(tmp_path, base, edit, message):
+    text = {"SMALL": SMALL, "NESTED": NESTED, "CONFUSION": CONFUSION}[base]
+    assert edit[0] in text
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace(*edit, 1))
+    with pytest.raises(ValueError) as err:
+        harness.load_suite(path)
+    assert str(err.value) == f"suite bad.toml: {message}"
+    assert not list(tmp_path.glob("*.nc")) and not list(tmp_path.glob("*.cells"))
 
 
 NESTED = """

@@ -182,6 +182,245 @@ def test_family_options_types_defaults_and_unknown_keys():
         )
 
 
+# ---------------------------------------------- the suite schema, generated from the registry
+
+# One valid suite of each population kind, as the dict a TOML file parses to.
+_METHODS = {
+    "bernoulli": [{"name": "wilson", "family": "analytic", "method": "wilson"}],
+    "confusion": [{"name": "pct", "family": "bootstrap", "interval": "percentile"}],
+    "nested_finite": [{"name": "wilson", "family": "analytic", "method": "wilson"}],
+    "nested_planning": [{"name": "ac", "family": "clustered", "method": "agresti_coull"}],
+}
+_POPULATIONS = {
+    "bernoulli": {},
+    "confusion": {"prevalence": 0.2},
+    "nested_finite": {"persons": 50, "texts_per_person": 10, "mean": 0.9, "sd": 0.1, "seed": 3},
+    "nested_planning": {"metric_value": 0.9},
+}
+_GRIDS = {
+    "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
+    "confusion": {"n": [30], "precision": [0.9], "recall": [0.8]},
+    "nested_finite": {"sampling": ["small"], "persons": [5], "icc": [0.1]},
+    "nested_planning": {"n": [100], "icc": [0.0, 0.1], "texts_per_person": [1, 2.5]},
+}
+
+
+def _suite_dict(kind):
+    exact = kind == "nested_planning"
+    return {
+        "name": "s",
+        "description": "d",
+        "seed": 1,
+        "confidence_level": 0.95,
+        "population": {"kind": kind, **_POPULATIONS[kind]},
+        "grid": dict(_GRIDS[kind]),
+        "scales": {"smoke": {"replications": 1 if exact else 5, "resamples": 5, "exact": exact}},
+        "methods": [dict(m) for m in _METHODS[kind]],
+    }
+
+
+def _toml_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, float):
+        return {"nan": "nan", "inf": "inf", "-inf": "-inf"}.get(repr(value), repr(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _toml(suite):
+    """Write a suite dict as TOML (scalars first, then its tables)."""
+    tables = ("population", "grid", "scales", "methods")
+    lines = [f"{k} = {_toml_value(v)}" for k, v in suite.items() if k not in tables]
+    for table in ("population", "grid"):
+        if isinstance(suite.get(table), dict):
+            lines.append(f"[{table}]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in suite[table].items()]
+    for name, scale in suite.get("scales", {}).items():
+        lines.append(f"[scales.{json.dumps(name)}]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in scale.items()]
+    for method in suite.get("methods", []):
+        lines.append("[[methods]]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in method.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _load(tmp_path, suite):
+    path = tmp_path / "gen.toml"
+    path.write_text(_toml(suite))
+    return harness.load_suite(path)
+
+
+def _bad_values(field):
+    """Values of the wrong type and, where the field has bounds, just outside them."""
+    if field.type is bool:
+        return [1, "true"]
+    if field.type is str:
+        bad = [3, True]
+        if not field.empty:
+            bad.append("")
+        if field.choices is not None:
+            bad.append(BAD)
+        if field.pattern is not None:
+            bad += ["../x", "/abs/x", "a/b", "a\\b", "..", ".hidden", "x" * 101, "na me"]
+        return bad
+    bad = ["1", True, float("nan"), float("inf")]
+    if field.type is int:
+        bad.append(1.5)
+        bad.append(float(field.minimum if field.minimum is not None else 1))  # 10.0 is no int
+    lo, hi = field.minimum, field.maximum
+    if lo is not None:
+        bad.append(lo if field.open_minimum else lo - 1)
+    if hi is not None:
+        bad.append(hi if field.open_maximum else hi + 1)
+    return bad
+
+
+SCHEMA_CASES = [
+    # (kind, where in the suite dict, key in messages, the field)
+    *(("bernoulli", (), name, f) for name, f in registry.SUITE_KEYS.items()),
+    *(
+        ("bernoulli", ("scales", "smoke"), f"scales.smoke.{n}", f)
+        for n, f in registry.SCALE_KEYS.items()
+    ),
+    *(
+        (kind, ("population",), f"population.{name}", f)
+        for kind, schema in registry.POPULATION_SCHEMA.items()
+        for name, f in schema.keys.items()
+    ),
+]
+DIM_CASES = [
+    (kind, name, f)
+    for kind, schema in registry.POPULATION_SCHEMA.items()
+    for name, f in schema.dims.items()
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "key", "field"), SCHEMA_CASES, ids=[f"{c[0]}-{c[2]}" for c in SCHEMA_CASES]
+)
+def test_every_suite_key_refuses_a_wrong_type_or_range_naming_the_key_and_file(
+    tmp_path, kind, where, key, field
+):
+    assert _load(tmp_path, _suite_dict(kind))  # the base suite is valid
+    for bad in _bad_values(field):
+        suite = _suite_dict(kind)
+        table = suite
+        for part in where:
+            table = table[part]
+        table[field.name] = bad
+        with pytest.raises(ValueError) as err:
+            _load(tmp_path, suite)
+        message = str(err.value)
+        assert message.startswith(f"suite gen.toml: `{key}` must be "), (bad, message)
+        assert field.describe() in message or "at least 1: the scale" in message, message
+    if field.required:
+        suite = _suite_dict(kind)
+        table = suite
+        for part in where:
+            table = table[part]
+        del table[field.name]
+        with pytest.raises(ValueError, match=rf"^suite gen.toml: `{key}` is missing"):
+            _load(tmp_path, suite)
+
+
+@pytest.mark.parametrize(
+    ("kind", "dim", "field"), DIM_CASES, ids=[f"{c[0]}-{c[1]}" for c in DIM_CASES]
+)
+def test_every_grid_dim_refuses_bad_and_repeated_values_naming_the_dim_and_file(
+    tmp_path, kind, dim, field
+):
+    for bad in _bad_values(field):
+        suite = _suite_dict(kind)
+        suite["grid"][dim] = [*_GRIDS[kind].get(dim, [2])[:1], bad]
+        with pytest.raises(ValueError) as err:
+            _load(tmp_path, suite)
+        assert str(err.value) == (
+            f"suite gen.toml: `grid.{dim}` values must each be {field.describe()}; got {bad!r}."
+        )
+        suite = _suite_dict(kind)
+        suite["scales"]["smoke"]["grid"] = {dim: [bad]}
+        if dim in suite["grid"]:
+            with pytest.raises(ValueError, match=rf"^suite gen.toml: `scales.smoke.grid.{dim}`"):
+                _load(tmp_path, suite)
+    if dim in _GRIDS[kind]:
+        suite = _suite_dict(kind)
+        value = _GRIDS[kind][dim][0]
+        suite["grid"][dim] = [value, value]
+        with pytest.raises(ValueError) as err:
+            _load(tmp_path, suite)
+        assert str(err.value) == (
+            f"suite gen.toml: `grid.{dim}` must not repeat a value (each is one cell); "
+            f"{value!r} is repeated."
+        )
+
+
+@pytest.mark.parametrize("kind", sorted(registry.POPULATION_SCHEMA))
+def test_unknown_keys_are_refused_at_every_level(tmp_path, kind):
+    places = {
+        (): "the top level",
+        ("population",): "`population`",
+        ("scales", "smoke"): "`scales.smoke`",
+        ("methods", 0): "`methods[0]`",
+    }
+    for where, named in places.items():
+        suite = _suite_dict(kind)
+        table = suite
+        for part in where:
+            table = table[part]
+        table["colour"] = "blue"
+        with pytest.raises(ValueError) as err:
+            _load(tmp_path, suite)
+        assert str(err.value).startswith(f"suite gen.toml: {named} has unknown keys ['colour']")
+    for key in ("grid", "scales.smoke.grid"):
+        suite = _suite_dict(kind)
+        if key == "grid":
+            suite["grid"]["colour"] = [1]
+        else:
+            suite["scales"]["smoke"]["grid"] = {"colour": [1]}
+        with pytest.raises(
+            ValueError, match=rf"^suite gen.toml: `{key}` has unknown dims \['colour'\]"
+        ):
+            _load(tmp_path, suite)
+
+
+def test_the_schema_is_the_registry():
+    from perfci.harness.populations import SAMPLINGS
+
+    assert set(registry.HARNESS_SAMPLING.names) == {*SAMPLINGS, "srs"}
+    assert set(registry.POPULATION_SCHEMA) == set(registry.HARNESS_POPULATION.names)
+    assert set(registry.POPULATION_SCHEMA) == set(registry.POPULATION_SUPPORT)
+    for kind, schema in registry.POPULATION_SCHEMA.items():
+        for field in (*schema.keys.values(), *schema.dims.values()):
+            assert field.help and "\n" not in field.help, (kind, field)
+    for field in (*registry.SUITE_KEYS.values(), *registry.SCALE_KEYS.values()):
+        assert field.help and "\n" not in field.help, field
+        if not field.required:
+            assert field.accepts(field.default), field
+
+
+def test_the_documented_suite_rules_are_the_registry():
+    text = (SRC.parents[1] / "docs" / "validation.md").read_text()
+    rows = [f"| `{k}` | {f.describe()} |" for k, f in registry.SUITE_KEYS.items()]
+    rows += [f"| `scales.NAME.{k}` | {f.describe()} |" for k, f in registry.SCALE_KEYS.items()]
+    for kind, schema in registry.POPULATION_SCHEMA.items():
+        rows += [
+            f"| `{kind}` | `population.{k}` | {f.describe()} |" for k, f in schema.keys.items()
+        ]
+        rows += [f"| `{kind}` | `grid.{k}` | {f.describe()} |" for k, f in schema.dims.items()]
+    for row in rows:
+        assert row in text, row
+    start = text.index("(validation-schema)=")
+    section = text[start : text.index("Besides these:", start)]
+    # and no row the registry does not have (one more: the header "| `population.kind` |")
+    assert section.count("\n| `") == len(rows) + 1
+
+
 # ------------------------------------------------ generated bad input: Python entry points
 
 GROUPED = ([3, 2, 4], [5, 5, 6])

@@ -18,6 +18,7 @@ calls given those generators, draw for draw.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -31,7 +32,9 @@ from ._core.intervals import (
     percentile_levels,
     type7_quantiles,
 )
+from ._core.registry import MAX_RESAMPLES
 from ._core.resampling import Statistic, augment, draw_replicates, jackknife
+from ._core.resources import check_memory
 from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
@@ -123,6 +126,28 @@ def canonical_cells(
 def is_positive_int(value: Any) -> bool:
     """Whether `value` is a positive integer (bools excluded)."""
     return not isinstance(value, bool) and isinstance(value, int | np.integer) and bool(value >= 1)
+
+
+def check_resample_size(n_resamples: int, n_data_sets: int = 1) -> None:
+    """Refuse too many resamples, or more replicates than fit in memory, before allocating.
+
+    At most :data:`~perfci._core.registry.MAX_RESAMPLES` resamples are drawn. Every
+    replicate is kept (``distribution``, 8 bytes each, and about twice as much while the
+    interval is computed), so `n_resamples` times the number of data sets is what memory
+    must hold.
+    """
+    if n_resamples > MAX_RESAMPLES:
+        raise ValueError(
+            f"`n_resamples` must be at most {MAX_RESAMPLES} (every replicate is kept, 8 "
+            f"bytes each); got {n_resamples}. A few thousand resamples give an interval "
+            "whose Monte-Carlo error is small; ask for fewer."
+        )
+    sets = "1 data set" if n_data_sets == 1 else f"{n_data_sets} data sets"
+    check_memory(
+        3 * 8 * n_resamples * n_data_sets,
+        f"`n_resamples` = {n_resamples} for {sets}",
+        "ask for fewer resamples, or pass fewer data sets per call",
+    )
 
 
 def check_pseudo_count(pseudo_count: Any) -> int:
@@ -310,6 +335,8 @@ def _bootstrap_iv(
         )
     statistic = _statistic(metric, k)
     batch_shape = arr.shape[: arr.ndim - unit_ndim]
+    if not exact:
+        check_resample_size(n_resamples, math.prod(batch_shape))
     flat_shape = (-1, *((arr.shape[-unit_ndim],) if nested else ()), statistic.n_cells)
     return (
         arr.reshape(flat_shape) if arr.size else arr.reshape(*flat_shape[:-1], statistic.n_cells),

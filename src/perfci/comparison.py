@@ -9,6 +9,7 @@ scored on the same texts and give intervals that are too wide.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -26,6 +27,7 @@ from .bootstrap import (
     BootstrapCI,
     assemble,
     check_pseudo_count,
+    check_resample_size,
     is_positive_int,
     resample_intervals,
     warn_about,
@@ -305,6 +307,7 @@ def compare(
                 f"got shape {arr.shape}."
             )
     batch_shape = t.shape[:-1]
+    check_resample_size(n_resamples, math.prod(batch_shape))
     for name, arr in (("y_true", t), ("pred_a", a), ("pred_b", b)):
         if pd.unique(arr.ravel()).size > 2:
             raise ValueError(f"`{name}` must be binary labels for a comparison.")

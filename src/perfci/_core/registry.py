@@ -38,21 +38,32 @@ __all__ = [
     "HARNESS_FAMILIES",
     "HARNESS_FAMILY",
     "HARNESS_POPULATION",
+    "HARNESS_SAMPLING",
+    "MAX_GRID_VALUES",
+    "MAX_RESAMPLES",
+    "METHOD_KEYS",
     "METRIC",
     "METRIC_CI_METHOD",
     "OUTPUT_FORMAT",
     "PLAN_METHOD",
+    "POPULATION_SCHEMA",
     "POPULATION_SUPPORT",
     "PRIOR",
     "PROPORTION_METRIC",
     "REQUIRED",
     "SAMPLER",
+    "SCALE_KEYS",
+    "SUITE_KEYS",
+    "SUITE_NAME_REGEX",
+    "SUITE_TABLES",
     "VALIDATE_ACTION",
     "Choices",
     "Entry",
     "Family",
+    "Field",
     "Option",
     "Pattern",
+    "PopulationSchema",
     "Support",
     "check_family_options",
     "check_family_support",
@@ -744,3 +755,313 @@ def check_family_support(
                     f"`{key}.{name}` must be one of {sorted(allowed)} for a {population} "
                     f"population; got {options.get(name)!r}."
                 )
+
+
+# ------------------------------------------------------------------------- suite files
+
+#: The most resamples one bootstrap interval draws (10 million). Every replicate is kept
+#: (the result's ``distribution``, 8 bytes each), so this is 80 MB and seconds per data
+#: set; far fewer (the default 2,000, or 10,000 for a precise BCa) are enough.
+MAX_RESAMPLES = 10**7
+
+#: The most values one grid dim of a suite takes (a ``{start, stop, step}`` table counted
+#: before it is expanded).
+MAX_GRID_VALUES = 100_000
+
+#: A suite's name (it names the result file ``OUT/NAME.nc``): a letter or digit, then
+#: letters, digits, ``-`` and ``_``; never a path.
+SUITE_NAME_REGEX = r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}"
+
+
+#: The exception a check raises (a subclass of `ValueError`, such as a suite's error).
+_Error = type[ValueError]
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One scalar key of a suite file (or one value of a grid dim): its type and range.
+
+    Attributes
+    ----------
+    name : str
+        The key.
+    help : str
+        One line of help.
+    type : type
+        ``int``, ``float`` (an integer is accepted too), ``str`` or ``bool``. TOML tells
+        them apart, so ``10.0`` is not an ``int`` and ``1`` is not a ``bool``.
+    required : bool
+        Whether a suite must give it (for a grid dim: whether the dim must be present).
+    default : object
+        The value used when an optional key is absent.
+    minimum, maximum : float, optional
+        Bounds of a number.
+    open_minimum, open_maximum : bool
+        Whether the bound itself is excluded.
+    choices : Choices, optional
+        The allowed values of a string.
+    pattern : str, optional
+        A regular expression the whole string must match.
+    expected : str, optional
+        What a valid value is, in words, when :meth:`describe` cannot say it.
+    empty : bool
+        Whether a string may be empty.
+
+    Examples
+    --------
+    >>> from perfci._core.registry import SUITE_KEYS
+    >>> seed = SUITE_KEYS["seed"]
+    >>> seed.describe()
+    'a non-negative integer'
+    >>> seed.check(1.5, "seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: `seed` must be a non-negative integer; got 1.5.
+    """
+
+    name: str
+    help: str
+    type: type = float
+    required: bool = True
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    open_minimum: bool = False
+    open_maximum: bool = False
+    choices: Choices | None = None
+    pattern: str | None = None
+    expected: str | None = None
+    empty: bool = False
+
+    def describe(self) -> str:
+        """Return what a valid value is, in words (``"an integer at least 1"``)."""
+        if self.expected is not None:
+            return self.expected
+        if self.choices is not None:
+            return f"one of {sorted(self.choices.names)}"
+        if self.type is bool:
+            return "true or false"
+        if self.type is str:
+            return "a string" if self.empty else "a non-empty string"
+        lo, hi = self.minimum, self.maximum
+        if self.type is int:
+            if lo is not None and hi is not None:
+                return f"an integer from {lo} to {hi}"
+            if lo == 0:
+                return "a non-negative integer"
+            return "an integer" if lo is None else f"an integer at least {lo}"
+        if lo is not None and hi is not None:
+            if self.open_minimum and self.open_maximum:
+                return f"a number strictly between {_number(lo)} and {_number(hi)}"
+            left, right = "(" if self.open_minimum else "[", ")" if self.open_maximum else "]"
+            return f"a number in {left}{_number(lo)}, {_number(hi)}{right}"
+        if lo is not None:
+            return f"a number {'above' if self.open_minimum else 'at least'} {_number(lo)}"
+        return "a number"
+
+    def accepts(self, value: Any) -> bool:
+        """Return True if `value` has the field's type and lies in its range."""
+        if self.type is bool:
+            return isinstance(value, bool)
+        if self.type is str:
+            if not isinstance(value, str) or not (value or self.empty):
+                return False
+            if self.choices is not None and value not in self.choices:
+                return False
+            return self.pattern is None or re.fullmatch(self.pattern, value) is not None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if self.type is int and not isinstance(value, int):
+            return False
+        if value != value or value in (float("inf"), float("-inf")):  # NaN, infinity
+            return False
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and (value < lo or (self.open_minimum and value == lo)):
+            return False
+        return hi is None or not (value > hi or (self.open_maximum and value == hi))
+
+    def check(self, value: Any, key: str | None = None, error: _Error = ValueError) -> Any:
+        """Return `value` if the field accepts it, else raise `error` naming `key`."""
+        if not self.accepts(value):
+            raise error(f"`{key or self.name}` must be {self.describe()}; got {value!r}.")
+        return value
+
+
+def _fields(*fields: Field) -> Mapping[str, Field]:
+    return {f.name: f for f in fields}
+
+
+def _share(name: str, help: str, *, closed_high: bool = False) -> Field:
+    return Field(
+        name, help, float, minimum=0, maximum=1, open_minimum=True, open_maximum=not closed_high
+    )
+
+
+#: The scalar keys of a suite file's top level; besides them it has the tables
+#: :data:`SUITE_TABLES`.
+SUITE_KEYS: Mapping[str, Field] = _fields(
+    Field(
+        "name",
+        "the suite's name; the result is written to OUT/NAME.nc",
+        str,
+        pattern=SUITE_NAME_REGEX,
+        expected="a name of letters, digits, '-' and '_' that starts with a letter or digit "
+        "(at most 100 characters, no path: it names the result file)",
+    ),
+    Field("description", "one line saying what the suite measures", str, False, "", empty=True),
+    Field("seed", "the suite seed; every cell's seed derives from it", int, minimum=0),
+    Field(
+        "confidence_level",
+        "the nominal level of every interval",
+        float,
+        False,
+        0.95,
+        minimum=0,
+        maximum=1,
+        open_minimum=True,
+        open_maximum=True,
+    ),
+)
+
+#: The tables of a suite file's top level, each required.
+SUITE_TABLES: Mapping[str, str] = {
+    "population": "the population simulated from (its `kind` and parameters)",
+    "grid": "the dims of the grid of cells and their values",
+    "scales": "the scales (smoke, full, ...): replications, resamples, grid overrides",
+    "methods": "the methods scored, an array of tables with `name` and `family`",
+}
+
+#: The keys of one scale (``[scales.NAME]``); besides them it may have a ``grid`` table.
+SCALE_KEYS: Mapping[str, Field] = _fields(
+    Field("replications", "simulated data sets per cell (1 in an exact scale)", int, minimum=1),
+    Field(
+        "resamples",
+        "resamples B of each bootstrap interval (at least 1 where the scale simulates one)",
+        int,
+        minimum=0,
+        maximum=MAX_RESAMPLES,
+    ),
+    Field("exact", "compute by enumeration instead of simulating", bool, False, False),
+)
+
+#: The keys of one method (``[[methods]]``) besides its family's options.
+METHOD_KEYS: Mapping[str, Field] = _fields(
+    Field("name", "the method's label in the result (unique in the suite)", str),
+    Field("family", "how the method is computed", str, choices=HARNESS_FAMILY),
+)
+
+
+@dataclass(frozen=True)
+class PopulationSchema:
+    """The keys and grid dims of a harness population kind.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`HARNESS_POPULATION`.
+    keys : mapping of str to Field
+        The population table's keys besides ``kind``.
+    dims : mapping of str to Field
+        The grid dims, each value checked as the field; a dim's ``required`` says whether
+        a suite must have it.
+    """
+
+    kind: str
+    keys: Mapping[str, Field]
+    dims: Mapping[str, Field]
+
+
+_SIZE = Field("n", "relevant texts per data set", int, minimum=1)
+
+HARNESS_SAMPLING = _choices(
+    "sampling",
+    "how a nested_finite suite samples texts",
+    [
+        ("small", "persons, then about 3 texts each (normal, SD 1, at least 1)"),
+        ("moderate", "persons, then about 30 texts each (normal, SD 5, at least 1)"),
+        ("srs", "a simple random sample of population.srs_texts texts from all persons"),
+    ],
+)
+
+POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
+    s.kind: s
+    for s in (
+        PopulationSchema(
+            "bernoulli",
+            {},
+            _fields(_SIZE, _share("p", "the true proportion")),
+        ),
+        PopulationSchema(
+            "confusion",
+            _fields(_share("prevalence", "share of texts that are reference positives")),
+            _fields(
+                _SIZE,
+                _share("precision", "the true precision", closed_high=True),
+                _share("recall", "the true recall", closed_high=True),
+            ),
+        ),
+        PopulationSchema(
+            "nested_finite",
+            _fields(
+                Field("persons", "persons of the finite population", int, minimum=2),
+                Field("texts_per_person", "texts of each person", int, minimum=1),
+                _share("mean", "mean of the persons' rates (a Beta distribution)"),
+                Field(
+                    "sd",
+                    "SD of the persons' rates, below sqrt(mean (1 - mean)) (or an icc dim)",
+                    float,
+                    False,
+                    minimum=0,
+                    open_minimum=True,
+                ),
+                Field("seed", "seed of the population (the same in every cell)", int, minimum=0),
+                Field(
+                    "srs_texts",
+                    "texts of a simple random sample (sampling 'srs'; default 1200)",
+                    int,
+                    False,
+                    1200,
+                    minimum=1,
+                ),
+            ),
+            _fields(
+                Field(
+                    "sampling",
+                    "how texts are sampled",
+                    str,
+                    choices=HARNESS_SAMPLING,
+                ),
+                Field(
+                    "persons",
+                    "persons sampled (required unless sampling is only 'srs')",
+                    int,
+                    False,
+                    minimum=2,
+                ),
+                Field(
+                    "icc",
+                    "ICC of the population (sets sd^2 = icc mean (1 - mean))",
+                    float,
+                    False,
+                    minimum=0,
+                    maximum=1,
+                    open_minimum=True,
+                    open_maximum=True,
+                ),
+            ),
+        ),
+        PopulationSchema(
+            "nested_planning",
+            _fields(_share("metric_value", "the metric value the half-widths are computed at")),
+            _fields(
+                _SIZE,
+                Field("icc", "the ICC", float, minimum=0, maximum=1, open_maximum=True),
+                Field("texts_per_person", "mean texts per person", float, minimum=1),
+            ),
+        ),
+    )
+}

@@ -395,15 +395,18 @@ def validate(args: argparse.Namespace) -> None:
             raise ValueError("`validate run` needs a SUITE name.")
         if args.scheduler is not None and args.workers != 1:
             raise ValueError("give `--workers` or `--scheduler`, not both.")
-        dataset = harness.run_suite(
-            args.suite,
-            args.scale,
-            args.out,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            resume=args.resume,
-            progress=None if args.quiet else rendering.progress_bar,
-        )
+        try:
+            dataset = harness.run_suite(
+                args.suite,
+                args.scale,
+                args.out,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                resume=args.resume,
+                progress=None if args.quiet else rendering.progress_bar,
+            )
+        except harness.SchedulerError as exc:
+            raise ValueError(exc.message("--scheduler")) from None
         target = Path(args.out) / (dataset.attrs["suite"] + ".nc")
         cells = math.prod(dataset.sizes[d] for d in dataset.dims if d != "ci_method")
         rendering.emit(
@@ -420,19 +423,22 @@ def validate(args: argparse.Namespace) -> None:
     import xarray as xr
 
     from ..harness.figures import coverage_table, make_figures
+    from ..harness.storage import _write_text
 
     folder = Path(args.suite or args.out)
     files = sorted(folder.glob("*.nc"))
     if not files:
         raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
+    # Everything is written inside DIR unless --figures names another folder.
+    figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
     tables, written = [], []
     for path in files:
         with xr.open_dataset(path, engine="h5netcdf") as dataset:
             dataset = dataset.load()
-        written += [str(f) for f in make_figures(dataset, args.figures)]
+        written += [str(f) for f in make_figures(dataset, figures_folder)]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"
-    summary.write_text("# Coverage results\n\n" + "\n".join(tables))
+    _write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
     written.append(str(summary))
     rendering.emit({"written": written}, args.json, "\n".join(f"wrote {p}" for p in written))
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from .._core import registry
+from .._core.resources import available_cores
 
 __all__ = ["Parser", "UsageError", "build_parser", "in_user_words"]
 
@@ -105,6 +106,19 @@ def _seed_value(text: str) -> int:
     if seed < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return seed
+
+
+def _workers(text: str) -> int:
+    most = available_cores()
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer from 1 to {most} (the cores available), got {text!r}"
+        )
+    return value
 
 
 def _common(p: argparse.ArgumentParser, *, level: str | None = "confidence") -> None:
@@ -299,12 +313,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--figures",
-        default="validation/figures",
+        default=None,
         metavar="DIR",
-        help="folder of figures (default validation/figures)",
+        help="folder of the figures of report (default: figures inside the results folder)",
     )
     p.add_argument(
-        "--workers", type=int, default=1, metavar="N", help="local Dask workers (default 1)"
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="local Dask workers, from 1 to the cores available (default 1)",
     )
     p.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler")
     p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")

@@ -17,11 +17,18 @@ options as coordinates on it: ``family``, ``base_method``, ``design``, ``df_adju
 
 The subpackage's modules: :mod:`~perfci.harness.schema` (suite files),
 :mod:`~perfci.harness.populations`, :mod:`~perfci.harness.execution` (kernels, seeds,
-Dask), :mod:`~perfci.harness.storage` (atomic files), :mod:`~perfci.harness.results`
-(result datasets) and :mod:`~perfci.harness.figures`.
+Dask), :mod:`~perfci.harness.storage` (atomic files, the output folder's lock),
+:mod:`~perfci.harness.results` (result datasets) and :mod:`~perfci.harness.figures`.
 """
 
-from .execution import compute_cell, run_suite
+from .execution import (
+    SCHEDULER_TIMEOUT,
+    SchedulerError,
+    check_scheduler,
+    check_workers,
+    compute_cell,
+    run_suite,
+)
 from .populations import SAMPLINGS, confusion_probabilities, nested_population
 from .results import OPTION_COORDS, RESULT_VARIABLES
 from .schema import (
@@ -34,16 +41,25 @@ from .schema import (
     suite_dir,
     suite_fingerprint,
 )
+from .storage import FolderInUseError, StaleLockWarning, WriteError, folder_lock
 
 __all__ = [
     "OPTION_COORDS",
     "RESULT_VARIABLES",
     "SAMPLINGS",
+    "SCHEDULER_TIMEOUT",
+    "FolderInUseError",
     "Method",
     "Scale",
+    "SchedulerError",
+    "StaleLockWarning",
     "Suite",
     "SuiteError",
+    "WriteError",
+    "check_scheduler",
+    "check_workers",
     "compute_cell",
+    "folder_lock",
     "confusion_probabilities",
     "list_suites",
     "load_suite",

@@ -17,12 +17,22 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from .._core import registry
+from .._core.resources import available_cores, check_memory
 from ..analytic import proportion_ci
 from ..bootstrap import bootstrap_ci
 from .populations import _nested_sample, _population_of, confusion_probabilities
 from .results import _assemble, _exact_dataset, _planning_dataset
 from .schema import Scale, Suite, load_suite, suite_fingerprint
-from .storage import _cell_path, _write_atomic, _write_dataset
+from .storage import (
+    WriteError,
+    _cell_path,
+    _remove_stale_temporaries,
+    _write_atomic,
+    _write_dataset,
+    _write_text,
+    folder_lock,
+)
 
 
 def _cell_seed(suite: Suite, scale: str, cell: dict) -> np.random.SeedSequence:
@@ -212,11 +222,14 @@ def run_suite(
     out : path, default "validation/results"
         Output folder.
     workers : int, default 1
-        Dask workers of an embedded LocalCluster (1: run in this process).
+        Dask workers of an embedded LocalCluster (1: run in this process), at most the
+        cores available to this process.
     scheduler : str, optional
-        Address of an existing Dask scheduler (instead of `workers`).
+        Address of an existing Dask scheduler (instead of `workers`); it must answer a
+        Dask handshake within :data:`SCHEDULER_TIMEOUT` seconds.
     resume : bool, default False
-        Keep the cells a previous run finished (in ``OUT/SUITE.cells/``).
+        Keep the cells a previous run finished (in ``OUT/SUITE.cells/``), if their
+        fingerprint is this suite's and scale's.
     progress : callable, optional
         Called with (cells done, cells in all) after each cell.
 
@@ -224,6 +237,25 @@ def run_suite(
     -------
     xarray.Dataset
         The result (see the module notes).
+
+    Raises
+    ------
+    ValueError
+        For an invalid suite, scale, `workers` or `scheduler`; for cells that `resume`
+        cannot use (another suite's or scale's fingerprint, or cell files without one);
+        for a scale whose cells would not fit in memory. Nothing is written.
+    FolderInUseError
+        If another run holds the lock of `out` (the message names its pid).
+    SchedulerError
+        If `scheduler` does not lead to a Dask scheduler in time.
+    WriteError
+        If a file cannot be written (a full disk): the earlier result file, if any, and
+        every finished cell are kept, and nothing torn is left.
+
+    Notes
+    -----
+    Everything is written inside `out`: ``SUITE.nc``, ``SUITE.cells/`` and, while the run
+    lasts, the lock ``perfci.lock``. Temporary files a killed run left there are deleted.
 
     Examples
     --------
@@ -237,48 +269,254 @@ def run_suite(
     0.639
     """
     suite = load_suite(suite) if isinstance(suite, str) else suite
+    if not isinstance(suite, Suite):
+        raise ValueError(f"`suite` must be a Suite or a suite's name; got {suite!r}.")
+    registry.SUITE_KEYS["name"].check(suite.name, "suite.name")
     if scale not in suite.scales:
         raise ValueError(f"`scale` must be one of {sorted(suite.scales)}; got {scale!r}.")
+    workers = check_workers(workers)
+    if scheduler is not None:
+        if not isinstance(scheduler, str) or not scheduler:
+            raise ValueError(
+                f"`scheduler` must be an address such as 'tcp://host:8786'; got {scheduler!r}."
+            )
+        if workers != 1:
+            raise ValueError("give `workers` or `scheduler`, not both.")
+        check_scheduler(scheduler)
+    if scheduler is None:
+        _check_scale_memory(suite, scale, workers)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    if suite.scales[scale].exact:
-        # Exact mode is one vectorized enumeration per method: nothing to persist per cell.
-        if suite.population["kind"] == "nested_planning":
-            dataset = _planning_dataset(suite, scale)
-        else:
-            dataset = _exact_dataset(suite, scale)
-        if progress:
-            progress(1, 1)
-        _write_dataset(dataset, out / f"{suite.name}.nc")
-        return dataset
-    folder = out / f"{suite.name}.cells"
-    folder.mkdir(parents=True, exist_ok=True)
-    marker = folder / "fingerprint.txt"
-    fingerprint = suite_fingerprint(suite, scale)
-    if resume and marker.exists() and marker.read_text() != fingerprint:
-        raise ValueError(
-            f"{folder} holds cells of another version of suite {suite.name!r} or another "
-            "scale; run without `resume` to start again."
-        )
-    if not resume:
-        for old in folder.glob("*.npy"):
-            old.unlink()
-    marker.write_text(fingerprint)
-    for torn in folder.glob("*.tmp"):  # left by a run killed while writing
-        torn.unlink()
-    cells = suite.cells(scale)
-    todo = [c for c in cells if not _cell_path(folder, c).exists()]
-    done = len(cells) - len(todo)
-    if progress:
-        progress(done, len(cells))
-    for cell, scores in _execute(suite, scale, todo, workers, scheduler):
-        _write_atomic(_cell_path(folder, cell), scores)
-        done += 1
+    with folder_lock(out):
+        _remove_stale_temporaries(out)
+        target = out / f"{suite.name}.nc"
+        if suite.scales[scale].exact:
+            # Exact mode is one vectorized enumeration per method: nothing to persist per cell.
+            if suite.population["kind"] == "nested_planning":
+                dataset = _planning_dataset(suite, scale)
+            else:
+                dataset = _exact_dataset(suite, scale)
+            if progress:
+                progress(1, 1)
+            _write_dataset(dataset, target)
+            return dataset
+        folder = out / f"{suite.name}.cells"
+        _prepare_cells(folder, suite, scale, resume)
+        cells = suite.cells(scale)
+        todo = [c for c in cells if not _cell_path(folder, c).exists()]
+        done = len(cells) - len(todo)
         if progress:
             progress(done, len(cells))
-    dataset = _assemble(suite, scale, cells, folder)
-    _write_dataset(dataset, out / f"{suite.name}.nc")
-    return dataset
+        for cell, scores in _execute(suite, scale, todo, workers, scheduler):
+            _write_atomic(_cell_path(folder, cell), scores)
+            done += 1
+            if progress:
+                progress(done, len(cells))
+        dataset = _assemble(suite, scale, cells, folder)
+        try:
+            _write_dataset(dataset, target)
+        except WriteError as exc:
+            raise WriteError(
+                exc.errno,
+                f"{exc}; every cell is kept in {folder}: make room and run again with "
+                "`resume` to write the result",
+            ) from exc
+        return dataset
+
+
+def _check_scale_memory(suite: Suite, scale: str, workers: int) -> None:
+    """Refuse a scale whose cells would not fit in this machine's memory, before starting.
+
+    A cell holds its replications' bootstrap replicates (replications x resamples, with
+    room to compute the intervals) and, for a nested population, a sampling key per
+    replication and person of the population; each local worker holds one cell.
+    """
+    spec = suite.scales[scale]
+    if spec.exact:  # an enumeration checks its own size
+        return
+    per_cell = 0.0
+    if any(m.family == "bootstrap" for m in suite.methods):
+        per_cell += 3 * 8.0 * spec.replications * spec.resamples
+    if suite.population["kind"] == "nested_finite":
+        per_cell += 3 * 8.0 * spec.replications * suite.population["persons"]
+    on = f" on each of {workers} workers" if workers > 1 else ""
+    check_memory(
+        per_cell * workers,
+        f"`scales.{scale}` of suite {suite.name!r} ({spec.replications} replications x "
+        f"{spec.resamples} resamples per cell{on})",
+        "ask for fewer replications or resamples in that scale"
+        + (", or fewer `workers`" if workers > 1 else ""),
+    )
+
+
+def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None:
+    """Make `folder` hold only cells of this suite and scale, and its fingerprint.
+
+    With `resume`, cells are kept only under the fingerprint of this suite and scale: a
+    foreign fingerprint, or cell files without one (a run of another version, whose
+    cells may have another seed), refuse. Without it, the fingerprint goes first, then
+    the cells, so an interrupted clean-up never leaves cells that look resumable.
+    """
+    marker = folder / "fingerprint.txt"
+    fingerprint = suite_fingerprint(suite, scale)
+    folder.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(folder)  # left by a run killed while writing
+    if resume:
+        if marker.exists():
+            if marker.read_bytes() != fingerprint.encode():
+                raise ValueError(
+                    f"{folder} holds cells of another version of suite {suite.name!r} or "
+                    "another scale; run without `resume` to start again."
+                )
+        elif any(folder.glob("*.npy")):
+            raise ValueError(
+                f"{folder} holds cell files but no fingerprint.txt, so their suite, seed "
+                "and scale are unknown and they cannot be resumed; run without `resume` "
+                "to start again."
+            )
+    else:
+        marker.unlink(missing_ok=True)
+        for old in folder.glob("*.npy"):
+            old.unlink()
+    if not marker.exists():
+        _write_text(marker, fingerprint)
+
+
+#: Seconds allowed to reach a scheduler given by address and to read its Dask handshake.
+SCHEDULER_TIMEOUT = 5.0
+
+# A Dask handshake is one small message; a peer announcing more is not a Dask scheduler.
+_MAX_HANDSHAKE = 1 << 16
+
+
+class SchedulerError(ConnectionError):
+    """The `scheduler` address does not lead to a Dask scheduler.
+
+    Attributes
+    ----------
+    address : str
+        The address given.
+    reason : str
+        What went wrong, e.g. ``"refused the connection (nothing listens there)"``.
+    """
+
+    def __init__(self, address: str, reason: str) -> None:
+        super().__init__(address, reason)
+        self.address, self.reason = address, reason
+
+    def message(self, argument: str = "scheduler") -> str:
+        """Return the message naming `argument` (a keyword, or a flag such as ``--scheduler``)."""
+        return f"`{argument}` {self.address!r} {self.reason}."
+
+    def __str__(self) -> str:
+        return self.message()
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> None:
+    """Check that a Dask scheduler answers at `address`, within `timeout` seconds.
+
+    For a ``tcp://`` address (or ``HOST:PORT``) this connects with a timeout and reads
+    the handshake a Dask scheduler sends to every new connection: a closed port, a host
+    that does not answer, or a service that is not Dask (a web server, anything that
+    sends something else or nothing) is an error within `timeout` (default
+    :data:`SCHEDULER_TIMEOUT`), before any work starts. Other schemes (``tls://``,
+    ``ucx://``) are left to Dask's own connection, with the same timeout.
+
+    Raises
+    ------
+    SchedulerError
+        Naming the address and what went wrong.
+
+    Examples
+    --------
+    >>> import socket
+    >>> from perfci.harness.execution import SchedulerError, check_scheduler
+    >>> with socket.socket() as s:  # a free port, closed again
+    ...     s.bind(("127.0.0.1", 0))
+    ...     port = s.getsockname()[1]
+    >>> try:
+    ...     check_scheduler(f"tcp://127.0.0.1:{port}")
+    ... except SchedulerError as exc:
+    ...     print(exc.reason)
+    refused the connection (nothing listens there)
+    """
+    import socket
+    import struct
+    import time
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+    scheme, sep, location = address.rpartition("://")
+    if not sep:
+        scheme, location = "tcp", address
+    if scheme != "tcp":
+        return
+    host, _, port = location.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SchedulerError(address, "is not an address of the form tcp://HOST:PORT")
+    deadline = time.monotonic() + timeout
+    try:
+        sock = socket.create_connection((host, int(port)), timeout=timeout)
+    except ConnectionRefusedError:
+        raise SchedulerError(address, "refused the connection (nothing listens there)") from None
+    except TimeoutError:
+        raise SchedulerError(address, f"could not be reached within {timeout:g} s") from None
+    except OSError as exc:
+        raise SchedulerError(address, f"could not be reached: {exc.strerror or exc}") from None
+
+    def receive(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionResetError
+            data += chunk
+        return data
+
+    not_dask = "is not a Dask scheduler"
+    with sock:
+        try:
+            (length,) = struct.unpack("Q", receive(8))  # Dask's frame header
+            handshake = receive(length) if 0 < length <= _MAX_HANDSHAKE else b""
+        except TimeoutError:
+            raise SchedulerError(
+                address, f"{not_dask}: it sent no Dask handshake within {timeout:g} s"
+            ) from None
+        except OSError:
+            raise SchedulerError(
+                address, f"{not_dask}: it closed the connection without a Dask handshake"
+            ) from None
+    if b"compression" not in handshake or b"python" not in handshake:
+        raise SchedulerError(address, f"{not_dask}: its first message is not a Dask handshake")
+
+
+def check_workers(workers: object, argument: str = "workers") -> int:
+    """Return `workers` if it is an integer from 1 to the cores this process may use.
+
+    Examples
+    --------
+    >>> from perfci.harness.execution import check_workers
+    >>> check_workers(1)
+    1
+    >>> check_workers(0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `workers` must be an integer from 1 to ... (the cores available); got 0.
+    """
+    most = available_cores()
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, int | np.integer)
+        or not (1 <= workers <= most)
+    ):
+        raise ValueError(
+            f"`{argument}` must be an integer from 1 to {most} (the cores available); "
+            f"got {workers!r}."
+        )
+    return int(workers)
 
 
 def _execute(suite, scale, cells, workers, scheduler) -> Iterable[tuple[dict, np.ndarray]]:
@@ -301,7 +539,11 @@ def _execute(suite, scale, cells, workers, scheduler) -> Iterable[tuple[dict, np
         )
         client = Client(cluster)
     else:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SchedulerError(scheduler, f"could not be joined: {reason}") from None
     try:
         futures = {
             client.submit(compute_cell, suite, scale, cell, pure=False): i

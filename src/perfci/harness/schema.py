@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import os
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,18 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._core import registry
-from .populations import SAMPLINGS
-
-_TOP_KEYS = {
-    "name",
-    "description",
-    "seed",
-    "population",
-    "grid",
-    "methods",
-    "scales",
-    "confidence_level",
-}
+from .populations import confusion_probabilities
 
 
 class SuiteError(ValueError):
@@ -102,25 +92,83 @@ def list_suites(directory: Path | None = None) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.toml"))
 
 
-def _expand(values: Any, key: str) -> list:
+def _expand(values: Any, key: str, dim: registry.Field) -> list:
+    """Return a grid dim's values: a list, or a ``{start, stop, step}`` table expanded."""
     if isinstance(values, dict):
         if set(values) != {"start", "stop", "step"}:
             raise SuiteError(f"`{key}` must be a list or a table with start, stop and step.")
-        grid = np.arange(values["start"], values["stop"] + values["step"] / 2, values["step"])
+        bound = registry.Field(dim.name, "", dim.type)  # its type, any value
+        for part in ("start", "stop", "step"):
+            bound.check(values[part], f"{key}.{part}", SuiteError)
+        start, stop, step = values["start"], values["stop"], values["step"]
+        if step <= 0 or stop < start:
+            raise SuiteError(
+                f"`{key}` must have step > 0 and stop >= start; got {start}, {stop}, {step}."
+            )
+        if (stop - start) / step + 1 > registry.MAX_GRID_VALUES:
+            raise SuiteError(
+                f"`{key}` would take {int((stop - start) / step) + 1} values, more than "
+                f"{registry.MAX_GRID_VALUES}; use a larger step."
+            )
+        grid = np.arange(start, stop + step / 2, step)
         grid = grid.round(10)
-        return [int(v) for v in grid] if np.all(grid == np.round(grid)) else grid.tolist()
-    if not isinstance(values, list) or not values:
+        values = [int(v) for v in grid] if np.all(grid == np.round(grid)) else grid.tolist()
+    elif not isinstance(values, list) or not values:
         raise SuiteError(f"`{key}` must be a non-empty list of values.")
+    if len(values) > registry.MAX_GRID_VALUES:
+        raise SuiteError(f"`{key}` has more than {registry.MAX_GRID_VALUES} values.")
+    for value in values:
+        if not dim.accepts(value):
+            raise SuiteError(f"`{key}` values must each be {dim.describe()}; got {value!r}.")
+    seen: set = set()
+    for value in values:
+        if value in seen:
+            raise SuiteError(
+                f"`{key}` must not repeat a value (each is one cell); {value!r} is repeated."
+            )
+        seen.add(value)
     return values
 
 
-def _check_method(i: int, spec: dict) -> Method:
+def _check_grid(table: Any, key: str, dims: Mapping[str, registry.Field]) -> dict[str, list]:
+    if not isinstance(table, dict) or not table:
+        raise SuiteError(f"`{key}` must be a table of dims, each a list of values.")
+    unknown = set(table) - set(dims)
+    if unknown:
+        raise SuiteError(
+            f"`{key}` has unknown dims {sorted(unknown)}; this population's dims are {list(dims)}."
+        )
+    return {d: _expand(v, f"{key}.{d}", dims[d]) for d, v in table.items()}
+
+
+def _check_fields(
+    table: dict, fields: Mapping[str, registry.Field], prefix: str, known: Iterable[str] = ()
+) -> None:
+    """Check a table's scalar keys: unknown ones, missing required ones, each value."""
+    unknown = set(table) - set(fields) - set(known)
+    if unknown:
+        where = f"`{prefix.rstrip('.')}`" if prefix else "the top level"
+        raise SuiteError(
+            f"{where} has unknown keys {sorted(unknown)}; known: {sorted({*fields, *known})}."
+        )
+    for name, spec in fields.items():
+        if name in table:
+            spec.check(table[name], prefix + name, SuiteError)
+        elif spec.required:
+            raise SuiteError(f"`{prefix}{name}` is missing: {spec.help}.")
+
+
+def _check_method(i: int, spec: Any) -> Method:
     """Validate one method of a suite against the registry's families and options."""
     key = f"methods[{i}]"
-    for required in ("name", "family"):
-        if required not in spec:
-            raise SuiteError(f"`{key}.{required}` is missing.")
-    options = {k: v for k, v in spec.items() if k not in ("name", "family")}
+    if not isinstance(spec, dict):
+        raise SuiteError(f"`{key}` must be a table (a [[methods]] entry).")
+    for name, field_ in registry.METHOD_KEYS.items():
+        if name not in spec:
+            raise SuiteError(f"`{key}.{name}` is missing.")
+        if name != "family":  # an unknown family is reported with the families
+            field_.check(spec[name], f"{key}.{name}", SuiteError)
+    options = {k: v for k, v in spec.items() if k not in registry.METHOD_KEYS}
     options = registry.check_family_options(spec["family"], options, key, SuiteError)
     return Method(spec["name"], spec["family"], options)
 
@@ -131,23 +179,53 @@ def _check_population(population: Any) -> dict:
     kind = population.get("kind")
     if kind not in registry.HARNESS_POPULATION:
         raise SuiteError(registry.HARNESS_POPULATION.message(kind, "population.kind"))
-    if population["kind"] == "nested_finite":
-        required = {"persons", "texts_per_person", "mean", "seed"}
-        missing = required - set(population)
-        if missing:
-            raise SuiteError(f"`population` is missing {sorted(missing)}.")
-        if not 0 < population["mean"] < 1:
-            raise SuiteError("`population.mean` must lie strictly between 0 and 1.")
-        sd = population.get("sd")
-        if sd is not None and not 0 < sd**2 < population["mean"] * (1 - population["mean"]):
+    schema = registry.POPULATION_SCHEMA[str(kind)]
+    _check_fields(population, schema.keys, "population.", known=("kind",))
+    if kind == "nested_finite":
+        mean, sd = population["mean"], population.get("sd")
+        if sd is not None and not sd**2 < mean * (1 - mean):
             raise SuiteError(
                 "`population.sd` must be positive and below "
                 "sqrt(mean (1 - mean)) (a Beta distribution)."
             )
-        unknown = set(population) - required - {"kind", "sd", "srs_texts"}
-        if unknown:
-            raise SuiteError(f"`population` has unknown keys {sorted(unknown)}.")
+        texts = population["persons"] * population["texts_per_person"]
+        if population.get("srs_texts", 0) > texts:
+            raise SuiteError(
+                f"`population.srs_texts` must not exceed the population's {texts} texts; "
+                f"got {population['srs_texts']}."
+            )
     return population
+
+
+def _check_scale(name: str, spec: Any, dims: Mapping[str, registry.Field], grid: dict) -> Scale:
+    key = f"scales.{name}"
+    if not isinstance(spec, dict):
+        raise SuiteError(f"`{key}` must be a table with replications and resamples.")
+    _check_fields(spec, registry.SCALE_KEYS, f"{key}.", known=("grid",))
+    scale_grid = _check_grid(spec["grid"], f"{key}.grid", dims) if "grid" in spec else {}
+    if set(scale_grid) - set(grid):
+        raise SuiteError(
+            f"`{key}.grid` has dims {sorted(set(scale_grid) - set(grid))} not in `grid`."
+        )
+    return Scale(spec["replications"], spec["resamples"], spec.get("exact", False), scale_grid)
+
+
+def _check_cells(kind: str, population: dict, grids: list[dict]) -> None:
+    """Rules that tie grid values to the population: each scale's grid, overrides applied."""
+    for grid in grids:
+        if kind == "nested_finite" and "persons" in grid:
+            largest = max(grid["persons"])
+            if largest > population["persons"]:
+                raise SuiteError(
+                    f"`grid.persons` must not exceed `population.persons` "
+                    f"({population['persons']}); got {largest}."
+                )
+        if kind == "confusion":
+            for precision, recall in itertools.product(grid["precision"], grid["recall"]):
+                try:
+                    confusion_probabilities(population["prevalence"], precision, recall)
+                except ValueError as exc:
+                    raise SuiteError(f"`grid`: {exc}") from None
 
 
 def load_suite(name_or_path: str | os.PathLike) -> Suite:
@@ -166,8 +244,12 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     Raises
     ------
     ValueError
-        If the file is missing or invalid; the message names the key (unknown
-        method, impossible population, missing key), before any work starts.
+        If the file is missing or invalid, before any work starts. The message names the
+        file and the key: an unknown key anywhere, a value of the wrong type or out of
+        range (the rules are those of :data:`perfci._core.registry.SUITE_KEYS`,
+        :data:`~perfci._core.registry.SCALE_KEYS` and
+        :data:`~perfci._core.registry.POPULATION_SCHEMA`), a repeated grid value, an
+        unknown method or an impossible population.
 
     Examples
     --------
@@ -186,96 +268,49 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(f"suite {path.name} is not valid TOML: {exc}") from None
-    unknown = set(raw) - _TOP_KEYS
-    if unknown:
-        raise SuiteError(f"suite {path.name}: unknown keys {sorted(unknown)}.")
-    for required in ("name", "seed", "population", "grid", "methods", "scales"):
-        if required not in raw:
-            raise SuiteError(f"suite {path.name}: `{required}` is missing.")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"suite {path.name} could not be read: {exc}") from None
     try:
-        population = _check_population(raw["population"])
-        grid = {k: _expand(v, f"grid.{k}") for k, v in raw["grid"].items()}
-        methods = tuple(_check_method(i, m) for i, m in enumerate(raw["methods"]))
-        names = [m.name for m in methods]
-        if len(set(names)) != len(names):
-            raise SuiteError("`methods` names must be unique.")
-        scales = {}
-        for scale_name, spec in raw["scales"].items():
-            unknown = set(spec) - {"replications", "resamples", "exact", "grid"}
-            if unknown:
-                raise SuiteError(f"`scales.{scale_name}` has unknown keys {sorted(unknown)}.")
-            if "replications" not in spec or "resamples" not in spec:
-                raise SuiteError(f"`scales.{scale_name}` needs replications and resamples.")
-            scale_grid = {
-                k: _expand(v, f"scales.{scale_name}.grid.{k}")
-                for k, v in spec.get("grid", {}).items()
-            }
-            if set(scale_grid) - set(grid):
-                raise SuiteError(f"`scales.{scale_name}.grid` has dims not in `grid`.")
-            scales[scale_name] = Scale(
-                int(spec["replications"]),
-                int(spec["resamples"]),
-                bool(spec.get("exact", False)),
-                scale_grid,
-            )
-        if population["kind"] == "nested_finite":
-            samplings = set(grid.get("sampling", []))
-            needed = {"sampling"} | ({"persons"} if samplings - {"srs"} else set())
-            if not needed <= set(grid) <= needed | {"persons", "icc"}:
-                raise SuiteError(
-                    "`grid` of a nested population must have dims sampling and persons (and "
-                    "optionally icc)."
-                )
-            bad = samplings - set(SAMPLINGS) - {"srs"}
-            if bad:
-                raise SuiteError(
-                    f"`grid.sampling` must be among {sorted(SAMPLINGS) + ['srs']}; got {bad}."
-                )
-            if "icc" in grid:
-                if not all(0 < r < 1 for r in grid["icc"]):
-                    raise SuiteError("`grid.icc` must lie strictly between 0 and 1.")
-            elif "sd" not in population:
-                raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
-        if population["kind"] == "confusion":
-            if set(grid) != {"n", "precision", "recall"}:
-                raise SuiteError(
-                    "`grid` of a confusion population must have dims n, precision and recall."
-                )
-            if not 0 < population.get("prevalence", -1) < 1:
-                raise SuiteError("`population.prevalence` must lie strictly between 0 and 1.")
-            for dim in ("precision", "recall"):
-                if not all(0 < v <= 1 for v in grid[dim]):
-                    raise SuiteError(f"`grid.{dim}` must lie in (0, 1].")
-            if any(m.family != "bootstrap" or m.options["scheme"] != "iid" for m in methods):
-                raise SuiteError("a confusion suite takes iid `bootstrap` methods only.")
-        if population["kind"] == "nested_planning":
-            if set(grid) != {"n", "icc", "texts_per_person"}:
-                raise SuiteError(
-                    "`grid` of a nested_planning population must have dims n, icc and "
-                    "texts_per_person."
-                )
-            if not 0 < population.get("metric_value", -1) < 1:
-                raise SuiteError("`population.metric_value` must lie strictly between 0 and 1.")
-            if any(not s.exact for s in scales.values()):
-                raise SuiteError("a nested_planning suite is analytic: every scale is exact.")
-            if any(m.family != "clustered" for m in methods):
-                raise SuiteError("a nested_planning suite takes `clustered` methods only.")
-        if population["kind"] == "bernoulli":
-            if set(grid) != {"n", "p"}:
-                raise SuiteError("`grid` of a bernoulli population must have dims n and p.")
-            if not all(0 < p < 1 for p in grid["p"]):
-                raise SuiteError("`grid.p` must lie strictly between 0 and 1.")
-        level = float(raw.get("confidence_level", 0.95))
-        if not 0 < level < 1:
-            raise SuiteError("`confidence_level` must lie strictly between 0 and 1.")
+        suite = _check_suite(raw)
     except SuiteError as exc:
         raise SuiteError(f"suite {path.name}: {exc}") from None
-    _check_support(population["kind"], methods, scales, path.name)
+    return suite
+
+
+def _check_suite(raw: dict) -> Suite:
+    _check_fields(raw, registry.SUITE_KEYS, "", known=registry.SUITE_TABLES)
+    for table in registry.SUITE_TABLES:
+        if table not in raw:
+            raise SuiteError(f"`{table}` is missing: {registry.SUITE_TABLES[table]}.")
+    population = _check_population(raw["population"])
+    kind = population["kind"]
+    dims = registry.POPULATION_SCHEMA[kind].dims
+    grid = _check_grid(raw["grid"], "grid", dims)
+    if not isinstance(raw["methods"], list) or not raw["methods"]:
+        raise SuiteError("`methods` must be a non-empty array of tables ([[methods]]).")
+    methods = tuple(_check_method(i, m) for i, m in enumerate(raw["methods"]))
+    names = [m.name for m in methods]
+    if len(set(names)) != len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        raise SuiteError(f"`methods` names must be unique; repeated: {repeated}.")
+    if not isinstance(raw["scales"], dict) or not raw["scales"]:
+        raise SuiteError("`scales` must be a table of scales, e.g. [scales.smoke].")
+    scales = {name: _check_scale(name, spec, dims, grid) for name, spec in raw["scales"].items()}
+    bootstraps = [m.name for m in methods if m.family == "bootstrap"]
+    for name, scale in scales.items():
+        if bootstraps and not scale.exact and scale.resamples < 1:
+            raise SuiteError(
+                f"`scales.{name}.resamples` must be an integer at least 1: the scale "
+                f"simulates bootstrap intervals ({bootstraps[0]}); got {scale.resamples}."
+            )
+    _check_kind(kind, population, grid, methods, scales)
+    _check_cells(kind, population, [{**grid, **s.grid} for s in scales.values()])
+    _check_support(kind, methods, scales)
     return Suite(
         raw["name"],
         raw.get("description", ""),
         int(raw["seed"]),
-        level,
+        float(raw.get("confidence_level", 0.95)),
         population,
         grid,
         methods,
@@ -283,23 +318,43 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     )
 
 
-def _check_support(kind: str, methods, scales, filename: str) -> None:
+def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> None:
+    """Rules of one population kind: its required dims and what its methods may be."""
+    required = {d for d, f in registry.POPULATION_SCHEMA[kind].dims.items() if f.required}
+    if kind == "nested_finite":
+        if set(grid.get("sampling", [])) - {"srs"}:
+            required.add("persons")
+    missing = required - set(grid)
+    if missing:
+        optional = set(registry.POPULATION_SCHEMA[kind].dims) - required
+        also = f" (and optionally {', '.join(sorted(optional))})" if optional else ""
+        raise SuiteError(
+            f"`grid` of a {kind} population must have dims {', '.join(sorted(required))}"
+            f"{also}; missing {sorted(missing)}."
+        )
+    if kind == "nested_finite" and "icc" not in grid and "sd" not in population:
+        raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
+    if kind == "confusion":
+        if any(m.family != "bootstrap" or m.options["scheme"] != "iid" for m in methods):
+            raise SuiteError("a confusion suite takes iid `bootstrap` methods only.")
+    if kind == "nested_planning":
+        if any(not s.exact for s in scales.values()):
+            raise SuiteError("a nested_planning suite is analytic: every scale is exact.")
+        if any(m.family != "clustered" for m in methods):
+            raise SuiteError("a nested_planning suite takes `clustered` methods only.")
+
+
+def _check_support(kind: str, methods, scales) -> None:
     """Reject methods or an exact scale that a population kind cannot compute."""
     for i, m in enumerate(methods):
-        try:
-            registry.check_family_support(kind, m.family, m.options, f"methods[{i}]", SuiteError)
-        except SuiteError as exc:
-            raise SuiteError(f"suite {filename}: {exc}") from None
+        registry.check_family_support(kind, m.family, m.options, f"methods[{i}]", SuiteError)
     exact_ok = registry.POPULATION_SUPPORT[kind].exact
     for name, scale in scales.items():
         if scale.exact and not exact_ok:
-            raise SuiteError(
-                f"suite {filename}: `scales.{name}.exact`: a {kind} population has no exact mode."
-            )
+            raise SuiteError(f"`scales.{name}.exact`: a {kind} population has no exact mode.")
         if not scale.exact and kind == "nested_planning":
             raise SuiteError(
-                f"suite {filename}: `scales.{name}`: a nested_planning suite is "
-                "analytic; set exact = true."
+                f"`scales.{name}`: a nested_planning suite is analytic; set exact = true."
             )
 
 

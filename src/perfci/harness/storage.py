@@ -1,13 +1,66 @@
-"""Atomic files: finished cells and result datasets are complete or absent, never torn."""
+"""Files of a run: atomic writes, the output folder's lock, and cleaning up after a kill.
+
+Every file is written whole to a temporary file in its folder and renamed into place, so
+it is complete or absent, never torn. A temporary file is created with the user's umask
+(as any new file is; :func:`tempfile.mkstemp` would make it 0600), its space is reserved
+before anything is written, so a full disk fails before a byte is written, and it is
+removed if anything fails. A result dataset is serialized in memory first: the only
+thing that touches the disk is one plain write.
+
+One run at a time writes to an output folder: :func:`folder_lock` holds ``OUT/perfci.lock``
+(an advisory ``flock`` holding the run's pid) while a run writes there.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import os
-import tempfile
+import secrets
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
+
+try:  # POSIX; elsewhere the lock is the lock file's existence and its pid
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+#: The lock file of an output folder.
+LOCK_NAME = "perfci.lock"
+
+
+class FolderInUseError(OSError):
+    """Another run holds the output folder's lock; :attr:`pid` is the holder's."""
+
+    def __init__(self, message: str, pid: int | None) -> None:
+        super().__init__(message)
+        self.pid = pid
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class WriteError(OSError):
+    """A file could not be written (a full disk, no permission); nothing torn is left.
+
+    The message names the file and the reason; :attr:`errno` is the system's.
+    """
+
+    def __init__(self, code: int | None, message: str) -> None:
+        super().__init__(code, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StaleLockWarning(UserWarning):
+    """A run took over the lock file of a run that was killed."""
 
 
 def _cell_path(folder: Path, cell: dict) -> Path:
@@ -15,27 +68,240 @@ def _cell_path(folder: Path, cell: dict) -> Path:
     return folder / f"{key}.npy"
 
 
-def _write_atomic(path: Path, array: np.ndarray) -> None:
-    """Write to a temporary file in the same folder, then rename: never a partial file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+def _new_temporary(path: Path) -> tuple[int, Path]:
+    """Create ``.NAME.XXXXXXXX.tmp`` beside `path`, mode 0666 less the user's umask."""
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:  # pragma: no cover - 2**32 names
+            continue
+
+
+def _write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
+    """Write `data` to `path` through a temporary file and a rename: complete or absent.
+
+    Raises
+    ------
+    WriteError
+        If the disk is full or the file cannot be written; the message names `path`. An
+        earlier file at `path` is left as it was, and no temporary file is left behind.
+    """
+    view = memoryview(data).cast("B")
+    try:
+        fd, tmp = _new_temporary(path)
+    except OSError as exc:
+        raise WriteError(exc.errno, f"could not write {path}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "wb") as f:
-            np.save(f, array)
+            if view.nbytes and hasattr(os, "posix_fallocate"):
+                try:
+                    os.posix_fallocate(f.fileno(), 0, view.nbytes)  # a full disk fails here
+                except OSError as exc:
+                    if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                        raise
+            f.write(view)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if not isinstance(exc, OSError):
+            raise
+        free = _free_bytes(path.parent)
+        room = "" if free is None else f" ({free:,} bytes free, {view.nbytes:,} needed)"
+        raise WriteError(exc.errno, f"could not write {path}: {exc.strerror or exc}{room}") from exc
+    _sync_folder(path.parent)
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        stat = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return None
+    return stat.f_bavail * stat.f_frsize
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (where the system allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(path: Path, array: np.ndarray) -> None:
+    """Write one cell's scores (``.npy``) atomically."""
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    _write_bytes_atomic(path, buffer.getbuffer())
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write a small text file (a fingerprint, a summary) atomically."""
+    _write_bytes_atomic(path, text.encode())
 
 
 def _write_dataset(dataset: xr.Dataset, target: Path) -> None:
-    """Write netCDF to a temporary file, then rename: a failed write leaves no result."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".nc.tmp")
-    os.close(fd)
+    """Write netCDF: serialized in memory, then one atomic write; a failure leaves no result."""
+    import dask.config
+
+    # In memory, with no scheduler: with a Dask client about, xarray would ask it for a
+    # lock named after the file, and an in-memory file has no name to lock.
+    with dask.config.set(scheduler="synchronous"):
+        data = dataset.to_netcdf(engine="h5netcdf")
+    _write_bytes_atomic(target, data if data is not None else b"")
+
+
+def _remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Delete temporary files a killed run left in `folder` (call with its lock held)."""
+    if not folder.is_dir():
+        return []
+    # ours: .NAME.XXXXXXXX.tmp; before: tmpXXXXXXXX.tmp (cells), tmpXXXXXXXX.nc.tmp
+    stale = {*folder.glob(".*.tmp"), *folder.glob("tmp*.tmp")}
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return sorted(stale)
+
+
+def _read_pid(path: Path) -> int | None:
     try:
-        dataset.to_netcdf(tmp, engine="h5netcdf")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        text = path.read_text().split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text[0]) if text and text[0].isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except OSError:  # pragma: no cover
+        return False
+    return True
+
+
+def _in_use(folder: Path, pid: int | None) -> FolderInUseError:
+    holder = "another run" if pid is None else f"another run (pid {pid})"
+    return FolderInUseError(
+        f"output folder {folder} is in use by {holder}, which holds {folder / LOCK_NAME}; "
+        "wait for it to finish or write to another folder.",
+        pid,
+    )
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike) -> Iterator[Path]:
+    """Hold the lock of an output folder while a run writes there.
+
+    The lock is ``FOLDER/perfci.lock``, an advisory ``flock`` that holds the run's pid.
+    The system releases it when the process ends, however it ends; a lock file left by a
+    killed run is taken over, with a :class:`StaleLockWarning` naming its pid.
+
+    Parameters
+    ----------
+    folder : path
+        The output folder (created if missing).
+
+    Raises
+    ------
+    FolderInUseError
+        If another run holds the lock; the message names its pid.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from perfci.harness.storage import FolderInUseError, folder_lock
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     with folder_lock(out):
+    ...         try:
+    ...             with folder_lock(out):
+    ...                 pass
+    ...         except FolderInUseError as exc:
+    ...             print(exc.pid == os.getpid())
+    True
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_NAME
+    if fcntl is None:  # pragma: no cover
+        with _exclusive_file_lock(folder, path):
+            yield path
+        return
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise WriteError(exc.errno, f"could not create {path}: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise _in_use(folder, _read_pid(path)) from None
+        except OSError as exc:  # a file system without locks
+            os.close(fd)
+            raise WriteError(
+                exc.errno,
+                f"could not lock {path}: {exc.strerror or exc} (its file system has no "
+                "file locks; write to a local folder)",
+            ) from exc
+        try:  # the holder may have removed the file between our open and our flock
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        previous = _read_pid(path)
+        if previous is not None and previous != os.getpid():
+            state = "no longer running" if not _alive(previous) else "no longer holding it"
+            warnings.warn(
+                f"took over the lock {path} of pid {previous} ({state}; a killed run).",
+                StaleLockWarning,
+                stacklevel=3,
+            )
+        with contextlib.suppress(OSError):  # a full disk: the flock still holds
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()  # while still holding it: a waiting opener sees another inode
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _exclusive_file_lock(folder: Path, path: Path) -> Iterator[None]:  # pragma: no cover
+    """Hold the lock without ``flock``: the file exists; a dead holder's file is taken over."""
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            pid = _read_pid(path)
+            if pid is not None and _alive(pid):
+                raise _in_use(folder, pid) from None
+            warnings.warn(
+                f"took over the lock {path} of pid {pid} (no longer running; a killed run).",
+                StaleLockWarning,
+                stacklevel=4,
+            )
+            path.unlink(missing_ok=True)
+    else:
+        raise _in_use(folder, _read_pid(path))
+    try:
+        os.write(fd, f"{os.getpid()}\n".encode())
+        os.close(fd)
+        yield
+    finally:
+        path.unlink(missing_ok=True)
