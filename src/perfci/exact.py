@@ -16,7 +16,7 @@ from scipy import special
 
 from ._core import registry
 from ._core.results import ResultMixin
-from ._core.validation import check_confidence_level, check_real_array
+from ._core.validation import check_confidence_level, check_memory, check_real_array
 from .analytic import INTERVALS, interval_bounds
 from .bootstrap import exact_percentile_bounds
 
@@ -90,6 +90,15 @@ def _operating_iv(method: Any, n: Any, p: Any, confidence_level: Any):
             f"`n`, `p` and `confidence_level` must broadcast; got shapes "
             f"{np.shape(n)}, {np.shape(p)}, {np.shape(level)}."
         ) from None
+    # The intervals of x = 0..n are tabulated once per distinct (n, level): about ten
+    # numbers per row.
+    pairs = np.unique(np.stack([n.ravel(), level.ravel()], axis=1), axis=0)
+    check_memory(
+        "n",
+        80.0 * float(np.sum(pairs[:, 0] + 1)),
+        "enumerate fewer or smaller sample sizes (coverage at a large n is close to its "
+        "normal-approximation value)",
+    )
     return method, n.astype(np.int64), p, level
 
 
@@ -102,6 +111,8 @@ def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
     """Coverage, misses and expected half-width for flat validated arrays."""
+    if n.size == 0:  # no (n, p, level) at all: nothing to enumerate
+        return np.zeros((4, 0))
     # Each distinct (n, level) pair needs its intervals for x = 0..n only once.
     pairs, pair_of = np.unique(np.stack([n, level], axis=1), axis=0, return_inverse=True)
     pair_of = pair_of.ravel()
@@ -169,7 +180,15 @@ def operating_characteristics(
     Returns
     -------
     OperatingCharacteristics
-        Arrays of the broadcast shape of `n`, `p` and `confidence_level`.
+        Arrays of the broadcast shape of `n`, `p` and `confidence_level` (empty arrays
+        for empty input).
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, `n` not positive integers, `p` outside [0, 1], a level
+        outside (0, 1), inputs that do not broadcast, or sizes whose enumeration would
+        not fit in memory.
 
     See Also
     --------
