@@ -156,6 +156,7 @@ def _plan_iv(
     if not 0 < target < 0.5:
         raise ValueError(f"`half_width` must lie strictly between 0 and 0.5; got {half_width}.")
     lam = _check_pseudo_count(pseudo_count)
+    registry.DF_ADJUST.check(df_adjust)
     share = None if prevalence is None else check_real_scalar("prevalence", prevalence)
     if share is not None and not 0 < share <= 1:
         raise ValueError(f"`prevalence` must lie in (0, 1]; got {prevalence}.")
@@ -168,7 +169,6 @@ def _plan_iv(
                 f"a nested plan needs an analytic `method`, one of "
                 f"{sorted(registry.ANALYTIC_METHOD)}; got {method!r}."
             )
-        registry.DF_ADJUST.check(df_adjust)
         rho = check_real_scalar("icc", icc)
         b = check_real_scalar("texts_per_person", texts_per_person)
         if not 0 <= rho <= 1:
@@ -295,12 +295,12 @@ def _half_width_curves_iv(
     level = float(check_confidence_level(confidence_level, scalar=True))
     registry.PLAN_METHOD.check(method)
     name = _method_name(method, _check_pseudo_count(pseudo_count))
+    registry.DF_ADJUST.check(df_adjust)
     if (icc is None) != (texts_per_person is None):
         raise ValueError("nested curves need both `icc` and `texts_per_person`.")
     if icc is None:
         return n_arr.astype(np.int64), p_arr, level, name, None, None
     registry.ANALYTIC_METHOD.check(method)
-    registry.DF_ADJUST.check(df_adjust)
     rho = check_real_array("icc", icc).ravel()
     b = check_real_array("texts_per_person", texts_per_person).ravel()
     if np.any((rho < 0) | (rho > 1)):

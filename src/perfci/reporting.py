@@ -176,7 +176,9 @@ def _interval(
             metric_values(total if metric not in _AVERAGED else one_vs_rest(total), metric)
         )
     if np.isnan(estimate):
-        raise ValueError(f"{metric} is undefined for these data: {undefined_reason(metric)}.")
+        raise ValueError(
+            f"`metric` {metric!r} is undefined for these labels: {undefined_reason(metric)}."
+        )
 
     icc = design_effect = n_eff = np.nan
     if choice.method != "bootstrap":
