@@ -160,6 +160,7 @@ def pseudo_count_kind(recommended: bool = False) -> list[Case]:
         Case("negative", -1),
         Case("a fraction", 1.5),
         *NOT_FINITE,
+        Case("more texts than any sample", 10**16),
         Case("zero", 0, OK),
         Case("a numpy integer", np.int64(2), OK),
         *([Case("'recommended'", "recommended", OK)] if recommended else []),
@@ -340,6 +341,7 @@ def shape_kind() -> list[Case]:
         Case("floats", (50.0, 20.0)),
         Case("booleans", (True, True)),
         Case("too few cells", (1, 20)),
+        Case("more cells than memory holds", (10**6, 10**6)),
         Case("None", None),
     ]
 
@@ -528,6 +530,7 @@ ENTRIES = [
                     *choice_kind(registry.EXACT_METHOD),
                     Case("a pseudo-count pattern without a number", "pseudo_percentile_"),
                     Case("a negative pseudo count", "pseudo_percentile_-1"),
+                    Case("a pseudo count beyond any sample", f"pseudo_percentile_{10**16}"),
                     Case("a pseudo-count pattern", "pseudo_percentile_2", OK),
                 ],
                 "n": [*positive_kind(integer=True), Case("an empty list", [], OK)],
@@ -623,6 +626,12 @@ ENTRIES = [
             (
                 "a fraction inside",
                 {"counts": [40.5, 6, 9, 45]},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "more texts than binomial draws hold",
+                {"counts": [1e20, 6, 9, 45]},
                 RAISES,
                 ("counts",),
             ),
@@ -949,7 +958,10 @@ ENTRIES = [
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
             "prior": choice_kind(registry.PRIOR),
             "shape": shape_kind(),
-            "draws": also(positive_int_kind(), estimand="text_weighted"),
+            "draws": also(
+                positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
+                estimand="text_weighted",
+            ),
             "rng": rng_kind(),
             "batch": positive_int_kind(optional=True),
         },
@@ -984,7 +996,7 @@ ENTRIES = [
             **PER_PERSON,
             "sampler": choice_kind(registry.SAMPLER),
             "prior": choice_kind(registry.PRIOR),
-            "draws": positive_int_kind(),
+            "draws": positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
             "tune": positive_int_kind(),
             "chains": positive_int_kind(),
             "rng": rng_kind(),

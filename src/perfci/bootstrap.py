@@ -36,6 +36,7 @@ from ._core.intervals import (
 from ._core.resampling import Statistic, augment, draw_replicates, jackknife
 from ._core.results import ResultMixin
 from ._core.validation import (
+    MAX_COUNT,
     UndefinedMetricWarning,
     check_choice,
     check_confidence_level,
@@ -149,6 +150,8 @@ def check_pseudo_count(pseudo_count: Any) -> int:
         raise ValueError(
             f"`pseudo_count` must be a non-negative whole number; got {pseudo_count!r}."
         )
+    if value > MAX_COUNT:
+        raise ValueError(f"`pseudo_count` must be at most {MAX_COUNT:.0e}; got {pseudo_count!r}.")
     return int(float(value))
 
 
@@ -314,6 +317,10 @@ def _bootstrap_iv(
         raise ValueError("`counts` must be non-negative.")
     if np.any(arr != np.round(arr)):
         raise ValueError("`counts` must be whole numbers: a bootstrap resamples texts.")
+    if arr.size and arr.sum() > MAX_COUNT:
+        raise ValueError(
+            f"`counts` must hold at most {MAX_COUNT:.0e} texts in all; got {arr.sum():.3g}."
+        )
     if metric == "proportion":
         cell_ndim, k, what = 1, None, "[successes, failures]"
         ok = arr.ndim >= 1 and arr.shape[-1] == 2

@@ -16,7 +16,12 @@ from scipy import special
 
 from ._core import registry
 from ._core.results import ResultMixin
-from ._core.validation import check_confidence_level, check_memory, check_real_array
+from ._core.validation import (
+    MAX_COUNT,
+    check_confidence_level,
+    check_memory,
+    check_real_array,
+)
 from .analytic import INTERVALS, interval_bounds
 from .bootstrap import exact_percentile_bounds
 
@@ -76,6 +81,10 @@ def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
 
 def _operating_iv(method: Any, n: Any, p: Any, confidence_level: Any):
     registry.EXACT_METHOD.check(method)
+    if method not in INTERVALS and _pseudo_count(method) > MAX_COUNT:
+        raise ValueError(
+            f"`method`'s pseudo count must be at most {MAX_COUNT:.0e}; got {method!r}."
+        )
     n = check_real_array("n", n)
     p = check_real_array("p", p)
     level = check_confidence_level(confidence_level)

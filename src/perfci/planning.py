@@ -11,7 +11,12 @@ import xarray as xr
 
 from ._core import registry
 from ._core.results import ResultMixin
-from ._core.validation import check_confidence_level, check_real_array, check_real_scalar
+from ._core.validation import (
+    MAX_COUNT,
+    check_confidence_level,
+    check_real_array,
+    check_real_scalar,
+)
 from .analytic import proportion_ci
 from .design import effective_sample_size
 from .exact import expected_half_width
@@ -63,9 +68,12 @@ def _check_pseudo_count(pseudo_count: Any) -> int:
     if (
         isinstance(pseudo_count, bool | np.bool_)
         or not isinstance(pseudo_count, int | np.integer)
-        or pseudo_count < 0
+        or not 0 <= pseudo_count <= MAX_COUNT
     ):
-        raise ValueError(f"`pseudo_count` must be a non-negative integer; got {pseudo_count!r}.")
+        raise ValueError(
+            f"`pseudo_count` must be a non-negative integer (at most {MAX_COUNT:.0e}); "
+            f"got {pseudo_count!r}."
+        )
     return int(pseudo_count)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from .registry import choice_message
 
 __all__ = [
+    "MAX_COUNT",
     "UndefinedMetricWarning",
     "check_choice",
     "check_confidence_level",
@@ -34,6 +35,12 @@ __all__ = [
     "check_rng",
     "warn_undefined",
 ]
+
+
+#: The most texts (or pseudo counts) one data set may hold: far beyond any labelled sample,
+#: and below the sizes where binomial quantiles stop converging (about 10**16) and where
+#: draws overflow 64-bit integers.
+MAX_COUNT = 10**15
 
 
 class UndefinedMetricWarning(RuntimeWarning):

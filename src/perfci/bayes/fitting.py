@@ -19,6 +19,7 @@ from .._core.grid import (
 from .._core.validation import (
     check_choice,
     check_confidence_level,
+    check_memory,
     check_positive_int,
     check_real_array,
     check_rng,
@@ -198,6 +199,11 @@ def grid_intervals(
         if batch is None
         else check_positive_int("batch", batch)
     )
+    # a block's grids (a few tables of its cells) and, for text_weighted, its draws
+    block_sets = min(step, total)
+    check_memory("shape", 48.0 * cells[0] * cells[1] * max(1, block_sets), "use fewer grid cells")
+    if estimand == "text_weighted":
+        check_memory("draws", 32.0 * count * block_sets, f"ask for fewer draws than {count}")
     rngs = dataset_generators(generator, total, bool(lead)) if estimand == "text_weighted" else []
     low, mid, high = np.empty(total), np.empty(total), np.empty(total)
     for start in range(0, total, step):  # bounds memory: step data sets' grids
@@ -316,6 +322,14 @@ def fit(
     cells = _check_shape("grid_shape", grid_shape)
     generator = check_rng(rng)
     y, n = _check_counts(successes, trials)
+    if sampler == "grid":
+        check_memory("grid_shape", 48.0 * cells[0] * cells[1], "use fewer grid cells")
+        # mu, s, kappa, the text-weighted rate and every person's rate, per draw
+        check_memory(
+            "draws",
+            8.0 * draws * chains * (4 + int(np.count_nonzero(n))) * 2,
+            f"ask for fewer draws or chains than {draws} x {chains}",
+        )
     keep = n > 0
     ids = np.arange(y.size) if persons is None else np.asarray(persons)
     if ids.shape != y.shape:
