@@ -140,19 +140,18 @@ def check_pseudo_count(pseudo_count: Any) -> int:
         if isinstance(pseudo_count, np.ndarray) and not pseudo_count.ndim
         else pseudo_count
     )
-    if (
-        isinstance(value, bool | np.bool_)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(value)
-        or value < 0
-        or value != round(value)
-    ):
+    number = (
+        float(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+        else math.nan
+    )
+    if not math.isfinite(number) or number < 0 or number != round(number):
         raise ValueError(
             f"`pseudo_count` must be a non-negative whole number; got {pseudo_count!r}."
         )
-    if value > MAX_COUNT:
+    if number > MAX_COUNT:
         raise ValueError(f"`pseudo_count` must be at most {MAX_COUNT:.0e}; got {pseudo_count!r}.")
-    return int(float(value))
+    return int(number)
 
 
 #: Persons a cluster or hierarchical bootstrap needs: with one, every resample draws it.
