@@ -145,7 +145,7 @@ CASES = [
         {"confidence_level": 0},
         "`confidence_level`",
     ),
-    # the API examples of "Trust at the edges" (the catalogue, tests/test_catalogue.py,
+    # inputs that once went wrong at the edges of the API (tests/test_catalogue.py
     # generates hundreds more)
     (
         "a cluster bootstrap of one person",
