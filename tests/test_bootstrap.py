@@ -342,6 +342,61 @@ def test_bad_input(args, kwargs, match):
         pc.bootstrap_ci(*args, **kwargs)
 
 
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical"])
+@pytest.mark.parametrize("pseudo_count", [0, 1])
+@pytest.mark.parametrize("interval", ["percentile", "bca"])
+def test_a_cluster_scheme_of_one_person_is_refused(scheme, pseudo_count, interval):
+    # Before: a zero-width interval (cluster) or the iid interval of one person's texts
+    # (hierarchical), presented as an interval about the population of persons.
+    one = [[5, 1, 2, 30], [0, 0, 0, 0]]  # a person without texts is not a person
+    with pytest.raises(ValueError, match=r"^`counts` must hold at least 2 persons.*got 1\.$"):
+        pc.bootstrap_ci(
+            one, "f1", scheme=scheme, pseudo_count=pseudo_count, interval=interval, rng=1
+        )
+    # about texts, one person's texts are texts
+    iid = pc.bootstrap_ci(one, "f1", nested=True, pseudo_count=pseudo_count, rng=1)
+    assert iid.low < iid.high
+
+
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical"])
+def test_one_person_in_a_batch_is_nan_with_a_warning_and_leaves_the_others_alone(scheme):
+    counts = np.array([[[5, 1], [0, 0]], [[3, 2], [4, 1]], [[2, 0], [0, 0]]])
+    with pytest.warns(pc.UndefinedMetricWarning, match="2 of 3 data sets have a single person"):
+        ci = pc.bootstrap_ci(counts, "proportion", scheme=scheme, n_resamples=300, rng=4)
+    assert np.isnan(ci.low[[0, 2]]).all() and np.isnan(ci.high[[0, 2]]).all()
+    assert np.isnan(ci.standard_error[[0, 2]]).all()
+    np.testing.assert_array_equal(ci.estimate, [5 / 6, 7 / 10, 1.0])  # still defined
+    np.testing.assert_array_equal(ci.n_clusters, [1, 2, 1])
+    alone = pc.bootstrap_ci(
+        counts[1],
+        "proportion",
+        scheme=scheme,
+        n_resamples=300,
+        rng=np.random.default_rng(4).spawn(3)[1],
+    )
+    np.testing.assert_array_equal(ci.distribution[1], alone.distribution)
+    assert (ci.low[1], ci.high[1]) == (alone.low, alone.high)
+
+
+def test_rng_is_normalized_once_and_bad_ones_are_refused():
+    seeded = pc.bootstrap_ci([40, 6, 9, 45], "f1", n_resamples=200, rng=3)
+    generator = pc.bootstrap_ci([40, 6, 9, 45], "f1", n_resamples=200, rng=np.random.default_rng(3))
+    np.testing.assert_array_equal(seeded.distribution, generator.distribution)
+    for bad in ("abc", 1.5, -1, True, np.random.RandomState(3)):
+        with pytest.raises(ValueError, match=r"^`rng` must be a numpy.random.Generator"):
+            pc.bootstrap_ci([40, 6, 9, 45], "f1", rng=bad)
+
+
+def test_memory_sized_requests_are_refused_before_allocating(monkeypatch):
+    from perfci._core import resources
+
+    monkeypatch.setattr(resources, "_SMALL", 0)
+    monkeypatch.setattr(resources, "available_memory", lambda: 20_000)
+    with pytest.raises(ValueError, match=r"^`n_resamples` = 2000 for 1 data set needs .*fewer"):
+        pc.bootstrap_ci([5, 1], "proportion", n_resamples=2000)
+    pc.bootstrap_ci([5, 1], "proportion", n_resamples=100, rng=1)  # 1.6 kB: fine
+
+
 def test_exact_coverage_of_bootstrap_percentile_methods():
     # The infinite-resample percentile coverage by enumeration equals a brute-force sum
     # over x of the exact bootstrap intervals.

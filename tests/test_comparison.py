@@ -117,3 +117,12 @@ def test_string_labels_and_positive():
 def test_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         pc.compare(*args, **kwargs)
+
+
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical", None])
+def test_one_person_is_refused_for_the_cluster_schemes(scheme):
+    y, a, b = [1, 0, 1, 1, 0, 1], [1, 0, 0, 1, 1, 1], [0, 0, 1, 1, 0, 0]
+    with pytest.raises(ValueError, match=r"^`groups` must give at least 2 persons"):
+        pc.compare(y, a, b, "f1", groups=["p"] * 6, scheme=scheme, rng=1)
+    ci = pc.compare(y, a, b, "f1", groups=["p"] * 6, scheme="iid", rng=1)
+    assert ci.low < ci.high

@@ -94,7 +94,7 @@ def test_a_data_set_without_texts_in_a_batch_is_nan_with_a_warning():
     with pytest.warns(pc.UndefinedMetricWarning, match="1 of 2 data sets have no texts"):
         ci = pc.bootstrap_ci(counts, "proportion", scheme="cluster", n_resamples=100, rng=1)
     assert np.isfinite(ci.low[0]) and np.isnan(ci.low[1]) and np.isnan(ci.high[1])
-    with pytest.raises(ValueError, match="at least one person with texts"):
+    with pytest.raises(ValueError, match="at least 2 persons with texts .*; got 0"):
         pc.bootstrap_ci(counts[1], "proportion", scheme="cluster", n_resamples=100, rng=1)
 
 

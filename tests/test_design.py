@@ -46,6 +46,19 @@ def test_icc_policies():
         assert np.isnan(pc.icc([3], [5]))
     with pytest.warns(pc.UndefinedMetricWarning, match="icc is undefined"):
         assert np.isnan(pc.icc([1, 0, 1], [1, 1, 1]))  # one text each, outcomes vary
+    # no persons at all: not "no variation" (it was 0.0, a made-up number)
+    for y, n in (([], []), ([0, 0], [0, 0])):
+        with pytest.warns(pc.UndefinedMetricWarning, match="icc is undefined"):
+            assert np.isnan(pc.icc(y, n))
+
+
+@pytest.mark.parametrize("design", ["icc", "cluster_robust"])
+def test_design_effect_of_too_few_persons_is_nan_with_a_warning(design):
+    # it was NaN without a word (one person) or a NumPy RuntimeWarning (no persons)
+    for y, n in (([], []), ([0, 0], [0, 0]), ([3], [5]), ([[3, 2], [3, 0]], [[5, 5], [5, 0]])):
+        with pytest.warns(pc.UndefinedMetricWarning, match="design_effect is undefined"):
+            deff = pc.design_effect(y, n, design=design)
+        assert np.isnan(np.asarray(deff).ravel()[-1])
 
 
 def test_persons_without_relevant_texts_do_not_count(rng):

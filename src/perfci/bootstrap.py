@@ -19,6 +19,7 @@ calls given those generators, draw for draw.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -37,10 +38,12 @@ from ._core.resampling import Statistic, augment, draw_replicates, jackknife
 from ._core.resources import check_memory
 from ._core.results import ResultMixin
 from ._core.validation import (
+    MAX_COUNT,
     UndefinedMetricWarning,
     check_choice,
     check_confidence_level,
     check_real_array,
+    check_rng,
 )
 from .counting import ConfusionCounts, one_vs_rest
 from .metrics import BINARY_METRICS, METRICS, metric_values
@@ -151,13 +154,35 @@ def check_resample_size(n_resamples: int, n_data_sets: int = 1) -> None:
 
 
 def check_pseudo_count(pseudo_count: Any) -> int:
-    """Return `pseudo_count` as an int after checking it is a non-negative whole number."""
-    value = check_real_array("pseudo_count", pseudo_count)
-    if value.ndim or value < 0 or value != np.round(value):
+    """Return `pseudo_count` as an int after checking it is a non-negative whole number.
+
+    One number: not a string, a boolean, an array, NaN or infinity.
+    """
+    value = (
+        pseudo_count.item()
+        if isinstance(pseudo_count, np.ndarray) and not pseudo_count.ndim
+        else pseudo_count
+    )
+    number = (
+        float(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+        else math.nan
+    )
+    if not math.isfinite(number) or number < 0 or number != round(number):
         raise ValueError(
             f"`pseudo_count` must be a non-negative whole number; got {pseudo_count!r}."
         )
-    return int(value)
+    if number > MAX_COUNT:
+        raise ValueError(f"`pseudo_count` must be at most {MAX_COUNT:.0e}; got {pseudo_count!r}.")
+    return int(number)
+
+
+#: Persons a cluster or hierarchical bootstrap needs: with one, every resample draws it.
+MIN_PERSONS = 2
+ONE_PERSON = (
+    "a cluster or hierarchical bootstrap of one person says nothing about the population "
+    "of persons (every resample draws that person again)"
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -273,9 +298,7 @@ def _bootstrap_iv(
     check_choice("metric", metric, ("proportion", *METRICS))
     check_choice("scheme", scheme, SCHEMES)
     check_choice("interval", interval, BOOTSTRAP_INTERVALS)
-    level = check_confidence_level(confidence_level)
-    if level.ndim:
-        raise ValueError("`confidence_level` must be a single number.")
+    level = check_confidence_level(confidence_level, scalar=True)
     lam = check_pseudo_count(pseudo_count)
     exact = isinstance(n_resamples, str)
     if exact:
@@ -302,11 +325,15 @@ def _bootstrap_iv(
         counts = counts.matrix if counts.matrix is not None else counts.counts
     if scheme != "iid" and nested is False:
         raise ValueError(f"`scheme` {scheme!r} resamples persons: it needs `nested=True`.")
-    arr = check_real_array("counts", np.asarray(counts))
+    arr = check_real_array("counts", counts)
     if np.any(arr < 0):
         raise ValueError("`counts` must be non-negative.")
     if np.any(arr != np.round(arr)):
         raise ValueError("`counts` must be whole numbers: a bootstrap resamples texts.")
+    if arr.size and arr.sum() > MAX_COUNT:
+        raise ValueError(
+            f"`counts` must hold at most {MAX_COUNT:.0e} texts in all; got {arr.sum():.3g}."
+        )
     if metric == "proportion":
         cell_ndim, k, what = 1, None, "[successes, failures]"
         ok = arr.ndim >= 1 and arr.shape[-1] == 2
@@ -335,11 +362,12 @@ def _bootstrap_iv(
         )
     statistic = _statistic(metric, k)
     batch_shape = arr.shape[: arr.ndim - unit_ndim]
+    sets = math.prod(batch_shape)
     if not exact:
-        check_resample_size(n_resamples, math.prod(batch_shape))
-    flat_shape = (-1, *((arr.shape[-unit_ndim],) if nested else ()), statistic.n_cells)
+        check_resample_size(n_resamples, sets)
+    flat_shape = (sets, *((arr.shape[-unit_ndim],) if nested else ()), statistic.n_cells)
     return (
-        arr.reshape(flat_shape) if arr.size else arr.reshape(*flat_shape[:-1], statistic.n_cells),
+        arr.reshape(flat_shape),
         statistic,
         lam,
         float(level),
@@ -349,9 +377,10 @@ def _bootstrap_iv(
     )
 
 
-def _generators(rng: Any, batch_shape: tuple[int, ...], size: int) -> list[np.random.Generator]:
-    """One generator per data set: `rng` itself alone, its spawned children in a batch."""
-    root = np.random.default_rng(rng)
+def _generators(
+    root: np.random.Generator, batch_shape: tuple[int, ...], size: int
+) -> list[np.random.Generator]:
+    """One generator per data set: `root` itself alone, its spawned children in a batch."""
     return [root] if not batch_shape else root.spawn(size)
 
 
@@ -370,13 +399,16 @@ def resample_intervals(
     """Replicates and intervals of canonical data sets (``(C,)`` or ``(m, C)`` each).
 
     The engine path shared by :func:`bootstrap_ci` and :func:`perfci.compare`. An empty
-    data set (no texts) gets NaN everywhere and ``empty=True``.
+    data set (no texts) gets NaN everywhere and ``empty=True``; a data set of one person
+    under a cluster scheme gets its estimate, NaN intervals and ``one_person=True``
+    (nothing is drawn: see :data:`ONE_PERSON`).
     """
     size = len(units)
     replicates = np.full((size, n_resamples), np.nan)
     estimate = np.full(size, np.nan)
     theta_hat = np.full(size, np.nan)
     empty = np.zeros(size, dtype=bool)
+    one_person = np.zeros(size, dtype=bool)
     n_texts = np.zeros(size, dtype=np.int64)
     n_clusters = np.zeros(size, dtype=np.int64)
     jack: list[tuple[np.ndarray, np.ndarray]] = []
@@ -389,6 +421,10 @@ def resample_intervals(
             jack.append((np.empty(0), np.empty(0)))
             continue
         estimate[k] = statistic.fn(observed.astype(float))
+        if scheme != "iid" and n_clusters[k] < MIN_PERSONS:
+            one_person[k] = True
+            jack.append((np.empty(0), np.empty(0)))
+            continue
         augmented = augment(cells, scheme, pseudo_count)
         replicates[k] = draw_replicates(
             augmented, scheme, n_resamples, statistic, generator, batch=batch
@@ -398,7 +434,7 @@ def resample_intervals(
             theta_hat[k] = statistic.fn(total.astype(float))
             jack.append(jackknife(augmented, scheme, statistic))
     n_valid = np.sum(~np.isnan(replicates), -1)
-    no_valid = (n_valid == 0) & ~empty
+    no_valid = (n_valid == 0) & ~empty & ~one_person
     levels = percentile_levels(confidence_level, size)
     z0 = np.full(size, np.nan)
     a = np.full(size, np.nan)
@@ -410,7 +446,7 @@ def resample_intervals(
         for k, (values, weights) in enumerate(jack):
             jack_values[k, : values.size] = values
             jack_weights[k, : weights.size] = weights
-        usable = ~empty & ~no_valid
+        usable = ~empty & ~no_valid & ~one_person
         if usable.any():
             bca = bca_levels(
                 replicates[usable],
@@ -439,6 +475,7 @@ def resample_intervals(
         "acceleration": a,
         "fallback": fallback,
         "empty": empty,
+        "one_person": one_person,
         "no_valid": no_valid,
         "n_texts": n_texts,
         "n_clusters": n_clusters,
@@ -452,6 +489,7 @@ def warn_about(
     sets = parts["estimate"].size
     where = "" if single else " data sets"
     undefined = np.isnan(parts["estimate"]) & ~parts["empty"]
+    drawn = ~parts["empty"] & ~parts["one_person"]
     if undefined.any():
         what = "the observed counts" if single else f"{int(undefined.sum())} of {sets}{where}"
         warnings.warn(
@@ -459,7 +497,7 @@ def warn_about(
             UndefinedMetricWarning,
             stacklevel=3,
         )
-    many = (parts["n_invalid"] > _INVALID_WARN_SHARE * n_resamples) & ~parts["empty"]
+    many = (parts["n_invalid"] > _INVALID_WARN_SHARE * n_resamples) & drawn
     if single and many.any():
         n_invalid = int(parts["n_invalid"][0])
         warnings.warn(
@@ -479,6 +517,13 @@ def warn_about(
         warnings.warn(
             f"{int((parts['empty'] | parts['no_valid']).sum())} of {sets} data sets have no "
             f"texts or a {metric} undefined in every resample; their intervals are NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if not single and parts["one_person"].any():
+        warnings.warn(
+            f"{int(parts['one_person'].sum())} of {sets} data sets have a single person with "
+            f"texts: {ONE_PERSON}; their intervals are NaN.",
             UndefinedMetricWarning,
             stacklevel=3,
         )
@@ -603,15 +648,17 @@ def bootstrap_ci(
         For unknown names; counts of the wrong shape (a cluster scheme without a person
         axis), negative or fractional counts; ``n_resamples < 1``; ``"exact"`` other than
         for a proportion with the iid percentile bootstrap; a fractional or negative
-        `pseudo_count`; a `batch` below 1; or, for a single data set, no texts or a
-        metric undefined in every resample (in a batch such a data set gets NaN and a
-        warning instead).
+        `pseudo_count`; a `batch` below 1; an `rng` that cannot seed a generator; more
+        resamples than fit in memory; or, for a single data set, no texts, fewer than 2
+        persons with texts under a cluster scheme, or a metric undefined in every
+        resample (in a batch such a data set gets NaN and a warning instead).
 
     Warns
     -----
     UndefinedMetricWarning
         When more than 10% of resamples have an undefined metric (they are dropped),
-        or the metric is undefined on the observed counts.
+        or the metric is undefined on the observed counts; in a batch, for data sets
+        without texts or, under a cluster scheme, with a single person (NaN ends).
     DegenerateBootstrapWarning
         When BCa cannot be formed and the percentile interval is returned instead.
 
@@ -646,6 +693,16 @@ def bootstrap_ci(
     one text per person both give the same bootstrap distribution. To resample only
     the persons with a relevant text (as :func:`clustered_proportion_ci` counts them),
     pass their ``[successes, failures]`` with ``metric="proportion"``.
+
+    *One person*: the cluster schemes need at least 2 persons with texts. Drawing one
+    person from one person gives that person every time, so the cluster bootstrap's
+    distribution is a single value (a zero-width interval) and the hierarchical one is
+    the iid bootstrap of that person's texts; neither says anything about the population
+    of persons, which is what a cluster scheme's interval is about. A pseudo-person does
+    not change this: its spread would be the prior's, not the data's. So a single data
+    set of one person is an error, and in a batch such a data set gets its estimate, NaN
+    ends and an :class:`~perfci.UndefinedMetricWarning` saying why. (With
+    ``scheme="iid"`` the interval is about texts, and one person's texts are texts.)
 
     References
     ----------
@@ -701,6 +758,7 @@ def bootstrap_ci(
         batch,
         nested,
     )
+    generator = check_rng(rng)
     single = not batch_shape
     if exact:
         return _exact_result(flat, nested, lam, level, batch_shape)
@@ -710,8 +768,11 @@ def bootstrap_ci(
         for cells in flat
     ]
     if single:
-        if scheme != "iid" and units[0].shape[0] < 1:
-            raise ValueError("`counts` must hold at least one person with texts.")
+        if scheme != "iid" and units[0].shape[0] < MIN_PERSONS:
+            raise ValueError(
+                f"`counts` must hold at least {MIN_PERSONS} persons with texts for scheme "
+                f"{scheme!r}: {ONE_PERSON}; got {units[0].shape[0]}."
+            )
         if units[0].sum() == 0:
             raise ValueError("`counts` must hold at least one text.")
     parts = resample_intervals(
@@ -722,7 +783,7 @@ def bootstrap_ci(
         pseudo_count=lam,
         n_resamples=int(n_resamples),
         confidence_level=level,
-        generators=_generators(rng, batch_shape, len(units)),
+        generators=_generators(generator, batch_shape, len(units)),
         batch=batch,
     )
     if single and parts["no_valid"][0]:

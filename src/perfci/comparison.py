@@ -19,16 +19,23 @@ from scipy import stats
 
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin
-from ._core.validation import check_choice, check_confidence_level
+from ._core.validation import (
+    check_choice,
+    check_confidence_level,
+    check_label,
+    check_positive_int,
+    check_rng,
+)
 from .analytic import proportion_ci
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
+    MIN_PERSONS,
+    ONE_PERSON,
     SCHEMES,
     BootstrapCI,
     assemble,
     check_pseudo_count,
     check_resample_size,
-    is_positive_int,
     resample_intervals,
     warn_about,
 )
@@ -204,6 +211,27 @@ def _joint_cells(
     return np.bincount(flat.ravel(), minlength=sets * m * 8).reshape(sets, m, 8)
 
 
+def _compare_iv(
+    metric: Any,
+    positive: Any,
+    confidence_level: Any,
+    scheme: Any,
+    interval: Any,
+    pseudo_count: Any,
+    n_resamples: Any,
+    rng: Any,
+) -> tuple[np.ndarray, int, int, np.random.Generator]:
+    """Check the options of :func:`compare` (the labels are checked where they are read)."""
+    check_choice("metric", metric, BINARY_METRICS)
+    check_label("positive", positive)
+    if scheme is not None:
+        check_choice("scheme", scheme, SCHEMES)
+    check_choice("interval", interval, BOOTSTRAP_INTERVALS)
+    level = check_confidence_level(confidence_level, scalar=True)
+    lam = check_pseudo_count(pseudo_count)
+    return level, lam, check_positive_int("n_resamples", n_resamples), check_rng(rng)
+
+
 def compare(
     y_true: Any,
     pred_a: Any,
@@ -263,6 +291,14 @@ def compare(
         A and B disagree, and for accuracy, recall and specificity on independent texts
         Newcombe's paired interval and the exact McNemar p-value.
 
+    Raises
+    ------
+    ValueError
+        For unknown names; labels of different shapes; a `positive` that is not one
+        label; a level, pseudo count, number of resamples or `rng` of the wrong type or
+        range; a cluster or hierarchical scheme with fewer than 2 persons with texts (for
+        a single data set; in a batch such a data set gets NaN and a warning).
+
     Notes
     -----
     Each text is one of eight joint cells (reference, A, B); the bootstrap draws these
@@ -270,6 +306,10 @@ def compare(
     ``metric(A) - metric(B)`` of the same resample. Replicates where either metric is
     undefined are dropped. Identical classifiers give a difference of exactly 0 with a
     zero-width interval.
+
+    *One person*: resampling persons from a single person draws that person every time,
+    so its interval would be about that person's texts and say nothing about the
+    population of persons; it is refused, as in :func:`perfci.bootstrap_ci`.
 
     Examples
     --------
@@ -281,16 +321,9 @@ def compare(
     ...       f"{100 * result.disagreement:.1f}% of texts")
     0.036 [0.015, 0.061], McNemar p = 0.0039, disagree on 2.1% of texts
     """
-    check_choice("metric", metric, BINARY_METRICS)
-    if scheme is not None:
-        check_choice("scheme", scheme, SCHEMES)
-    check_choice("interval", interval, BOOTSTRAP_INTERVALS)
-    level = check_confidence_level(confidence_level)
-    if level.ndim:
-        raise ValueError("`confidence_level` must be a single number.")
-    pseudo_count = check_pseudo_count(pseudo_count)
-    if not is_positive_int(n_resamples):
-        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
+    level, pseudo_count, n_resamples, root = _compare_iv(
+        metric, positive, confidence_level, scheme, interval, pseudo_count, n_resamples, rng
+    )
     given = normalize_labels(
         {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
     )
@@ -315,9 +348,9 @@ def compare(
     if groups is not None:
         person = _as_label_array("groups", groups, ndim=None)
         if person.shape not in (t.shape, t.shape[-1:]):
+            shapes = f"{t.shape}" if t.ndim == 1 else f"{t.shape[-1:]} or {t.shape}"
             raise ValueError(
-                f"`groups` must have one id per text, shape {t.shape[-1:]} or {t.shape}; "
-                f"got {person.shape}."
+                f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
             )
     cells = _joint_cells(
         (t == positive).astype(int),
@@ -356,7 +389,11 @@ def compare(
     else:
         units = [c[c.sum(1) > 0].astype(float) for c in cells]
     single = not batch_shape
-    root = np.random.default_rng(rng)
+    if single and scheme != "iid" and units[0].shape[0] < MIN_PERSONS:
+        raise ValueError(
+            f"`groups` must give at least {MIN_PERSONS} persons with texts for scheme "
+            f"{scheme!r}: {ONE_PERSON}; got {units[0].shape[0]}."
+        )
     parts = resample_intervals(
         units,
         statistic,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy import special, stats
@@ -54,6 +54,9 @@ def _per_person_iv(successes: Any, trials: Any) -> tuple[np.ndarray, np.ndarray]
         )
     if np.any(n < 0) or np.any(y < 0):
         raise ValueError("`successes` and `trials` must be non-negative counts.")
+    for name, values in (("successes", y), ("trials", n)):
+        if np.any(values != np.round(values)):
+            raise ValueError(f"`{name}` must be whole numbers (texts per person).")
     if np.any(y > n):
         raise ValueError("`successes` must not exceed `trials` for any person.")
     return y, n
@@ -74,8 +77,9 @@ def _anova_icc(y: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n0 = (total_n - (n * n).sum(-1) / total_n) / (m - 1)
         denominator = msb + (n0 - 1) * msw
         rho = (msb - msw) / denominator
-    # Rounding can leave tiny negative sums of squares; they are zero.
-    no_variation = (total_y == 0) | (total_y == total_n)
+    # Rounding can leave tiny negative sums of squares; they are zero. Without any text
+    # there is no "no variation": the ICC of no persons is not estimable.
+    no_variation = ((total_y == 0) | (total_y == total_n)) & (m > 0)
     rho = np.where(no_variation, 0.0, np.maximum(rho, 0.0))
     not_estimable = ~no_variation & ((m < 2) | (total_n <= m))
     return np.where(not_estimable, np.nan, rho), not_estimable
@@ -161,6 +165,74 @@ def _t_ratio(df_adjust: str | None, level, n_texts, n_clusters) -> np.ndarray:
     return (numerator / denominator) ** 2
 
 
+def _effective_sample_size_iv(
+    n_texts: Any,
+    design_effect: Any,
+    icc: Any,
+    mean_cluster_size: Any,
+    n_clusters: Any,
+    df_adjust: Any,
+    confidence_level: Any,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """N, the design effect, m (None without a df adjustment) and the level, broadcast."""
+    registry.DF_ADJUST.check(df_adjust)
+    n = check_real_array("n_texts", n_texts)
+    if np.any(n <= 0):
+        raise ValueError("`n_texts` must be positive.")
+    level = check_confidence_level(confidence_level)
+    given = {}
+    for name, value in (("mean_cluster_size", mean_cluster_size), ("n_clusters", n_clusters)):
+        if value is not None:
+            given[name] = check_real_array(name, value)
+    if "n_clusters" in given and np.any(given["n_clusters"] <= 0):
+        raise ValueError("`n_clusters` must be positive (a number of persons).")
+    if "mean_cluster_size" in given and np.any(given["mean_cluster_size"] < 1):
+        raise ValueError("`mean_cluster_size` must be at least 1.")
+    arrays = {"n_texts": n, "confidence_level": level, **given}
+    if design_effect is None:
+        if icc is None or not given:
+            raise ValueError(
+                "give `design_effect`, or `icc` with `mean_cluster_size` or `n_clusters`."
+            )
+        rho = check_real_array("icc", icc)
+        if np.any((rho < 0) | (rho > 1)):
+            raise ValueError("`icc` must lie in [0, 1].")
+        arrays["icc"] = rho
+    else:
+        if icc is not None:
+            raise ValueError("give `design_effect` or `icc`, not both.")
+        deff = check_real_array("design_effect", design_effect)
+        if np.any(deff <= 0):
+            raise ValueError("`design_effect` must be positive.")
+        arrays["design_effect"] = deff
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"`{k}` {a.shape}" for k, a in arrays.items())
+        raise ValueError(f"the arguments must broadcast; got shapes {shapes}.") from None
+    b = given.get("mean_cluster_size")
+    m = given.get("n_clusters")
+    if b is None and m is not None:
+        b = n / m
+        if np.any(b < 1):
+            raise ValueError("`n_clusters` must not exceed `n_texts` (at least one text each).")
+    if m is None and b is not None:
+        m = n / b
+    if design_effect is None:  # `icc` came with `mean_cluster_size` or `n_clusters`
+        deff = 1 + arrays["icc"] * (cast(np.ndarray, b) - 1)
+    if df_adjust is not None:
+        if m is None:
+            raise ValueError("`n_clusters` or `mean_cluster_size` is needed for `df_adjust`.")
+        if np.any(m < 2):
+            raise ValueError("`df_adjust` needs at least 2 persons (df = m - 1); got fewer.")
+    return (
+        np.broadcast_to(n, shape),
+        np.broadcast_to(deff, shape),
+        None if m is None else np.broadcast_to(m, shape),
+        level,
+    )
+
+
 def effective_sample_size(
     n_texts: Any,
     *,
@@ -211,39 +283,11 @@ def effective_sample_size(
     >>> round(float(ci.half_width), 3)
     0.043
     """
-    registry.DF_ADJUST.check(df_adjust)
-    n_texts = check_real_array("n_texts", n_texts)
-    if np.any(n_texts <= 0):
-        raise ValueError("`n_texts` must be positive.")
-    level = check_confidence_level(confidence_level)
-    if mean_cluster_size is None and n_clusters is not None:
-        n_clusters = check_real_array("n_clusters", n_clusters)
-        mean_cluster_size = n_texts / n_clusters
-    if design_effect is None:
-        if icc is None or mean_cluster_size is None:
-            raise ValueError(
-                "give `design_effect`, or `icc` with `mean_cluster_size` or `n_clusters`."
-            )
-        rho = check_real_array("icc", icc)
-        b = check_real_array("mean_cluster_size", mean_cluster_size)
-        if np.any((rho < 0) | (rho > 1)):
-            raise ValueError("`icc` must lie in [0, 1].")
-        if np.any(b < 1):
-            raise ValueError("`mean_cluster_size` must be at least 1.")
-        deff = 1 + rho * (b - 1)
-    else:
-        deff = check_real_array("design_effect", design_effect)
-        if np.any(deff <= 0):
-            raise ValueError("`design_effect` must be positive.")
+    n_texts, deff, n_clusters, level = _effective_sample_size_iv(
+        n_texts, design_effect, icc, mean_cluster_size, n_clusters, df_adjust, confidence_level
+    )
     n_eff = n_texts / deff
     if df_adjust is not None:
-        if n_clusters is None:
-            if mean_cluster_size is None:
-                raise ValueError("`n_clusters` or `mean_cluster_size` is needed for `df_adjust`.")
-            n_clusters = n_texts / check_real_array("mean_cluster_size", mean_cluster_size)
-        n_clusters = check_real_array("n_clusters", n_clusters)
-        if np.any(n_clusters < 2):
-            raise ValueError("`df_adjust` needs at least 2 persons (df = m - 1); got fewer.")
         n_eff = n_eff * _t_ratio(df_adjust, level, n_texts, n_clusters)
     return n_eff[()] if np.ndim(n_eff) == 0 else n_eff
 
@@ -266,6 +310,13 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     float or numpy.ndarray
         The design effect per data set.
 
+    Warns
+    -----
+    UndefinedMetricWarning
+        Where the design effect is undefined, NaN there: fewer than two persons with a
+        relevant text (no persons at all included), or, for ``design="icc"``, an ICC that
+        is not estimable (see :func:`icc`) with more than one text per person.
+
     Examples
     --------
     >>> import perfci as pc
@@ -277,10 +328,20 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     """
     registry.DESIGN.check(design)
     y, n = _per_person_iv(successes, trials)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        stats_ = _design_statistics(y, n, design)
-    deff = stats_["design_effect"]
+    deff = _design_statistics(y, n, design)["design_effect"]
+    undefined = np.isnan(deff)
+    if undefined.any():
+        warn_undefined(
+            "design_effect",
+            "it needs at least two persons with a relevant text"
+            + (
+                " and, when outcomes vary, at least one person with two or more texts"
+                if design == "icc"
+                else ""
+            ),
+            int(undefined.sum()),
+            int(undefined.size),
+        )
     return deff[()] if deff.ndim == 0 else deff
 
 
@@ -294,7 +355,8 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
     var = np.full(p.shape, np.nan)
     if design == "icc":
         rho, _ = _anova_icc(y, n)
-        b = total_n / m
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = total_n / m
         # With one text per person there is no clustering to adjust for (B - 1 = 0),
         # even though the ICC itself is not estimable then.
         deff = np.where(b == 1, 1.0, 1 + rho * (b - 1))
@@ -502,9 +564,7 @@ def clustered_proportion_ci(
     registry.ANALYTIC_METHOD.check(method)
     registry.DESIGN.check(design)
     registry.DF_ADJUST.check(df_adjust)
-    level = check_confidence_level(confidence_level)
-    if level.ndim:
-        raise ValueError("`confidence_level` must be a single number here.")
+    level = check_confidence_level(confidence_level, scalar=True)
     y, n = _per_person_iv(successes, trials)
     m = (n > 0).sum(-1)
     if np.any(m < 2):

@@ -17,7 +17,11 @@ from scipy import special
 from ._core import registry
 from ._core.resources import check_memory
 from ._core.results import ResultMixin
-from ._core.validation import check_confidence_level, check_real_array
+from ._core.validation import (
+    MAX_COUNT,
+    check_confidence_level,
+    check_real_array,
+)
 from .analytic import INTERVALS, interval_bounds
 from .bootstrap import exact_percentile_bounds
 
@@ -81,6 +85,10 @@ def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
 
 def _operating_iv(method: Any, n: Any, p: Any, confidence_level: Any):
     registry.EXACT_METHOD.check(method)
+    if method not in INTERVALS and _pseudo_count(method) > MAX_COUNT:
+        raise ValueError(
+            f"`method`'s pseudo count must be at most {MAX_COUNT:.0e}; got {method!r}."
+        )
     n = check_real_array("n", n)
     p = check_real_array("p", p)
     level = check_confidence_level(confidence_level)
@@ -128,6 +136,8 @@ def _check_enumeration_size(n: np.ndarray, pair_n: np.ndarray) -> None:
 
 def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
     """Coverage, misses and expected half-width for flat validated arrays."""
+    if n.size == 0:  # no (n, p, level) at all: nothing to enumerate
+        return np.zeros((4, 0))
     # Each distinct (n, level) pair needs its intervals for x = 0..n only once.
     pairs, pair_of = np.unique(np.stack([n, level], axis=1), axis=0, return_inverse=True)
     pair_of = pair_of.ravel()
@@ -196,7 +206,15 @@ def operating_characteristics(
     Returns
     -------
     OperatingCharacteristics
-        Arrays of the broadcast shape of `n`, `p` and `confidence_level`.
+        Arrays of the broadcast shape of `n`, `p` and `confidence_level` (empty arrays
+        for empty input).
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, `n` not positive integers, `p` outside [0, 1], a level
+        outside (0, 1), inputs that do not broadcast, or sizes whose enumeration would
+        not fit in memory.
 
     See Also
     --------

@@ -256,6 +256,11 @@ def compute_metric(counts: Any, metric: str) -> np.ndarray | np.float64:
     """
     registry.METRIC.check(metric)
     arr = check_counts(counts)
+    if metric not in _BINARY and (arr.ndim < 2 or arr.shape[-2] == 0):
+        raise ValueError(
+            f"`counts` for {metric} must have shape (..., k, 4), one row per class and at "
+            f"least one class; got shape {arr.shape}."
+        )
     values = metric_values(arr, metric)
     undefined = np.isnan(values)
     if undefined.any():

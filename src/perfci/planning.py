@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import xarray as xr
 
 from ._core import registry
 from ._core.results import ResultMixin
-from ._core.validation import check_confidence_level, check_real_array
+from ._core.validation import (
+    MAX_COUNT,
+    check_confidence_level,
+    check_real_array,
+    check_real_scalar,
+)
 from .analytic import proportion_ci
 from .design import effective_sample_size
 from .exact import expected_half_width
@@ -57,6 +62,19 @@ class SampleSizePlan(ResultMixin):
     confidence_level: float
     method: str
     design: str
+
+
+def _check_pseudo_count(pseudo_count: Any) -> int:
+    if (
+        isinstance(pseudo_count, bool | np.bool_)
+        or not isinstance(pseudo_count, int | np.integer)
+        or not 0 <= pseudo_count <= MAX_COUNT
+    ):
+        raise ValueError(
+            f"`pseudo_count` must be a non-negative integer (at most {MAX_COUNT:.0e}); "
+            f"got {pseudo_count!r}."
+        )
+    return int(pseudo_count)
 
 
 def _method_name(method: str, pseudo_count: int) -> str:
@@ -123,6 +141,49 @@ def _nested_plan(p, target, level, method, icc, b, df_adjust):
         if persons[-1] > _MAX_N:
             raise ValueError(f"`half_width` {target} needs more than {_MAX_N} persons.")
         persons = persons + persons.size
+
+
+def _plan_iv(
+    metric_value: Any,
+    half_width: Any,
+    confidence_level: Any,
+    method: Any,
+    pseudo_count: Any,
+    prevalence: Any,
+    icc: Any,
+    texts_per_person: Any,
+    df_adjust: Any,
+) -> tuple[float, float, float, int, float | None, float | None, float | None]:
+    """Check every argument of :func:`plan_sample_size`: one number each, in range."""
+    p = check_real_scalar("metric_value", metric_value)
+    target = check_real_scalar("half_width", half_width)
+    level = float(check_confidence_level(confidence_level, scalar=True))
+    registry.PLAN_METHOD.check(method)
+    if not 0 < p < 1:
+        raise ValueError(f"`metric_value` must lie strictly between 0 and 1; got {metric_value}.")
+    if not 0 < target < 0.5:
+        raise ValueError(f"`half_width` must lie strictly between 0 and 0.5; got {half_width}.")
+    lam = _check_pseudo_count(pseudo_count)
+    registry.DF_ADJUST.check(df_adjust)
+    share = None if prevalence is None else check_real_scalar("prevalence", prevalence)
+    if share is not None and not 0 < share <= 1:
+        raise ValueError(f"`prevalence` must lie in (0, 1]; got {prevalence}.")
+    if (icc is None) != (texts_per_person is None):
+        raise ValueError("a nested plan needs both `icc` and `texts_per_person`.")
+    rho = b = None
+    if icc is not None:
+        if method not in registry.ANALYTIC_METHOD:
+            raise ValueError(
+                f"a nested plan needs an analytic `method`, one of "
+                f"{sorted(registry.ANALYTIC_METHOD)}; got {method!r}."
+            )
+        rho = check_real_scalar("icc", icc)
+        b = check_real_scalar("texts_per_person", texts_per_person)
+        if not 0 <= rho <= 1:
+            raise ValueError(f"`icc` must lie in [0, 1]; got {icc}.")
+        if b < 1:
+            raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person}.")
+    return p, target, level, lam, share, rho, b
 
 
 def plan_sample_size(
@@ -197,42 +258,64 @@ def plan_sample_size(
     >>> plan.persons, plan.relevant_n
     (31, 310)
     """
-    p = float(check_real_array("metric_value", metric_value))
-    target = float(check_real_array("half_width", half_width))
-    level = float(check_confidence_level(confidence_level))
-    registry.PLAN_METHOD.check(method)
-    if not 0 < p < 1:
-        raise ValueError(f"`metric_value` must lie strictly between 0 and 1; got {metric_value}.")
-    if not 0 < target < 0.5:
-        raise ValueError(f"`half_width` must lie strictly between 0 and 0.5; got {half_width}.")
-    if isinstance(pseudo_count, bool) or not isinstance(pseudo_count, int) or pseudo_count < 0:
-        raise ValueError(f"`pseudo_count` must be a non-negative integer; got {pseudo_count!r}.")
-    if prevalence is not None and not 0 < prevalence <= 1:
-        raise ValueError(f"`prevalence` must lie in (0, 1]; got {prevalence}.")
-    if (icc is None) != (texts_per_person is None):
-        raise ValueError("a nested plan needs both `icc` and `texts_per_person`.")
+    p, target, level, pseudo_count, prevalence, icc, texts_per_person = _plan_iv(
+        metric_value,
+        half_width,
+        confidence_level,
+        method,
+        pseudo_count,
+        prevalence,
+        icc,
+        texts_per_person,
+        df_adjust,
+    )
     name = _method_name(method, pseudo_count)
 
     if icc is None or texts_per_person is None:  # both or neither, checked above
         n, achieved = _first_n_below(name, p, target, level)
         persons, design = None, "independent"
     else:
-        if method not in registry.ANALYTIC_METHOD:
-            raise ValueError(
-                f"a nested plan needs an analytic `method`, one of "
-                f"{sorted(registry.ANALYTIC_METHOD)}; got {method!r}."
-            )
-        registry.DF_ADJUST.check(df_adjust)
-        if not 0 <= icc <= 1:
-            raise ValueError(f"`icc` must lie in [0, 1]; got {icc}.")
-        if texts_per_person < 1:
-            raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person}.")
         persons, n, achieved = _nested_plan(
-            p, target, level, method, icc, float(texts_per_person), df_adjust
+            p, target, level, method, icc, texts_per_person, df_adjust
         )
         design = "nested"
     total = None if prevalence is None else int(math.ceil(n / prevalence - 1e-9))
     return SampleSizePlan(n, total, persons, achieved, p, target, level, name, design)
+
+
+def _half_width_curves_iv(
+    n: Any,
+    metric_value: Any,
+    confidence_level: Any,
+    method: Any,
+    pseudo_count: Any,
+    icc: Any,
+    texts_per_person: Any,
+    df_adjust: Any,
+) -> tuple[np.ndarray, np.ndarray, float, str, np.ndarray | None, np.ndarray | None]:
+    """Check every argument of :func:`half_width_curves`; flat arrays of the curves' axes."""
+    n_arr = check_real_array("n", n).ravel()
+    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
+        raise ValueError(f"`n` must be positive integers (relevant texts); got {n!r}.")
+    p_arr = check_real_array("metric_value", metric_value).ravel()
+    if np.any((p_arr < 0) | (p_arr > 1)):
+        raise ValueError(f"`metric_value` must lie in [0, 1]; got {metric_value!r}.")
+    level = float(check_confidence_level(confidence_level, scalar=True))
+    registry.PLAN_METHOD.check(method)
+    name = _method_name(method, _check_pseudo_count(pseudo_count))
+    registry.DF_ADJUST.check(df_adjust)
+    if (icc is None) != (texts_per_person is None):
+        raise ValueError("nested curves need both `icc` and `texts_per_person`.")
+    if icc is None:
+        return n_arr.astype(np.int64), p_arr, level, name, None, None
+    registry.ANALYTIC_METHOD.check(method)
+    rho = check_real_array("icc", icc).ravel()
+    b = check_real_array("texts_per_person", texts_per_person).ravel()
+    if np.any((rho < 0) | (rho > 1)):
+        raise ValueError(f"`icc` must lie in [0, 1]; got {icc!r}.")
+    if np.any(b < 1):
+        raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person!r}.")
+    return n_arr.astype(np.int64), p_arr, level, name, rho, b
 
 
 def half_width_curves(
@@ -280,9 +363,10 @@ def half_width_curves(
     >>> round(curves.sel(n=400, metric_value=0.9).item(), 4)
     0.0297
     """
-    n_arr = check_real_array("n", n).astype(int).ravel()
-    p_arr = check_real_array("metric_value", metric_value).ravel()
-    name = _method_name(method, pseudo_count)
+    n_arr, p_arr, level, name, rho, b = _half_width_curves_iv(
+        n, metric_value, confidence_level, method, pseudo_count, icc, texts_per_person, df_adjust
+    )
+    confidence_level = level
     if icc is None:
         values = expected_half_width(
             name, n_arr[:, None], p_arr[None, :], confidence_level=confidence_level
@@ -294,9 +378,10 @@ def half_width_curves(
             name="expected_half_width",
             attrs={"method": name, "confidence_level": confidence_level},
         )
-    rho = check_real_array("icc", icc).ravel()
-    b = check_real_array("texts_per_person", texts_per_person).ravel()
-    nn, pp, rr, bb = np.meshgrid(n_arr, p_arr, rho, b, indexing="ij")
+    # nested curves: `icc` and `texts_per_person` both given (checked)
+    nn, pp, rr, bb = np.meshgrid(
+        n_arr, p_arr, cast(np.ndarray, rho), cast(np.ndarray, b), indexing="ij"
+    )
     persons = nn / bb
     ok = persons >= 2
     values = np.full(nn.shape, np.nan)

@@ -8,6 +8,7 @@ What "recommended" means (which method for which metric and design, and the
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -18,7 +19,13 @@ from scipy import stats
 from . import policy
 from ._core import registry
 from ._core.results import ResultMixin
-from ._core.validation import UndefinedMetricWarning, check_confidence_level
+from ._core.validation import (
+    UndefinedMetricWarning,
+    check_confidence_level,
+    check_label,
+    check_positive_int,
+    check_rng,
+)
 from .analytic import ProportionCI, proportion_ci
 from .bootstrap import BootstrapCI, bootstrap_ci
 from .counting import (
@@ -175,7 +182,9 @@ def _interval(
             metric_values(total if metric not in _AVERAGED else one_vs_rest(total), metric)
         )
     if np.isnan(estimate):
-        raise ValueError(f"{metric} is undefined for these data: {undefined_reason(metric)}.")
+        raise ValueError(
+            f"`metric` {metric!r} is undefined for these labels: {undefined_reason(metric)}."
+        )
 
     icc = design_effect = n_eff = np.nan
     if choice.method != "bootstrap":
@@ -230,10 +239,52 @@ def _interval(
 
 
 def _check_level(confidence_level: Any) -> float:
-    level = check_confidence_level(confidence_level)
-    if level.ndim:
-        raise ValueError("`confidence_level` must be a single number.")
-    return float(level)
+    return float(check_confidence_level(confidence_level, scalar=True))
+
+
+def _metric_ci_iv(
+    metric: Any, options: dict[str, Any], positive: Any, confidence_level: Any, rng: Any
+) -> tuple[float, np.random.Generator]:
+    """Check every option of :func:`metric_ci` before the labels are read."""
+    registry.METRIC.check(metric)
+    policy.check_options(**options)
+    check_label("positive", positive)
+    return _check_level(confidence_level), check_rng(rng)
+
+
+def _report_iv(
+    design: Any,
+    df_adjust: Any,
+    positive: Any,
+    metrics: Any,
+    confidence_level: Any,
+    n_resamples: Any,
+    rng: Any,
+    bayes: Any,
+    bayes_sampler: Any,
+) -> tuple[float, list[str] | None, np.random.Generator]:
+    """Check every option of :func:`report` before the labels are read."""
+    policy.check_options(design=design, df_adjust=df_adjust)
+    check_label("positive", positive)
+    level = _check_level(confidence_level)
+    if not isinstance(bayes, bool | np.bool_):
+        raise ValueError(f"`bayes` must be True or False; got {bayes!r}.")
+    if bayes:
+        registry.SAMPLER.check(bayes_sampler, "bayes_sampler")
+    if metrics is not None:
+        if isinstance(metrics, str | bytes | Mapping | Set) or not isinstance(metrics, Iterable):
+            raise ValueError(
+                f"`metrics` must be a list of metric names (or None for all); got {metrics!r}."
+            )
+        metrics = list(metrics)
+        if not metrics:
+            raise ValueError("`metrics` must name at least one metric (or be None for all).")
+        for m in metrics:
+            registry.METRIC.check(m, "metrics")
+    if not (isinstance(n_resamples, str) and n_resamples == RECOMMENDED):
+        # the report's bootstrap rows are never a proportion: "exact" does not apply
+        check_positive_int("n_resamples", n_resamples, " or 'recommended'")
+    return level, metrics, check_rng(rng)
 
 
 def metric_ci(
@@ -303,7 +354,10 @@ def metric_ci(
         option the method cannot use (a bootstrap option for an analytic interval, a
         design option for the bootstrap, a nested-data option without `groups`), a
         metric undefined for the data, or nested data with fewer than 2 persons with a
-        relevant text.
+        relevant text (one person says nothing about the population of persons); an
+        option of the wrong type or range (a `positive` that is not one label, a level
+        that is not one number in (0, 1), an `rng` that cannot seed a generator), even
+        when the chosen method would not use it.
 
     Notes
     -----
@@ -332,7 +386,6 @@ def metric_ci(
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
     0.863 [0.815, 0.898] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
     """
-    registry.METRIC.check(metric)
     options = {
         "method": method,
         "design": design,
@@ -341,8 +394,7 @@ def metric_ci(
         "interval": interval,
         "pseudo_count": pseudo_count,
     }
-    policy.check_options(**options)
-    level = _check_level(confidence_level)
+    level, generator = _metric_ci_iv(metric, options, positive, confidence_level, rng)
     counts = confusion(y_true, y_pred, positive=positive, groups=groups)
     _check_counts_fit_metric(counts, metric)
     return _interval(
@@ -350,7 +402,7 @@ def metric_ci(
         metric,
         options={**options, "n_resamples": n_resamples},
         confidence_level=level,
-        rng=rng,
+        rng=generator,
         strict=True,
     )
 
@@ -634,6 +686,16 @@ def report(
         apply). Notes flag fewer than 30 relevant texts, half-widths above 0.10,
         and fewer than 5 (or 10) persons.
 
+    Raises
+    ------
+    ValueError
+        For bad labels, unknown names, or an option of the wrong type or range:
+        `metrics` that is not a non-empty list of names, `bayes` that is not a boolean,
+        `n_resamples` that is not a positive integer or "recommended", a `positive`
+        that is not one label, a level outside (0, 1), an `rng` that cannot seed a
+        generator. Options are checked before any row is computed, so a bad one is an
+        error rather than a row left out.
+
     Warns
     -----
     UndefinedMetricWarning
@@ -651,13 +713,17 @@ def report(
     1     recall     0.880  0.824  0.921         251       39
     2  precision     0.847  0.783  0.894         261       40
     """
-    policy.check_options(design=design, df_adjust=df_adjust)
-    level = _check_level(confidence_level)
-    if bayes:
-        registry.SAMPLER.check(bayes_sampler, "bayes_sampler")
-    if metrics is not None:
-        for m in metrics:
-            registry.METRIC.check(m, "metrics")
+    level, metrics, generator = _report_iv(
+        design,
+        df_adjust,
+        positive,
+        metrics,
+        confidence_level,
+        n_resamples,
+        rng,
+        bayes,
+        bayes_sampler,
+    )
     options = {
         "method": RECOMMENDED,
         "design": design,
@@ -666,7 +732,6 @@ def report(
         "confidence_level": level,
         "bayes_sampler": bayes_sampler if bayes else None,
     }
-    generator = np.random.default_rng(rng)
     # the labels are read once, for all texts, so that every subgroup has one coding
     given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
     t, p = given.values["y_true"], given.values["y_pred"]

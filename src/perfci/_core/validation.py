@@ -3,10 +3,16 @@
 Every public function validates its input once, at its top, with these helpers. Messages
 name the argument in backticks and say what was expected, so that the same text reaches
 a Python user (as :class:`ValueError`) and a command-line user (as one line on stderr).
+
+What every numeric argument refuses, whatever the function: strings (``"0.9"`` is not a
+number), booleans (``True`` is not a count), None where a value is required, and NaN or
+infinity. Integer arguments refuse fractions and booleans; `rng` refuses anything
+:func:`numpy.random.default_rng` would not turn into a generator that can spawn streams.
 """
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -16,12 +22,24 @@ import numpy as np
 from .registry import choice_message
 
 __all__ = [
+    "MAX_COUNT",
     "UndefinedMetricWarning",
     "check_choice",
     "check_confidence_level",
+    "check_label",
+    "check_memory",
+    "check_positive_int",
     "check_real_array",
+    "check_real_scalar",
+    "check_rng",
     "warn_undefined",
 ]
+
+
+#: The most texts (or pseudo counts) one data set may hold: far beyond any labelled sample,
+#: and below the sizes where binomial quantiles stop converging (about 10**16) and where
+#: draws overflow 64-bit integers.
+MAX_COUNT = 10**15
 
 
 class UndefinedMetricWarning(RuntimeWarning):
@@ -41,10 +59,30 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
+def _not_a_number(value: Any) -> bool:
+    return value is None or isinstance(value, str | bytes | bool | np.bool_)
+
+
 def check_real_array(name: str, value: Any) -> np.ndarray:
-    """Convert `value` to a float array; raise if it is not real, finite numbers."""
+    """Convert `value` to a float array; raise if it is not real, finite numbers.
+
+    Strings, booleans and None are refused, also inside a sequence: ``"3"`` and ``True``
+    are not numbers here, and None is not a missing value to be read as NaN.
+    """
+    if _not_a_number(value):
+        raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
     try:
-        arr = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nesting, for one
+        raise ValueError(f"`{name}` must be real numbers; got {value!r}.") from None
+    kind = raw.dtype.kind
+    if kind == "O":
+        if any(_not_a_number(v) for v in raw.ravel()):
+            raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
+    elif kind not in "iuf":
+        raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
+    try:
+        arr = raw.astype(float)
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.") from None
     if arr.size and not np.all(np.isfinite(arr)):
@@ -52,12 +90,94 @@ def check_real_array(name: str, value: Any) -> np.ndarray:
     return arr
 
 
-def check_confidence_level(value: Any, name: str = "confidence_level") -> np.ndarray:
-    """Return `value` as a float array after checking it lies strictly inside (0, 1)."""
+def check_real_scalar(name: str, value: Any) -> float:
+    """Return `value` as a float after checking it is one real, finite number."""
     arr = check_real_array(name, value)
+    if arr.ndim:
+        raise ValueError(f"`{name}` must be a single number; got {value!r}.")
+    return float(arr)
+
+
+def check_confidence_level(
+    value: Any, name: str = "confidence_level", *, scalar: bool = False
+) -> np.ndarray:
+    """Return `value` as a float array after checking it lies strictly inside (0, 1).
+
+    With ``scalar=True`` an array is refused: the function takes one level.
+    """
+    arr = check_real_array(name, value)
+    if scalar and arr.ndim:
+        raise ValueError(f"`{name}` must be a single number; got {value!r}.")
     if np.any((arr <= 0) | (arr >= 1)):
         raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {value!r}.")
     return arr
+
+
+def check_positive_int(name: str, value: Any, extra: str = "") -> int:
+    """Return `value` as an int after checking it is an integer of at least 1.
+
+    Booleans and whole floats (``10.0``) are refused: an integer argument takes an
+    integer. `extra` names what else the caller accepts (e.g. ``" or 'exact'"``).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"`{name}` must be a positive integer{extra}; got {value!r}.")
+    return int(value)
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """Return ``np.random.default_rng(rng)`` after checking `rng` can seed perfci's streams.
+
+    Accepted: None, a non-negative integer (or a sequence of them), a
+    :class:`numpy.random.SeedSequence`, a bit generator or a
+    :class:`numpy.random.Generator` whose streams can be spawned. A boolean, a string, a
+    float or a legacy ``RandomState`` is refused.
+    """
+    expected = "`rng` must be a numpy.random.Generator, a non-negative integer seed or None"
+    if isinstance(rng, bool | np.bool_ | str | bytes | float | np.floating):
+        raise ValueError(f"{expected}; got {rng!r}.")
+    if isinstance(rng, np.random.RandomState):
+        raise ValueError(
+            f"{expected}; got a legacy RandomState, whose streams cannot be spawned "
+            "(pass np.random.default_rng(seed))."
+        )
+    try:
+        generator = np.random.default_rng(rng)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{expected}; got {rng!r}.") from None
+    if not isinstance(generator.bit_generator.seed_seq, np.random.SeedSequence):
+        raise ValueError(
+            f"{expected}; got a generator whose streams cannot be spawned "
+            "(pass np.random.default_rng(seed))."
+        )
+    return generator
+
+
+def check_label(name: str, value: Any) -> Any:
+    """Return `value` if it can be one label (None too, "the default"); else raise.
+
+    A label is one string, number or boolean; a list, array, mapping or set is not (a
+    comparison with it would broadcast), nor is NaN (a missing value).
+    """
+    if value is None:
+        return value
+    if isinstance(value, list | tuple | set | frozenset | dict | np.ndarray) or not (
+        isinstance(value, str | bytes | numbers.Number | np.generic)
+    ):
+        raise ValueError(f"`{name}` must be a single label; got {value!r}.")
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value != value:
+        raise ValueError(f"`{name}` must be a label, not a missing value (NaN).")
+    return value
+
+
+def check_memory(name: str, n_bytes: float, how: str) -> None:
+    """Raise if holding `n_bytes` for argument `name` would not fit, saying how to ask less.
+
+    A thin form of :func:`perfci._core.resources.check_memory` (the one place that knows
+    how much memory is available) for checks that name one argument.
+    """
+    from .resources import check_memory as check_bytes
+
+    check_bytes(n_bytes, f"`{name}`", how)
 
 
 def warn_undefined(what: str, why: str, n_undefined: int, n_total: int) -> None:

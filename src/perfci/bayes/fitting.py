@@ -16,7 +16,14 @@ from .._core.grid import (
     interval_from_draws,
     s_prior,
 )
-from .._core.validation import check_choice, check_confidence_level, check_real_array
+from .._core.validation import (
+    check_choice,
+    check_confidence_level,
+    check_memory,
+    check_positive_int,
+    check_real_array,
+    check_rng,
+)
 from ..metrics import PROPORTION_METRICS, proportion_counts
 from .results import INTERVAL_KINDS, BayesFit, ConfusionFit, CredibleInterval
 from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
@@ -67,12 +74,6 @@ def _check_counts(
             f"model of persons needs more than one; got {int(np.min(persons))}{where}."
         )
     return y.astype(np.int64), n.astype(np.int64)
-
-
-def _check_positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
-    return int(value)
 
 
 def _check_shape(name: str, value: Any) -> tuple[int, int]:
@@ -184,10 +185,11 @@ def grid_intervals(
     """
     check_choice("estimand", estimand, GRID_ESTIMANDS)
     check_choice("kind", kind, INTERVAL_KINDS)
-    lvl = float(check_confidence_level(level, "level"))
+    lvl = float(check_confidence_level(level, "level", scalar=True))
     s_prior(prior)
     cells = _check_shape("shape", shape)
-    count = _check_positive_int("draws", draws)
+    count = check_positive_int("draws", draws)
+    generator = check_rng(rng)
     y, n = _check_counts(successes, trials, batch=True)
     lead = y.shape[:-1]
     y, n = y.reshape(-1, y.shape[-1]), n.reshape(-1, n.shape[-1])
@@ -195,9 +197,14 @@ def grid_intervals(
     step = (
         max(1, _GRID_BLOCK // (cells[0] * cells[1]))
         if batch is None
-        else _check_positive_int("batch", batch)
+        else check_positive_int("batch", batch)
     )
-    rngs = dataset_generators(rng, total, bool(lead)) if estimand == "text_weighted" else []
+    # a block's grids (a few tables of its cells) and, for text_weighted, its draws
+    block_sets = min(step, total)
+    check_memory("shape", 48.0 * cells[0] * cells[1] * max(1, block_sets), "use fewer grid cells")
+    if estimand == "text_weighted":
+        check_memory("draws", 32.0 * count * block_sets, f"ask for fewer draws than {count}")
+    rngs = dataset_generators(generator, total, bool(lead)) if estimand == "text_weighted" else []
     low, mid, high = np.empty(total), np.empty(total), np.empty(total)
     for start in range(0, total, step):  # bounds memory: step data sets' grids
         block = slice(start, start + step)
@@ -311,15 +318,23 @@ def fit(
     check_choice("sampler", sampler, SAMPLERS)
     s_prior(prior)
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
-        _check_positive_int(name, value)
+        check_positive_int(name, value)
     cells = _check_shape("grid_shape", grid_shape)
+    generator = check_rng(rng)
     y, n = _check_counts(successes, trials)
+    if sampler == "grid":
+        check_memory("grid_shape", 48.0 * cells[0] * cells[1], "use fewer grid cells")
+        # mu, s, kappa, the text-weighted rate and every person's rate, per draw
+        check_memory(
+            "draws",
+            8.0 * draws * chains * (4 + int(np.count_nonzero(n))) * 2,
+            f"ask for fewer draws or chains than {draws} x {chains}",
+        )
     keep = n > 0
     ids = np.arange(y.size) if persons is None else np.asarray(persons)
     if ids.shape != y.shape:
         raise ValueError(f"`persons` must have one id per person ({y.size}); got {ids.size}.")
     y, n, ids = y[keep], n[keep], ids[keep]
-    generator = np.random.default_rng(rng)
 
     if sampler == "grid":
         import xarray as xr
@@ -454,7 +469,7 @@ def fit_confusion(
     """
     check_choice("sampler", sampler, ("nutpie", "pymc"))
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
-        _check_positive_int(name, value)
+        check_positive_int(name, value)
     cells = check_real_array("counts", counts)
     if cells.ndim != 2 or cells.shape[1] != 4 or np.any(cells < 0):
         raise ValueError(
@@ -463,7 +478,7 @@ def fit_confusion(
     cells = cells[cells.sum(1) > 0].astype(np.int64)
     if cells.shape[0] < 2:
         raise ValueError("`counts` must hold at least 2 persons with texts.")
-    seed = int(np.random.default_rng(rng).integers(2**31 - 1))
+    seed = int(check_rng(rng).integers(2**31 - 1))
     from ..models.confusion import hierarchical_confusion
 
     model = hierarchical_confusion(cells)

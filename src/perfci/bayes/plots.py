@@ -24,7 +24,7 @@ def plot_posterior(result: BayesFit, estimand: str = "mu", level: float = 0.95) 
     >>> pc_ = pc.bayes.plot_posterior(fit)
     """
     check_choice("estimand", estimand, ("mu", "text_weighted"))
-    lvl = float(check_confidence_level(level, "level"))
+    lvl = float(check_confidence_level(level, "level", scalar=True))
     import arviz_plots as azp
 
     return azp.plot_dist(
@@ -50,7 +50,7 @@ def plot_forest(result: BayesFit, level: float = 0.95) -> Any:
     >>> fit = pc.bayes.fit([9, 8, 10, 7], [10, 10, 10, 10], sampler="grid", rng=1)
     >>> pc_ = pc.bayes.plot_forest(fit)
     """
-    lvl = float(check_confidence_level(level, "level"))
+    lvl = float(check_confidence_level(level, "level", scalar=True))
     import arviz_plots as azp
 
     return azp.plot_forest(

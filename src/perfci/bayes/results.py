@@ -10,7 +10,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._core.grid import grid_interval, interval_from_draws
 from .._core.results import ResultMixin, to_jsonable
-from .._core.validation import check_choice, check_confidence_level, check_real_array
+from .._core.validation import (
+    check_choice,
+    check_confidence_level,
+    check_real_array,
+    check_real_scalar,
+)
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -152,7 +157,7 @@ class BayesFit(ResultMixin):
         """
         check_choice("estimand", estimand, ESTIMANDS)
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level"))
+        lvl = float(check_confidence_level(level, "level", scalar=True))
         if self.sampler == "grid" and estimand == "mu":
             grid = self.posterior["grid"]
             edges = grid["mu_edge"].to_numpy()
@@ -243,7 +248,7 @@ class ConfusionPosterior(ResultMixin):
         """
         check_choice("metric", metric, CONFUSION_METRICS)
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level"))
+        lvl = float(check_confidence_level(level, "level", scalar=True))
         tp, fp, fn, _ = self.alpha
         a, b = {"recall": (tp, fn), "precision": (tp, fp), "f1": (tp, fp + fn)}[metric]
 
@@ -292,9 +297,10 @@ def confusion_posterior(counts: ArrayLike, *, concentration: float = 1.0) -> Con
     cells = check_real_array("counts", counts)
     if cells.shape != (4,) or np.any(cells < 0):
         raise ValueError("`counts` must be four non-negative counts [tp, fp, fn, tn].")
-    if not concentration > 0:
+    lam = check_real_scalar("concentration", concentration)
+    if not lam > 0:
         raise ValueError(f"`concentration` must be positive; got {concentration!r}.")
-    return ConfusionPosterior(cells + float(concentration))
+    return ConfusionPosterior(cells + lam)
 
 
 @dataclass(frozen=True, repr=False)
@@ -333,7 +339,7 @@ class ConfusionFit(ResultMixin):
         """Credible interval of the population ``recall``, ``precision`` or ``f1``."""
         check_choice("metric", metric, CONFUSION_METRICS)
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level"))
+        lvl = float(check_confidence_level(level, "level", scalar=True))
         draws = self.posterior["posterior"][metric].to_numpy().reshape(-1)
         return _interval_from_draws(metric, draws, kind, lvl)
 

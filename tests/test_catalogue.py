@@ -1,0 +1,1167 @@
+"""The catalogue: every public function and every option against bad input, generated.
+
+Each public entry point is declared once below with a valid call and the *kind* of each of
+its arguments (a count, a level, a positive integer, a name from the registry, ...). Every
+kind lists the inputs a careful and a careless user give: the wrong type (a string for a
+number, a list where one value is meant, a boolean for an integer, None where a value is
+required), out of range (negative, zero, above 1 for a level, NaN, infinity), the wrong
+shape (lengths that do not match, a 0-d array, a wrong number of cells) and emptiness (no
+values, no texts, no persons). The cases are the product of the two.
+
+Every case must end, in well under 10 seconds, in one of three ways, and the kind says
+which:
+
+- a ``ValueError`` whose message names the argument in backticks (never a ``TypeError``,
+  an ``IndexError`` or a NumPy message from deep inside);
+- a result (a value the argument accepts, e.g. a list of levels where levels broadcast),
+  checked where there is something to check;
+- NaN with an :class:`~perfci.UndefinedMetricWarning` saying why, for a quantity the
+  data do not define (the ICC of one person).
+
+Warnings are errors in this suite, so a stray NumPy ``RuntimeWarning`` fails a case too.
+Names a function does not know are :mod:`tests.test_registry`'s; the hand-written list of
+the cases that once went wrong is :mod:`tests.test_bad_input`'s.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+import perfci as pc
+from perfci._core import registry
+
+#: A case must end well under the 10 s a user waits for an answer.
+SECONDS = 5.0
+
+RAISES, OK, NAN = "raises", "result", "nan"
+
+rng0 = np.random.default_rng(20261130)
+Y = rng0.integers(0, 2, size=40).tolist()  # reference labels, 0/1
+P = [y if rng0.random() < 0.8 else 1 - y for y in Y]  # classifier A
+Q = [y if rng0.random() < 0.7 else 1 - y for y in Y]  # classifier B
+G = [f"p{i // 4}" for i in range(40)]  # 10 persons of 4 texts
+SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad (or borderline) value of an argument and how its call must end."""
+
+    label: str
+    value: Any
+    expect: str = RAISES
+    #: Arguments the message may name instead (e.g. `trials` for a `successes` case).
+    names: tuple[str, ...] = ()
+    #: Other arguments changed together with this one (shape cases).
+    also: dict[str, Any] = field(default_factory=dict)
+    #: For results: a check of the result.
+    check: Callable[[Any], bool] | None = None
+
+
+# ----------------------------------------------------------------------------- kinds
+# Each kind maps an argument to the cases every argument of that kind gets.
+
+NOT_A_NUMBER = [
+    Case("a string", "0.5"),
+    Case("True", True),
+    Case("None", None),
+    Case("an object", object()),
+]
+NOT_FINITE = [Case("NaN", np.nan), Case("infinity", np.inf), Case("-infinity", -np.inf)]
+
+
+def counts_kind(broadcasts: bool = True) -> list[Case]:
+    """A non-negative number of successes that broadcasts (``x``)."""
+    return [
+        *NOT_A_NUMBER,
+        *NOT_FINITE,
+        Case("negative", -1),
+        Case("a list of strings", ["1", "2"]),
+        Case("a fraction", 2.5, OK),  # effective counts are real
+        Case("a list", [1, 2], OK if broadcasts else RAISES),
+    ]
+
+
+def positive_kind(integer: bool = False) -> list[Case]:
+    """A positive size that broadcasts (``n``, ``n_texts``)."""
+    return [
+        *NOT_A_NUMBER,
+        *NOT_FINITE,
+        Case("zero", 0),
+        Case("negative", -5),
+        Case("a list", [100, 200], OK),
+        Case("a list with a zero", [100, 0]),
+        *([Case("a fraction", 10.5)] if integer else []),
+    ]
+
+
+def probability_kind() -> list[Case]:
+    """A proportion in [0, 1] that broadcasts (``p``, ``icc``)."""
+    return [
+        *NOT_A_NUMBER,
+        *NOT_FINITE,
+        Case("negative", -0.1),
+        Case("above 1", 1.5),
+        Case("0", 0.0, OK),
+        Case("1", 1.0, OK),
+        Case("a list", [0.1, 0.2], OK),
+    ]
+
+
+def level_kind(broadcasts: bool = False) -> list[Case]:
+    """A confidence (or credible) level, one number strictly inside (0, 1)."""
+    return [
+        *NOT_A_NUMBER,
+        *NOT_FINITE,
+        Case("negative", -0.5),
+        Case("zero", 0),
+        Case("one", 1),
+        Case("above 1", 1.5),
+        Case("a percentage", 95),
+        Case("a list", [0.9, 0.95], OK if broadcasts else RAISES),
+        Case("an empty list", [], OK if broadcasts else RAISES),
+        Case("a numpy float", np.float64(0.9), OK),
+    ]
+
+
+def positive_int_kind(optional: bool = False, extra: tuple[Case, ...] = ()) -> list[Case]:
+    """A positive integer (``n_resamples``, ``draws``, ``batch``)."""
+    return [
+        Case("a string", "100"),
+        Case("True", True),
+        Case("a list", [100]),
+        Case("zero", 0),
+        Case("negative", -1),
+        Case("a fraction", 1.5),
+        Case("a whole float", 100.0),
+        *NOT_FINITE,
+        Case("None", None, OK if optional else RAISES),
+        Case("a numpy integer", np.int64(7), OK),
+        *extra,
+    ]
+
+
+def pseudo_count_kind(recommended: bool = False) -> list[Case]:
+    """A non-negative whole number (``pseudo_count``)."""
+    return [
+        Case("a string", "1"),
+        Case("True", True),
+        Case("None", None),
+        Case("a list", [1]),
+        Case("negative", -1),
+        Case("a fraction", 1.5),
+        *NOT_FINITE,
+        Case("more texts than any sample", 10**16),
+        Case("zero", 0, OK),
+        Case("a numpy integer", np.int64(2), OK),
+        *([Case("'recommended'", "recommended", OK)] if recommended else []),
+    ]
+
+
+def rng_kind() -> list[Case]:
+    """A random generator, a seed or None."""
+    return [
+        Case("a string", "abc"),
+        Case("a float", 1.5),
+        Case("a negative seed", -1),
+        Case("True", True),
+        Case("an object", object()),
+        Case("a legacy RandomState", np.random.RandomState(1)),
+        Case("a list with a negative seed", [1, -2]),
+        Case("a Generator", np.random.default_rng(5), OK),
+        Case("a SeedSequence", np.random.SeedSequence(5), OK),
+        Case("None", None, OK),
+    ]
+
+
+CHOICES_SEEN: list[registry.Choices] = []
+
+
+def choice_kind(choices: registry.Choices, *, none_ok: bool | None = None) -> list[Case | None]:
+    """A name from the registry, given with the wrong type (unknown names: test_registry)."""
+    CHOICES_SEEN.append(choices)
+    allow_none = choices.allow_none if none_ok is None else none_ok
+    first = choices.names[0]
+    return [
+        Case("None", None, OK if allow_none else RAISES),
+        Case("a number", 3),
+        Case("a list of a valid name", [first]),
+        Case("an empty string", ""),
+        Case("a valid name in capitals", first.upper()) if first != first.upper() else None,
+        Case("a valid name with a space", f" {first}"),
+    ]
+
+
+def label_kind() -> list[Case]:
+    """One label (``positive``)."""
+    return [
+        Case("a list", [1]),
+        Case("a set", {1}),
+        Case("a dict", {1: 1}),
+        Case("an array", np.array([1, 0])),
+        Case("NaN", np.nan),
+        Case("a label not among the labels", 7),
+        Case("None (the default)", None, OK),
+    ]
+
+
+def bool_kind(optional: bool = False) -> list[Case]:
+    """True or False (or None, where None means "decide")."""
+    return [
+        Case("a string", "yes"),
+        Case("an integer", 1),
+        Case("a list", [True]),
+        Case("None", None, OK if optional else RAISES),
+    ]
+
+
+def per_person_kind(argument: str, undefined: str) -> list[Case]:
+    """Per-person successes or trials; `undefined` says how no or one person ends."""
+    other = "trials" if argument == "successes" else "successes"
+    both = ("successes", "trials")
+
+    def pair(label: str, y: Any, n: Any, expect: str = RAISES) -> Case:
+        value, rest = (y, n) if argument == "successes" else (n, y)
+        return Case(label, value, expect, names=both, also={other: rest})
+
+    mine = SUCCESSES if argument == "successes" else TRIALS
+    return [
+        *NOT_A_NUMBER,
+        Case("NaN inside", [np.nan, *mine[1:]]),
+        Case("strings", [str(v) for v in mine]),
+        Case("lengths that differ", mine[:2], names=both),
+        pair("negative", [-1, 2, 4, 5], [5, 5, 6, 6]),
+        pair("a negative number of texts", [0, 2, 4, 5], [-5, 5, 6, 6]),
+        pair("a fraction", [2.5, 2, 4, 5], [5, 5, 6, 6]),
+        pair("a fractional number of texts", [3, 2, 4, 5], [5.5, 5, 6, 6]),
+        pair("0-d", 3, 5),
+        pair("successes above trials", [6, 2, 4, 5], [5, 5, 6, 6]),
+        pair("no persons", [], [], undefined),
+        pair("one person", [3], [5], undefined),
+        pair("persons without texts", [0, 0], [0, 0], undefined),
+        pair("one person among persons without texts", [3, 0], [5, 0], undefined),
+    ]
+
+
+def cells_kind(cells: int, zeros: str = NAN) -> list[Case]:
+    """Counts with `cells` cells on the last axis."""
+    good = list(range(1, cells + 1))
+    return [
+        *NOT_A_NUMBER,
+        Case("NaN inside", [np.nan, *good[1:]]),
+        Case("infinity inside", [np.inf, *good[1:]]),
+        Case("negative", [-1, *good[1:]]),
+        Case("booleans", [True] * cells),
+        Case("strings", [str(v) for v in good]),
+        Case("0-d", 5),
+        Case("empty", []),
+        Case("one cell too few", good[:-1]),
+        Case("one cell too many", [*good, 1]),
+        Case("ragged", [good, good[:-1]]),
+        Case("all zero", [0] * cells, zeros),
+    ]
+
+
+def labels_kind(name: str) -> list[Case]:
+    """Labels, one per text."""
+    return [
+        Case("None", None),
+        Case("a scalar", 1),
+        Case("empty", []),
+        Case("one label too few", (Y if name == "y_true" else P)[:-1], names=("y_true", "y_pred")),
+        Case("NaN inside", [np.nan, *(Y if name == "y_true" else P)[1:]]),
+        Case("None inside", [None, *(Y if name == "y_true" else P)[1:]]),
+        Case("a dict", {1: 0}),
+    ]
+
+
+def groups_kind() -> list[Case]:
+    """Person ids, one per text."""
+    return [
+        Case("a scalar", "a"),
+        Case("one id too few", G[:-1]),
+        Case("None inside", [None, *G[1:]]),
+        Case("one person", ["a"] * len(Y)),
+        Case("one text per person", [f"p{i}" for i in range(len(Y))], OK),
+    ]
+
+
+def metrics_list_kind() -> list[Case]:
+    """A list of metric names (``report(metrics=)``)."""
+    return [
+        Case("a string", "recall"),
+        Case("an empty list", []),
+        Case("a number", 3),
+        Case("a list with an unknown name", ["recall", "auc"]),
+        Case("a list with None", ["recall", None]),
+        Case("a tuple", ("recall",), OK),
+    ]
+
+
+def real_scalar_kind(
+    low: float, high: float | None, *, closed: bool = False, none: str = RAISES
+) -> list[Case]:
+    """One real number in (low, high) (``metric_value``, ``half_width``, ``prevalence``)."""
+    return [
+        *(c for c in NOT_A_NUMBER if c.label != "None"),
+        Case("None", None, none),
+        *NOT_FINITE,
+        Case("a list", [low + 0.25]),
+        Case("below the range", low - 0.1),
+        Case("the lower bound", low, OK if closed else RAISES),
+        *([Case("above the range", high + 0.1)] if high is not None else []),
+    ]
+
+
+def also(cases: list[Case | None], **changes: Any) -> list[Case | None]:
+    """The same cases, each with other arguments changed too (e.g. what makes it apply)."""
+    return [
+        None
+        if c is None
+        else Case(c.label, c.value, c.expect, c.names, {**changes, **c.also}, c.check)
+        for c in cases
+    ]
+
+
+def shape_kind() -> list[Case]:
+    """Grid cells (``shape``, ``grid_shape``): two integers of at least 2."""
+    return [
+        Case("a string", "ab"),
+        Case("one number", 50),
+        Case("three numbers", (10, 10, 10)),
+        Case("floats", (50.0, 20.0)),
+        Case("booleans", (True, True)),
+        Case("too few cells", (1, 20)),
+        Case("more cells than memory holds", (10**6, 10**6)),
+        Case("None", None),
+    ]
+
+
+# -------------------------------------------------------------------------- entries
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A public function, a valid call, and the kind of every argument."""
+
+    name: str
+    function: Callable[..., Any]
+    base: dict[str, Any]
+    positional: tuple[str, ...]
+    kinds: dict[str, list[Case | None]]
+    #: Further cases changing several arguments at once: (label, changes, expect, names).
+    extra: list[tuple[str, dict[str, Any], str, tuple[str, ...]]] = field(default_factory=list)
+
+    def call(self, changes: dict[str, Any]) -> Any:
+        values = {**self.base, **changes}
+        args = [values.pop(n) for n in self.positional]
+        return self.function(*args, **values)
+
+
+def _grid_fit():
+    return pc.bayes.fit(SUCCESSES, TRIALS, sampler="grid", draws=50, chains=2, rng=1)
+
+
+def _posterior_interval(**kwargs):
+    return pc.bayes.confusion_posterior([40, 6, 9, 345]).interval(**kwargs)
+
+
+def _fit_interval(**kwargs):
+    return FIT.interval(**kwargs)
+
+
+FIT = _grid_fit()
+
+PER_PERSON = {a: per_person_kind(a, RAISES) for a in ("successes", "trials")}
+PER_PERSON_NAN = {a: per_person_kind(a, NAN) for a in ("successes", "trials")}
+
+ENTRIES = [
+    Entry(
+        "proportion_ci",
+        pc.proportion_ci,
+        {"x": 3, "n": 10},
+        ("x", "n"),
+        {
+            "x": counts_kind(),
+            "n": [*positive_kind(), Case("below x", 2, names=("x", "n"))],
+            "method": choice_kind(registry.ANALYTIC_METHOD),
+            "confidence_level": level_kind(broadcasts=True),
+        },
+        [
+            ("shapes that do not broadcast", {"x": [1, 2], "n": [3, 4, 5]}, RAISES, ("x",)),
+            ("empty arrays: no data sets", {"x": [], "n": []}, OK, ()),
+        ],
+    ),
+    Entry(
+        "clustered_proportion_ci",
+        pc.clustered_proportion_ci,
+        {"successes": SUCCESSES, "trials": TRIALS},
+        ("successes", "trials"),
+        {
+            **PER_PERSON,
+            "method": choice_kind(registry.ANALYTIC_METHOD),
+            "design": choice_kind(registry.DESIGN),
+            "df_adjust": choice_kind(registry.DF_ADJUST),
+            "confidence_level": level_kind(),
+        },
+        [
+            (
+                "one person without a df adjustment",
+                {"successes": [3], "trials": [5], "df_adjust": None},
+                RAISES,
+                ("trials",),
+            ),
+            (
+                "a batch with a data set of one person",
+                {"successes": [[3, 2], [3, 0]], "trials": [[5, 5], [5, 0]]},
+                RAISES,
+                ("trials",),
+            ),
+        ],
+    ),
+    Entry(
+        "icc",
+        pc.icc,
+        {"successes": SUCCESSES, "trials": TRIALS},
+        ("successes", "trials"),
+        PER_PERSON_NAN,
+    ),
+    Entry(
+        "design_effect",
+        pc.design_effect,
+        {"successes": SUCCESSES, "trials": TRIALS},
+        ("successes", "trials"),
+        {**PER_PERSON_NAN, "design": choice_kind(registry.DESIGN)},
+        [
+            (
+                "no persons, cluster-robust",
+                {"successes": [], "trials": [], "design": "cluster_robust"},
+                NAN,
+                (),
+            ),
+            (
+                "one person, cluster-robust",
+                {"successes": [3], "trials": [5], "design": "cluster_robust"},
+                NAN,
+                (),
+            ),
+        ],
+    ),
+    Entry(
+        "effective_sample_size (icc)",
+        pc.effective_sample_size,
+        {"n_texts": 400, "icc": 0.1, "mean_cluster_size": 10},
+        ("n_texts",),
+        {
+            "n_texts": positive_kind(),
+            "icc": [*probability_kind(), Case("None", None, names=("design_effect", "icc"))],
+            "mean_cluster_size": [
+                *NOT_A_NUMBER[:2],
+                *NOT_FINITE,
+                Case("below 1", 0.5),
+                Case("zero", 0),
+                Case("a list", [5, 10], OK),
+            ],
+            "n_clusters": [
+                *NOT_A_NUMBER[:2],
+                *NOT_FINITE,
+                Case("zero", 0),
+                Case("negative", -5),
+                Case("one (df = 0)", 1, names=("df_adjust",), also={"mean_cluster_size": None}),
+                Case("more than the texts", 500, also={"mean_cluster_size": None}),
+            ],
+            "df_adjust": choice_kind(registry.DF_ADJUST),
+            "confidence_level": level_kind(broadcasts=True),
+        },
+        [
+            (
+                "shapes that do not broadcast",
+                {"n_texts": [100, 200], "icc": [0.1, 0.2, 0.3]},
+                RAISES,
+                ("n_texts", "icc"),
+            ),
+            ("neither icc nor design_effect", {"icc": None}, RAISES, ("design_effect",)),
+            (
+                "icc without a cluster size",
+                {"mean_cluster_size": None},
+                RAISES,
+                ("design_effect", "mean_cluster_size"),
+            ),
+            ("both icc and design_effect", {"design_effect": 2.0}, RAISES, ("design_effect",)),
+        ],
+    ),
+    Entry(
+        "effective_sample_size (design_effect)",
+        pc.effective_sample_size,
+        {"n_texts": 400, "design_effect": 2.0, "n_clusters": 40},
+        ("n_texts",),
+        {
+            "design_effect": [
+                *NOT_A_NUMBER[:2],
+                *NOT_FINITE,
+                Case("zero", 0),
+                Case("negative", -1),
+                Case("a list", [1.5, 2.0], OK),
+            ],
+            "n_clusters": [
+                Case("None, with a df adjustment", None, names=("n_clusters",)),
+                Case("one", 1, names=("df_adjust",)),
+                Case("a fraction", 40.5, OK),
+            ],
+        },
+    ),
+    *(
+        Entry(
+            function.__name__,
+            function,
+            {"method": "wilson", "n": 10, "p": 0.5},
+            ("method", "n", "p"),
+            {
+                "method": [
+                    *choice_kind(registry.EXACT_METHOD),
+                    Case("a pseudo-count pattern without a number", "pseudo_percentile_"),
+                    Case("a negative pseudo count", "pseudo_percentile_-1"),
+                    Case("a pseudo count beyond any sample", f"pseudo_percentile_{10**16}"),
+                    Case("a pseudo-count pattern", "pseudo_percentile_2", OK),
+                ],
+                "n": [*positive_kind(integer=True), Case("an empty list", [], OK)],
+                "p": probability_kind(),
+                "confidence_level": level_kind(broadcasts=True),
+            },
+            [
+                ("shapes that do not broadcast", {"n": [10, 20], "p": [0.1] * 3}, RAISES, ("n",)),
+                (
+                    "a size whose enumeration does not fit in memory",
+                    {"n": 10**12},
+                    RAISES,
+                    ("n",),
+                ),
+            ],
+        )
+        for function in (pc.exact_coverage, pc.expected_half_width, pc.operating_characteristics)
+    ),
+    Entry(
+        "bootstrap_ci",
+        pc.bootstrap_ci,
+        {"counts": [40, 6, 9, 45], "metric": "f1", "n_resamples": 200, "rng": 1},
+        ("counts", "metric"),
+        {
+            "counts": cells_kind(4, zeros=RAISES),
+            "metric": [
+                *choice_kind(registry.BOOTSTRAP_METRIC),
+                Case("a two-cell metric", "proportion", names=("counts",)),
+            ],
+            "scheme": choice_kind(registry.BOOTSTRAP_SCHEME),
+            "interval": choice_kind(registry.BOOTSTRAP_INTERVAL),
+            "pseudo_count": pseudo_count_kind(),
+            "n_resamples": positive_int_kind(
+                extra=(
+                    Case("'exact' for f1", "exact"),
+                    Case("more than memory holds", 10**12),
+                )
+            ),
+            "confidence_level": level_kind(),
+            "rng": rng_kind(),
+            "batch": positive_int_kind(optional=True),
+            "nested": bool_kind(optional=True),
+        },
+        [
+            (
+                "a cluster bootstrap of one person",
+                {"counts": [[40, 6, 9, 45]], "scheme": "cluster"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "a hierarchical bootstrap of one person",
+                {"counts": [[40, 6, 9, 45]], "scheme": "hierarchical"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "a cluster bootstrap of one person and a pseudo-person",
+                {"counts": [[40, 6, 9, 45]], "scheme": "cluster", "pseudo_count": 1},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "BCa of one person",
+                {"counts": [[40, 6, 9, 45]], "scheme": "cluster", "interval": "bca"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "one person among persons without texts",
+                {"counts": [[40, 6, 9, 45], [0, 0, 0, 0]], "scheme": "cluster"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "no persons",
+                {"counts": np.zeros((0, 4)), "scheme": "cluster"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "leading axes that do not say what they are",
+                {"counts": [[40, 6, 9, 45], [3, 1, 2, 4]]},
+                RAISES,
+                ("nested",),
+            ),
+            (
+                "a cluster scheme with nested=False",
+                {"counts": [[40, 6, 9, 45], [3, 1, 2, 4]], "scheme": "cluster", "nested": False},
+                RAISES,
+                ("scheme",),
+            ),
+            (
+                "a fraction inside",
+                {"counts": [40.5, 6, 9, 45]},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "more texts than binomial draws hold",
+                {"counts": [1e20, 6, 9, 45]},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "a 1 x 1 matrix for a macro average",
+                {"counts": [[5]], "metric": "macro_f1"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "a matrix that is not square",
+                {"counts": [[5, 1, 2], [1, 5, 2]], "metric": "macro_f1"},
+                RAISES,
+                ("counts",),
+            ),
+            (
+                "a metric undefined in every resample",
+                {"counts": [0, 5, 0, 5], "metric": "recall"},
+                RAISES,
+                ("metric",),
+            ),
+            (
+                "a batch of no data sets",
+                {"counts": np.zeros((0, 2, 4)), "scheme": "cluster"},
+                OK,
+                (),
+            ),
+        ],
+    ),
+    Entry(
+        "compute_metric",
+        pc.compute_metric,
+        {"counts": [40, 6, 9, 45], "metric": "f1"},
+        ("counts", "metric"),
+        {"counts": cells_kind(4), "metric": choice_kind(registry.METRIC)},
+        [
+            ("a macro average of one matrix row", {"metric": "macro_f1"}, RAISES, ("counts",)),
+            (
+                "a macro average of no classes",
+                {"counts": np.zeros((0, 4)), "metric": "macro_f1"},
+                RAISES,
+                ("counts",),
+            ),
+            ("no data sets", {"counts": np.zeros((0, 4))}, OK, ()),
+        ],
+    ),
+    Entry(
+        "proportion_counts",
+        pc.proportion_counts,
+        {"counts": [40, 6, 9, 45], "metric": "recall"},
+        ("counts", "metric"),
+        {"counts": cells_kind(4, zeros=OK), "metric": choice_kind(registry.PROPORTION_METRIC)},
+        [("a metric that is not a proportion", {"metric": "f1"}, RAISES, ("metric",))],
+    ),
+    Entry(
+        "metric_ci",
+        pc.metric_ci,
+        {"y_true": Y, "y_pred": P, "metric": "f1", "n_resamples": 200, "rng": 1},
+        ("y_true", "y_pred", "metric"),
+        {
+            "y_true": labels_kind("y_true"),
+            "y_pred": labels_kind("y_pred"),
+            "metric": choice_kind(registry.METRIC),
+            "groups": groups_kind(),
+            "method": choice_kind(registry.METRIC_CI_METHOD),
+            "positive": label_kind(),
+            "confidence_level": level_kind(),
+            "design": also(
+                choice_kind(registry.DESIGN, none_ok=True),
+                metric="recall",
+                groups=G,
+                n_resamples="recommended",
+            ),
+            "df_adjust": also(
+                choice_kind(registry.DF_ADJUST),
+                metric="recall",
+                groups=G,
+                n_resamples="recommended",
+            ),
+            "scheme": choice_kind(registry.BOOTSTRAP_SCHEME, none_ok=True),
+            "interval": choice_kind(registry.BOOTSTRAP_INTERVAL),
+            "pseudo_count": pseudo_count_kind(recommended=True),
+            "n_resamples": positive_int_kind(extra=(Case("'exact' for f1", "exact"),)),
+            "rng": rng_kind(),
+        },
+        [
+            (
+                "pseudo_count=-1 for a proportion metric",
+                {"metric": "recall", "n_resamples": "recommended", "pseudo_count": -1},
+                RAISES,
+                ("pseudo_count",),
+            ),
+            (
+                "a bad rng for an analytic interval",
+                {"metric": "recall", "n_resamples": "recommended", "rng": "abc"},
+                RAISES,
+                ("rng",),
+            ),
+            (
+                "a design for the bootstrap",
+                {"design": "icc", "groups": G},
+                RAISES,
+                ("design",),
+            ),
+            (
+                "an analytic method for f1",
+                {"method": "wilson"},
+                RAISES,
+                ("method",),
+            ),
+            (
+                "a cluster scheme without groups",
+                {"scheme": "cluster"},
+                RAISES,
+                ("scheme",),
+            ),
+            (
+                "one person with a cluster scheme",
+                {"groups": ["a"] * len(Y), "scheme": "cluster"},
+                RAISES,
+                ("groups",),
+            ),
+            (
+                "a metric undefined for the data",
+                {"y_true": [0] * len(Y), "metric": "recall", "n_resamples": "recommended"},
+                RAISES,
+                ("y_true", "metric", "positive"),
+            ),
+        ],
+    ),
+    Entry(
+        "report",
+        pc.report,
+        {"y_true": Y, "y_pred": P, "metrics": ["recall", "f1"], "n_resamples": 100, "rng": 1},
+        ("y_true", "y_pred"),
+        {
+            "y_true": labels_kind("y_true"),
+            "y_pred": labels_kind("y_pred"),
+            "groups": [c for c in groups_kind() if c.label != "one person"],
+            "by": [
+                Case("a scalar", "x"),
+                Case("one label too few", ["a"] * (len(Y) - 1)),
+                Case("None inside", [None] * len(Y)),
+            ],
+            "positive": label_kind(),
+            "metrics": metrics_list_kind(),
+            "confidence_level": level_kind(),
+            "design": choice_kind(registry.DESIGN, none_ok=True),
+            "df_adjust": choice_kind(registry.DF_ADJUST),
+            "n_resamples": positive_int_kind(extra=(Case("'exact'", "exact"),)),
+            "rng": rng_kind(),
+            "bayes": bool_kind(),
+        },
+        [
+            (
+                "an unknown bayes_sampler with bayes=True",
+                {"bayes": True, "bayes_sampler": None},
+                RAISES,
+                ("bayes_sampler",),
+            ),
+        ],
+    ),
+    Entry(
+        "compare",
+        pc.compare,
+        {"y_true": Y, "pred_a": P, "pred_b": Q, "metric": "recall", "n_resamples": 200, "rng": 1},
+        ("y_true", "pred_a", "pred_b", "metric"),
+        {
+            "y_true": [
+                Case("None", None),
+                Case("a scalar", 1),
+                Case("empty", [], also={"pred_a": [], "pred_b": []}),
+                Case("one label too few", Y[:-1], names=("pred_a",)),
+                Case("NaN inside", [np.nan, *Y[1:]]),
+                Case("three classes", [2, *Y[1:]], names=("y_true", "positive")),
+            ],
+            "pred_a": [
+                Case("one label too few", P[:-1]),
+                Case("None inside", [None, *P[1:]]),
+                Case("a 2-D array of another shape", [P]),
+            ],
+            "pred_b": [
+                Case("None", None),
+                Case("one label too few", Q[:-1]),
+                Case("strings of another code", ["yes"] * len(Q), names=("pred_b", "positive")),
+            ],
+            "metric": [
+                *choice_kind(registry.BINARY_METRIC),
+                Case("a macro average", "macro_f1"),
+            ],
+            "groups": groups_kind(),
+            "positive": label_kind(),
+            "confidence_level": level_kind(),
+            "scheme": choice_kind(registry.BOOTSTRAP_SCHEME, none_ok=True),
+            "interval": choice_kind(registry.BOOTSTRAP_INTERVAL),
+            "pseudo_count": pseudo_count_kind(),
+            "n_resamples": positive_int_kind(
+                extra=(
+                    Case("'exact'", "exact"),
+                    Case("more than memory holds", 10**12),
+                )
+            ),
+            "rng": rng_kind(),
+        },
+        [
+            (
+                "a cluster scheme without groups",
+                {"scheme": "cluster"},
+                RAISES,
+                ("scheme",),
+            ),
+            (
+                "one person with a cluster scheme",
+                {"groups": ["a"] * len(Y), "scheme": "cluster"},
+                RAISES,
+                ("groups",),
+            ),
+            (
+                "one person with a hierarchical scheme",
+                {"groups": ["a"] * len(Y), "scheme": "hierarchical"},
+                RAISES,
+                ("groups",),
+            ),
+        ],
+    ),
+    Entry(
+        "plan_sample_size",
+        pc.plan_sample_size,
+        {"metric_value": 0.9, "half_width": 0.05},
+        ("metric_value", "half_width"),
+        {
+            "metric_value": real_scalar_kind(0.0, 1.0),
+            "half_width": [*real_scalar_kind(0.0, 0.5), Case("too small to plan", 1e-9)],
+            "confidence_level": level_kind(),
+            "method": choice_kind(registry.PLAN_METHOD),
+            "pseudo_count": [
+                *(c for c in pseudo_count_kind() if c.label not in ("zero", "a numpy integer")),
+                Case("for an analytic method", 1),
+                Case("for the percentile bootstrap", 1, OK, also={"method": "percentile"}),
+                Case(
+                    "a numpy integer for the percentile bootstrap",
+                    np.int64(1),
+                    OK,
+                    also={"method": "percentile"},
+                ),
+            ],
+            "prevalence": [*real_scalar_kind(0.0, 1.0, none=OK), Case("1", 1.0, OK)],
+            "icc": [
+                *also(
+                    real_scalar_kind(0.0, 1.0, closed=True),
+                    texts_per_person=5,
+                    method="agresti_coull",
+                ),
+                Case("without texts_per_person", 0.1, names=("icc", "texts_per_person")),
+            ],
+            "texts_per_person": [
+                *also(
+                    real_scalar_kind(1.0, None, closed=True),
+                    icc=0.1,
+                    method="agresti_coull",
+                ),
+                Case("without icc", 5, names=("icc", "texts_per_person")),
+            ],
+            "df_adjust": choice_kind(registry.DF_ADJUST),
+        },
+        [
+            (
+                "a nested plan for the bootstrap",
+                {"icc": 0.1, "texts_per_person": 5, "method": "percentile"},
+                RAISES,
+                ("method",),
+            ),
+        ],
+    ),
+    Entry(
+        "half_width_curves",
+        pc.half_width_curves,
+        {"n": [20, 40], "metric_value": [0.8, 0.9]},
+        ("n", "metric_value"),
+        {
+            "n": [
+                *positive_kind(integer=True),
+                Case("a fraction inside", [20, 40.5]),
+                Case("empty", [], OK),
+            ],
+            "metric_value": probability_kind(),
+            "confidence_level": level_kind(),
+            "method": choice_kind(registry.PLAN_METHOD),
+            "pseudo_count": [
+                *(c for c in pseudo_count_kind() if c.label not in ("zero", "a numpy integer")),
+                Case("for an analytic method", 1),
+            ],
+            "icc": [
+                *also([c for c in probability_kind() if c.label != "None"], texts_per_person=5),
+                Case("without texts_per_person", 0.1, names=("icc", "texts_per_person")),
+            ],
+            "texts_per_person": [
+                Case("zero", 0, also={"icc": 0.1}),
+                Case("NaN", np.nan, also={"icc": 0.1}),
+                Case("a string", "5", also={"icc": 0.1}),
+                Case("without icc", 5, names=("icc", "texts_per_person")),
+                Case("too many for 2 persons", 50, OK, also={"icc": 0.1}),
+            ],
+            "df_adjust": choice_kind(registry.DF_ADJUST),
+        },
+        [
+            (
+                "nested curves of the bootstrap",
+                {"icc": 0.1, "texts_per_person": 5, "method": "percentile"},
+                RAISES,
+                ("method",),
+            ),
+        ],
+    ),
+    Entry(
+        "bayes.grid_intervals",
+        pc.bayes.grid_intervals,
+        {"successes": SUCCESSES, "trials": TRIALS, "shape": (40, 20)},
+        ("successes", "trials"),
+        {
+            **PER_PERSON,
+            "estimand": choice_kind(registry.ESTIMAND.subset(("mu", "text_weighted"))),
+            "level": level_kind(),
+            "kind": choice_kind(registry.CREDIBLE_INTERVAL),
+            "prior": choice_kind(registry.PRIOR),
+            "shape": shape_kind(),
+            "draws": also(
+                positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
+                estimand="text_weighted",
+            ),
+            "rng": rng_kind(),
+            "batch": positive_int_kind(optional=True),
+        },
+        [
+            (
+                "a batch with a data set of one person",
+                {"successes": [[3, 2], [3, 0]], "trials": [[5, 5], [5, 0]]},
+                RAISES,
+                ("trials",),
+            ),
+            (
+                "a batch of no data sets",
+                {"successes": np.zeros((0, 3)), "trials": np.zeros((0, 3))},
+                OK,
+                (),
+            ),
+        ],
+    ),
+    Entry(
+        "bayes.fit(sampler='grid')",
+        pc.bayes.fit,
+        {
+            "successes": SUCCESSES,
+            "trials": TRIALS,
+            "sampler": "grid",
+            "draws": 50,
+            "chains": 2,
+            "grid_shape": (40, 20),
+        },
+        ("successes", "trials"),
+        {
+            **PER_PERSON,
+            "sampler": choice_kind(registry.SAMPLER),
+            "prior": choice_kind(registry.PRIOR),
+            "draws": positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
+            "tune": positive_int_kind(),
+            "chains": positive_int_kind(),
+            "rng": rng_kind(),
+            "persons": [
+                Case("one id too few", ["a", "b", "c"]),
+                Case("a scalar", "a"),
+                Case("ids", ["a", "b", "c", "d"], OK),
+            ],
+            "grid_shape": shape_kind(),
+        },
+        [
+            (
+                "a batch (fit takes one data set)",
+                {"successes": [SUCCESSES], "trials": [TRIALS]},
+                RAISES,
+                ("successes",),
+            ),
+        ],
+    ),
+    Entry(
+        "bayes.confusion_posterior",
+        pc.bayes.confusion_posterior,
+        {"counts": [40, 6, 9, 345]},
+        ("counts",),
+        {
+            "counts": [*cells_kind(4, zeros=OK), Case("per person", [[4, 1, 1, 3], [4, 1, 1, 3]])],
+            "concentration": [
+                *NOT_A_NUMBER,
+                *NOT_FINITE,
+                Case("zero", 0),
+                Case("negative", -1),
+                Case("a list", [1.0]),
+                Case("a half", 0.5, OK),
+            ],
+        },
+    ),
+    Entry(
+        "ConfusionPosterior.interval",
+        _posterior_interval,
+        {},
+        (),
+        {
+            "metric": choice_kind(registry.PROPORTION_METRIC.subset(("recall", "precision"))),
+            "kind": choice_kind(registry.CREDIBLE_INTERVAL),
+            "level": level_kind(),
+        },
+    ),
+    Entry(
+        "BayesFit.interval",
+        _fit_interval,
+        {},
+        (),
+        {
+            "estimand": choice_kind(registry.ESTIMAND),
+            "kind": choice_kind(registry.CREDIBLE_INTERVAL),
+            "level": level_kind(),
+        },
+    ),
+]
+
+
+def _cases():
+    for entry in ENTRIES:
+        for argument, cases in entry.kinds.items():
+            for case in cases:
+                if case is None:
+                    continue
+                changes = {**case.also, argument: case.value}
+                names = (argument, *case.names)
+                yield pytest.param(
+                    entry,
+                    changes,
+                    case.expect,
+                    names,
+                    case.check,
+                    id=f"{entry.name}-{argument}-{case.label}",
+                )
+        for label, changes, expect, names in entry.extra:
+            yield pytest.param(entry, changes, expect, names, None, id=f"{entry.name}-{label}")
+
+
+CASES = list(_cases())
+
+
+def _names_an_argument(message: str, names: tuple[str, ...]) -> bool:
+    return any(re.search(rf"`{re.escape(n)}(?![A-Za-z0-9_])", message) for n in names)
+
+
+def _is_nan(value: Any) -> bool:
+    return bool(np.all(np.isnan(np.asarray(value, dtype=float))))
+
+
+@pytest.mark.parametrize(("entry", "changes", "expect", "names", "check"), CASES)
+def test_catalogue(entry, changes, expect, names, check):
+    start = time.perf_counter()
+    if expect == RAISES:
+        with pytest.raises(ValueError) as err:
+            entry.call(changes)
+        message = str(err.value)
+        assert _names_an_argument(message, names), message
+        assert "\n" not in message, message
+    elif expect == NAN:
+        with pytest.warns(pc.UndefinedMetricWarning, match="undefined"):
+            result = entry.call(changes)
+        assert _is_nan(result), result
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = entry.call(changes)
+        if check is not None:
+            assert check(result), result
+    assert time.perf_counter() - start < SECONDS
+
+
+def test_the_catalogue_is_large():
+    assert len(CASES) >= 150
+
+
+# The public functions and the entries that cover them (one entry may cover a few).
+COVERED = {
+    pc.proportion_ci: "proportion_ci",
+    pc.clustered_proportion_ci: "clustered_proportion_ci",
+    pc.icc: "icc",
+    pc.design_effect: "design_effect",
+    pc.effective_sample_size: "effective_sample_size",
+    pc.exact_coverage: "exact_coverage",
+    pc.expected_half_width: "expected_half_width",
+    pc.operating_characteristics: "operating_characteristics",
+    pc.bootstrap_ci: "bootstrap_ci",
+    pc.compute_metric: "compute_metric",
+    pc.proportion_counts: "proportion_counts",
+    pc.metric_ci: "metric_ci",
+    pc.report: "report",
+    pc.compare: "compare",
+    pc.plan_sample_size: "plan_sample_size",
+    pc.half_width_curves: "half_width_curves",
+    pc.bayes.grid_intervals: "bayes.grid_intervals",
+    pc.bayes.fit: "bayes.fit(sampler='grid')",
+    pc.bayes.confusion_posterior: "bayes.confusion_posterior",
+}
+
+
+@pytest.mark.parametrize("function", list(COVERED), ids=lambda f: f.__name__)
+def test_every_argument_of_every_public_function_has_cases(function):
+    entries = [e for e in ENTRIES if e.name.startswith(COVERED[function])]
+    assert entries, function
+    covered = {a for e in entries for a in (*e.kinds, *(k for x in e.extra for k in x[1]))}
+    for name in inspect.signature(function).parameters:
+        assert name in covered, (function.__name__, name)
+
+
+#: Registered choices no catalogued function takes, and where they are tested instead.
+NOT_CATALOGUED = {
+    "CONFUSION_SAMPLER": "fit_confusion runs MCMC (tests/test_bayes.py)",
+    "OUTPUT_FORMAT": "a command-line flag (tests/test_registry.py)",
+    "VALIDATE_ACTION": "a command-line argument (tests/test_registry.py)",
+    "HARNESS_FAMILY": "a suite key (tests/test_registry.py, tests/test_harness.py)",
+    "HARNESS_POPULATION": "a suite key (tests/test_harness.py)",
+    "HARNESS_SAMPLING": "a suite grid dim (tests/test_registry.py, tests/test_harness.py)",
+}
+
+
+def test_every_registered_choice_gets_values_of_the_wrong_type():
+    seen = {id(c) for c in CHOICES_SEEN}
+    for name, value in vars(registry).items():
+        public = not name.startswith("_")
+        if isinstance(value, registry.Choices) and public and name not in NOT_CATALOGUED:
+            assert id(value) in seen, name
