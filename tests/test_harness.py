@@ -527,3 +527,18 @@ def test_resume_refuses_cells_of_a_changed_suite(tmp_path):
         harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out", resume=True)
     fresh = harness.run_suite(harness.load_suite(path), "smoke", tmp_path / "out")
     assert np.all(fresh["n_valid"].sel({"ci_method": "wilson"}) == 400)
+
+
+@pytest.mark.parametrize("kind", ["foreign", "garbage"])
+def test_report_refuses_a_netcdf_file_it_did_not_write(kind, tmp_path, capsys):
+    path = tmp_path / "x.nc"
+    if kind == "foreign":
+        xr.Dataset({"a": ("x", np.arange(3))}).to_netcdf(path, engine="h5netcdf")
+        match = "is not a result of `perfci validate run`: it lacks suite"
+    else:
+        path.write_text("not a netCDF file")
+        match = "is not a netCDF file perfci can read"
+    assert main(["validate", "report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert match in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc"]  # nothing written

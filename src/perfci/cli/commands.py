@@ -420,9 +420,8 @@ def validate(args: argparse.Namespace) -> None:
             f"wrote {target}",
         )
         return
-    import xarray as xr
-
     from ..harness.figures import coverage_table, make_figures
+    from ..harness.results import load_result
     from ..harness.storage import _write_text
 
     folder = Path(args.suite or args.out)
@@ -432,9 +431,8 @@ def validate(args: argparse.Namespace) -> None:
     # Everything is written inside DIR unless --figures names another folder.
     figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
     tables, written = [], []
-    for path in files:
-        with xr.open_dataset(path, engine="h5netcdf") as dataset:
-            dataset = dataset.load()
+    datasets = [load_result(path) for path in files]  # all checked before anything is written
+    for dataset in datasets:
         written += [str(f) for f in make_figures(dataset, figures_folder)]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -151,4 +152,30 @@ def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
             "miss_high": "share of intervals lying wholly above the truth (low > truth)",
         },
     )
+    return dataset
+
+
+def load_result(path: str | os.PathLike) -> xr.Dataset:
+    """Read a result file the harness wrote, refusing any other netCDF file by name.
+
+    Raises
+    ------
+    ValueError
+        If `path` is not a netCDF file, or lacks what a result has (the ``suite`` and
+        ``scale`` attributes, the ``ci_method`` dim and the variables of
+        :data:`RESULT_VARIABLES`).
+    """
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as dataset:
+            dataset = dataset.load()
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{str(path)!r} is not a netCDF file perfci can read ({exc}).") from None
+    missing = [a for a in ("suite", "scale") if a not in dataset.attrs]
+    missing += [] if "ci_method" in dataset.dims else ["the `ci_method` dim"]
+    missing += [v for v in RESULT_VARIABLES if v not in dataset.data_vars]
+    if missing:
+        raise ValueError(
+            f"{str(path)!r} is not a result of `perfci validate run`: it lacks "
+            f"{', '.join(map(str, missing))}."
+        )
     return dataset
