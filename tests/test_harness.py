@@ -482,6 +482,7 @@ def test_nested_population_matches_the_paper():
     assert abs(np.sqrt(rates.var() - np.mean(rates * (1 - rates)) / 60) - 0.1) < 0.01
 
 
+@pytest.mark.slow  # the whole paper-nested suite at its smoke scale
 def test_paper_nested_smoke_orders_methods_as_the_paper(tmp_path):
     suite = harness.load_suite(SUITES / "paper-nested.toml")
     cell = {"sampling": "moderate", "persons": 20}
