@@ -15,6 +15,7 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
+from ._core.intervals import exact_percentile_bounds
 from ._core.resources import check_memory
 from ._core.results import ResultMixin
 from ._core.validation import (
@@ -23,7 +24,6 @@ from ._core.validation import (
     check_real_array,
 )
 from .analytic import INTERVALS, interval_bounds
-from .bootstrap import exact_percentile_bounds
 
 __all__ = [
     "OperatingCharacteristics",
