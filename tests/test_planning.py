@@ -115,3 +115,14 @@ def test_plot():
 def test_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         pc.plan_sample_size(*args, **kwargs)
+
+
+def test_a_wald_plan_made_small_by_zero_width_intervals_is_refused():
+    # Wald's interval at x = n is [1, 1]: at p = 0.95 one text "plans" a half-width of 0
+    # (the exact expected half-width of n = 1 is 0.95 * 0 + 0.05 * 0 = 0).
+    assert pc.expected_half_width("wald", 1, 0.95) == 0
+    with pytest.raises(ValueError, match=r"`method` 'wald' cannot plan .* zero width in 100%"):
+        pc.plan_sample_size(0.95, 0.1, method="wald")
+    # where zero-width samples are rare the Wald plan stands (0.95**451 is about 1e-10)
+    assert pc.plan_sample_size(0.95, 0.02, method="wald").relevant_n == 451
+    assert pc.plan_sample_size(0.95, 0.1, method="wilson").relevant_n == 24

@@ -119,6 +119,28 @@ def _first_n_below(method: str, p: float, target: float, level: float) -> tuple[
         start = int(window[-1]) + 1  # still oscillating above the target: look further on
 
 
+def _check_not_degenerate(method: str, n: int, p: float, level: float) -> None:
+    """Refuse a plan whose half-width is small only because intervals have zero width.
+
+    The Wald interval is the single point [x/n, x/n] when x = 0 or x = n, so near p = 0
+    or 1 its expected half-width falls under any target at a tiny n (one text at
+    p = 0.95 "plans" a half-width of 0). When those zero-width intervals alone happen
+    more often than the interval may miss on one side, (1 - c)/2, the plan says nothing
+    about the uncertainty and is refused.
+    """
+    if method != "wald":
+        return
+    degenerate = p**n + (1 - p) ** n
+    if degenerate > (1 - level) / 2:
+        raise ValueError(
+            f"`method` 'wald' cannot plan at a metric value of {p:g}: with {n} relevant "
+            f"text{'s' if n != 1 else ''} its interval has zero width in "
+            f"{100 * degenerate:.0f}% of samples (all texts successes, or none), so its "
+            "expected half-width understates the uncertainty; plan with 'wilson', "
+            "'agresti_coull' or 'clopper_pearson'."
+        )
+
+
 def _nested_plan(p, target, level, method, icc, b, df_adjust):
     persons = np.arange(2, 2 + 4096)
     while True:
@@ -229,12 +251,20 @@ def plan_sample_size(
     SampleSizePlan
         ``relevant_n``, ``total_texts`` (with a prevalence) and ``persons`` (nested).
 
+    Raises
+    ------
+    ValueError
+        For bad input, and for a Wald plan near p = 0 or 1 whose half-width is small only
+        because the planned samples often give zero-width intervals.
+
     Notes
     -----
     *Independent texts*: the smallest relevant n whose **exact expected** half-width
     :math:`E[(\mathrm{high} - \mathrm{low})/2]`, by binomial enumeration at the planned
     value (see :func:`expected_half_width`), is at most the target, and stays so for
-    the next 60 values of n (discrete methods oscillate). No normal approximation.
+    the next 60 values of n (discrete methods oscillate). No normal approximation. A
+    Wald plan whose intervals have zero width (x = 0 or x = n) more often than
+    :math:`(1 - c)/2` is refused: its small expected half-width would be an artefact.
 
     *Nested texts*: the smallest number of persons m for which the interval of the
     method at the planned value, on :math:`n^*_{eff}` computed from
@@ -273,6 +303,7 @@ def plan_sample_size(
 
     if icc is None or texts_per_person is None:  # both or neither, checked above
         n, achieved = _first_n_below(name, p, target, level)
+        _check_not_degenerate(name, n, p, level)
         persons, design = None, "independent"
     else:
         persons, n, achieved = _nested_plan(
