@@ -44,6 +44,7 @@ from ._core.validation import (
     check_confidence_level,
     check_real_array,
     check_rng,
+    dataset_generators,
 )
 from .counting import ConfusionCounts, one_vs_rest
 from .metrics import BINARY_METRICS, METRICS, metric_values
@@ -377,13 +378,6 @@ def _bootstrap_iv(
     )
 
 
-def _generators(
-    root: np.random.Generator, batch_shape: tuple[int, ...], size: int
-) -> list[np.random.Generator]:
-    """One generator per data set: `root` itself alone, its spawned children in a batch."""
-    return [root] if not batch_shape else root.spawn(size)
-
-
 def resample_intervals(
     units: list[np.ndarray],
     statistic: Statistic,
@@ -540,10 +534,11 @@ def warn_about(
         warnings.warn(message, DegenerateBootstrapWarning, stacklevel=3)
 
 
-def _shaped(values: np.ndarray, batch_shape: tuple[int, ...], kind: type = float) -> Any:
+def batch_shaped(values: Any, batch_shape: tuple[int, ...], kind: type = float) -> Any:
     """Return a float, int or bool for a single data set, else an array of the batch shape."""
+    values = np.asarray(values)
     if not batch_shape:
-        return kind(values[0])
+        return kind(values.reshape(-1)[0])
     return values.reshape(batch_shape)
 
 
@@ -559,24 +554,24 @@ def _exact_result(
     p = (x + lam) / size
     zeros = np.zeros(x.size, dtype=np.int64)
     return BootstrapCI(
-        estimate=_shaped(x / n, batch_shape),
-        low=_shaped(np.asarray(low, float), batch_shape),
-        high=_shaped(np.asarray(high, float), batch_shape),
+        estimate=batch_shaped(x / n, batch_shape),
+        low=batch_shaped(np.asarray(low, float), batch_shape),
+        high=batch_shaped(np.asarray(high, float), batch_shape),
         confidence_level=level,
         metric="proportion",
         scheme="iid",
         interval="percentile",
         pseudo_count=lam,
         n_resamples="exact",
-        n_invalid_resamples=_shaped(zeros, batch_shape, int),
-        standard_error=_shaped(np.sqrt(p * (1 - p) / size), batch_shape),
+        n_invalid_resamples=batch_shaped(zeros, batch_shape, int),
+        standard_error=batch_shaped(np.sqrt(p * (1 - p) / size), batch_shape),
         distribution=None,
-        bca_fallback=_shaped(zeros.astype(bool), batch_shape, bool),
+        bca_fallback=batch_shaped(zeros.astype(bool), batch_shape, bool),
         fallback_reason=None if not batch_shape else np.full(batch_shape, None, dtype=object),
-        bias_correction=_shaped(np.full(x.size, np.nan), batch_shape),
-        acceleration=_shaped(np.full(x.size, np.nan), batch_shape),
+        bias_correction=batch_shaped(np.full(x.size, np.nan), batch_shape),
+        acceleration=batch_shaped(np.full(x.size, np.nan), batch_shape),
         n_clusters=None,
-        n_texts=_shaped(n.astype(np.int64), batch_shape, int),
+        n_texts=batch_shaped(n.astype(np.int64), batch_shape, int),
     )
 
 
@@ -783,7 +778,7 @@ def bootstrap_ci(
         pseudo_count=lam,
         n_resamples=int(n_resamples),
         confidence_level=level,
-        generators=_generators(generator, batch_shape, len(units)),
+        generators=dataset_generators(generator, len(units), bool(batch_shape)),
         batch=batch,
     )
     if single and parts["no_valid"][0]:
@@ -817,22 +812,22 @@ def assemble(
         no_reason = np.array(None, dtype=object)
         reason = np.where(fell_back, reasons, no_reason).reshape(batch_shape)
     return BootstrapCI(
-        estimate=_shaped(parts["estimate"], batch_shape),
-        low=_shaped(parts["low"], batch_shape),
-        high=_shaped(parts["high"], batch_shape),
+        estimate=batch_shaped(parts["estimate"], batch_shape),
+        low=batch_shaped(parts["low"], batch_shape),
+        high=batch_shaped(parts["high"], batch_shape),
         confidence_level=level,
         metric=metric,
         scheme=scheme,
         interval=interval,
         pseudo_count=pseudo_count,
         n_resamples=int(replicates.shape[-1]),
-        n_invalid_resamples=_shaped(parts["n_invalid"], batch_shape, int),
-        standard_error=_shaped(parts["standard_error"], batch_shape),
+        n_invalid_resamples=batch_shaped(parts["n_invalid"], batch_shape, int),
+        standard_error=batch_shaped(parts["standard_error"], batch_shape),
         distribution=distribution,
-        bca_fallback=_shaped(fell_back, batch_shape, bool),
+        bca_fallback=batch_shaped(fell_back, batch_shape, bool),
         fallback_reason=reason,
-        bias_correction=_shaped(parts["bias_correction"], batch_shape),
-        acceleration=_shaped(parts["acceleration"], batch_shape),
-        n_clusters=None if scheme == "iid" else _shaped(parts["n_clusters"], batch_shape, int),
-        n_texts=_shaped(parts["n_texts"], batch_shape, int),
+        bias_correction=batch_shaped(parts["bias_correction"], batch_shape),
+        acceleration=batch_shaped(parts["acceleration"], batch_shape),
+        n_clusters=None if scheme == "iid" else batch_shaped(parts["n_clusters"], batch_shape, int),
+        n_texts=batch_shaped(parts["n_texts"], batch_shape, int),
     )

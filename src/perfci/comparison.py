@@ -25,6 +25,7 @@ from ._core.validation import (
     check_label,
     check_positive_int,
     check_rng,
+    dataset_generators,
 )
 from .analytic import proportion_ci
 from .bootstrap import (
@@ -34,6 +35,7 @@ from .bootstrap import (
     SCHEMES,
     BootstrapCI,
     assemble,
+    batch_shaped,
     check_pseudo_count,
     check_resample_size,
     resample_intervals,
@@ -402,7 +404,7 @@ def compare(
         pseudo_count=pseudo_count,
         n_resamples=n_resamples,
         confidence_level=float(level),
-        generators=[root] if single else root.spawn(len(units)),
+        generators=dataset_generators(root, len(units), not single),
         batch=None,
     )
     if single and parts["no_valid"][0]:
@@ -453,8 +455,7 @@ def compare(
     method = f"paired bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
 
     def shaped(values: Any, kind: type = float) -> Any:
-        values = np.asarray(values)
-        return kind(values[0]) if single else values.reshape(batch_shape)
+        return batch_shaped(values, batch_shape, kind)
 
     return Comparison(
         metric=metric,

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,7 +41,6 @@ __all__ = [
     "PRIORS",
     "GridDraws",
     "GridPosterior",
-    "dataset_generators",
     "draw_grid_posterior",
     "draw_person_rates",
     "grid_interval",
@@ -451,19 +449,6 @@ def interval_from_draws(
 # --------------------------------------------------------------------------- draws
 
 
-def dataset_generators(rng: Any, count: int, batched: bool) -> list[np.random.Generator]:
-    """Random generators of data sets: the project-wide rule.
-
-    A single data set (no leading axes, ``batched=False``) uses
-    ``np.random.default_rng(rng)`` itself; data set k of a batch of `count` (leading axes
-    flattened in C order) uses ``np.random.default_rng(rng).spawn(count)[k]``.
-    """
-    generator = np.random.default_rng(rng)
-    if not batched:
-        return [generator]
-    return generator.spawn(count)
-
-
 def draw_person_rates(
     mu: NDArray[np.float64],
     s: NDArray[np.float64],
@@ -556,7 +541,7 @@ def draw_grid_posterior(
     draws : int
         Independent draws per data set.
     rngs : sequence of numpy.random.Generator
-        One per data set (see :func:`dataset_generators`).
+        One per data set (see :func:`perfci._core.validation.dataset_generators`).
     rates : bool, default False
         Keep the person rates.
     batch : int

@@ -32,6 +32,7 @@ __all__ = [
     "check_real_array",
     "check_real_scalar",
     "check_rng",
+    "dataset_generators",
     "warn_undefined",
 ]
 
@@ -150,6 +151,20 @@ def check_rng(rng: Any) -> np.random.Generator:
             "(pass np.random.default_rng(seed))."
         )
     return generator
+
+
+def dataset_generators(rng: Any, count: int, batched: bool) -> list[np.random.Generator]:
+    """Random generators of data sets: the one rule every batched function follows.
+
+    A single data set (no leading axes, ``batched=False``) uses
+    ``np.random.default_rng(rng)`` itself; data set k of a batch of `count` (leading axes
+    flattened in C order) uses ``np.random.default_rng(rng).spawn(count)[k]``, so a
+    batched call equals the loop of single calls given those generators, draw for draw.
+    """
+    generator = np.random.default_rng(rng)
+    if not batched:
+        return [generator]
+    return generator.spawn(count)
 
 
 def check_label(name: str, value: Any) -> Any:

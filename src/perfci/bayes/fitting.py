@@ -8,7 +8,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.grid import (
-    dataset_generators,
     draw_grid_posterior,
     draw_person_rates,
     grid_interval,
@@ -23,6 +22,7 @@ from .._core.validation import (
     check_positive_int,
     check_real_array,
     check_rng,
+    dataset_generators,
 )
 from ..metrics import PROPORTION_METRICS, proportion_counts
 from .results import INTERVAL_KINDS, BayesFit, ConfusionFit, CredibleInterval
