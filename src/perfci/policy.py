@@ -32,6 +32,8 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ._core import registry
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "choose_interval",
     "recommended_method",
     "recommended_scheme",
+    "recommend_for_counts",
 ]
 
 #: The value of an option that leaves the choice to the policy.
@@ -339,3 +342,76 @@ def choose_interval(
         pseudo_count=PSEUDO_COUNT if not _given(pseudo_count) else pseudo_count,
         n_resamples=N_RESAMPLES if not _given(n_resamples) else n_resamples,
     )
+
+
+def recommend_for_counts(
+    metric: str, relevant: Any, **options: Any
+) -> list[tuple[IntervalChoice | None, Any]]:
+    r"""Choose the interval of each data set of a batch from its relevant texts per person.
+
+    The one rule :func:`perfci.metric_ci` applies to one data set, applied to many: the
+    harness scores it with this function, so that what it measures is what users get.
+
+    Parameters
+    ----------
+    metric : str
+        Any name in :data:`perfci.METRICS`.
+    relevant : array_like, shape (\*batch, persons)
+        Relevant texts per person of each data set (persons with none are not persons).
+    **options
+        The options of :func:`perfci.metric_ci` (``method``, ``design``, ...).
+
+    Returns
+    -------
+    list of (IntervalChoice or None, numpy.ndarray)
+        Each distinct choice with the boolean mask (shape ``batch``) of the data sets it
+        applies to. ``None`` marks data sets with fewer than 2 persons with a relevant
+        text, which have no interval about a population of persons. A choice with
+        ``design=None`` for an analytic method, or scheme ``"iid"``, means the texts are
+        treated as a simple random sample (at most one relevant text per person).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci import policy
+    >>> relevant = np.array([[3, 2, 4, 0], [1, 1, 0, 1], [5, 0, 0, 0]])
+    >>> [(c and c.label, mask.tolist()) for c, mask in policy.recommend_for_counts("f1", relevant)]
+    [(None, [False, False, True]), ('bootstrap (scheme=iid, interval=percentile, pseudo_count=1)', [False, True, False]), ('bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)', [True, False, False])]
+    """  # noqa: E501
+    relevant = np.asarray(relevant, dtype=float)
+    persons = np.count_nonzero(relevant, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_person = relevant.sum(-1) / persons
+    # One relevant text per person is a simple random sample of texts.
+    independent = np.all(relevant <= 1, axis=-1) | (persons < 2)
+    region = np.where(persons < 2, -1, region_code(metric, per_person, independent))
+    out: list[tuple[IntervalChoice | None, Any]] = []
+    for code in np.unique(region):  # a few regions; the work is batched over each
+        mask = region == code
+        if code == -1:
+            out.append((None, mask))
+            continue
+        first = np.argmax(mask.ravel())  # every member of a region gets the same choice
+        b = None if independent.ravel()[first] else float(per_person.ravel()[first])
+        nested_options = options if b is not None else _drop_nested(options)
+        choice = choose_interval(
+            metric, groups=b is not None, relevant_texts_per_person=b, **nested_options
+        )
+        out.append((choice, mask))
+    return out
+
+
+def region_code(metric: str, per_person: Any, independent: Any) -> np.ndarray:
+    """The design region of each data set: the choice depends on the data only through it.
+
+    0: independent texts (or at most one relevant text per person); 1: nested, below
+    :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person; 2: nested, from there on.
+    """
+    per_person = np.asarray(per_person, dtype=float)
+    code = np.where(per_person >= HIERARCHICAL_MIN_TEXTS, 2, 1)
+    return np.where(np.asarray(independent), 0, code)
+
+
+def _drop_nested(options: dict[str, Any]) -> dict[str, Any]:
+    """The options without those that need persons (for data treated as independent)."""
+    return {k: v for k, v in options.items() if k not in (*_ANALYTIC_OPTIONS, "scheme")}

@@ -602,6 +602,12 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
                 ),
             ),
         ),
+        Family(
+            "recommended",
+            "what method='recommended' chooses for each data set (perfci.policy), as "
+            "perfci.metric_ci computes it",
+            (),
+        ),
     )
 }
 
@@ -617,6 +623,16 @@ HARNESS_POPULATION = _choices(
         ("confusion", "independent texts with a true confusion matrix"),
         ("nested_finite", "a finite population of persons with texts nested in them"),
         ("nested_planning", "the planning curves of nested designs (analytic)"),
+        (
+            "nested",
+            "persons drawn from an infinite population, with unequal (optionally "
+            "informative) numbers of texts and rates with a given ICC",
+        ),
+        (
+            "nested_confusion",
+            "persons drawn from an infinite population, each with their own confusion "
+            "matrix (two or three classes); any metric",
+        ),
     ],
 )
 
@@ -648,6 +664,18 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         False,
     ),
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
+    "nested": Support(
+        frozenset(HARNESS_FAMILIES),
+        frozenset(BOOTSTRAP_SCHEME),
+        frozenset({"percentile"}),
+        False,
+    ),
+    "nested_confusion": Support(
+        frozenset(HARNESS_FAMILIES),
+        frozenset(BOOTSTRAP_SCHEME),
+        frozenset({"percentile"}),
+        False,
+    ),
 }
 
 
@@ -895,9 +923,20 @@ def _fields(*fields: Field) -> Mapping[str, Field]:
     return {f.name: f for f in fields}
 
 
-def _share(name: str, help: str, *, closed_high: bool = False) -> Field:
+def _share(
+    name: str, help: str, *, closed_high: bool = False, default: float | None = None
+) -> Field:
+    """A share in (0, 1); optional with `default` when one is given."""
     return Field(
-        name, help, float, minimum=0, maximum=1, open_minimum=True, open_maximum=not closed_high
+        name,
+        help,
+        float,
+        default is None,
+        default,
+        minimum=0,
+        maximum=1,
+        open_minimum=True,
+        open_maximum=not closed_high,
     )
 
 
@@ -987,6 +1026,93 @@ HARNESS_SAMPLING = _choices(
     ],
 )
 
+#: Parameters of persons drawn from an infinite population (kinds ``nested`` and
+#: ``nested_confusion``): each may be a population key or a grid dim.
+_PERSON_FIELDS = (
+    Field("persons", "persons sampled in each data set", int, False, minimum=2),
+    Field(
+        "texts_per_person",
+        "mean texts per person (a rounded lognormal, at least min_texts)",
+        float,
+        False,
+        minimum=1,
+    ),
+    Field(
+        "size_cv",
+        "coefficient of variation of the texts per person (0: every person the same)",
+        float,
+        False,
+        0.0,
+        minimum=0,
+        maximum=3,
+    ),
+    Field(
+        "informative",
+        "correlation of a person's log number of texts with their rate (informative "
+        "cluster size; 0: unrelated)",
+        float,
+        False,
+        0.0,
+        minimum=-0.99,
+        maximum=0.99,
+    ),
+    Field(
+        "icc",
+        "ICC of the persons' rates (a Beta with variance icc m (1 - m); 0: all equal)",
+        float,
+        False,
+        0.1,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+)
+_PERSON_KEYS = (
+    Field("min_texts", "fewest texts a person has", int, False, 1, minimum=1),
+)
+#: The parameters a nested or nested_confusion suite must give (as a key or a dim).
+PERSON_REQUIRED = ("persons", "texts_per_person")
+
+
+def _optional(fields: Iterable[Field]) -> Mapping[str, Field]:
+    return _fields(*fields)
+
+
+_RATE = _share("rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9)
+_CONFUSION_FIELDS = (
+    Field(
+        "prevalence",
+        "share of texts in the first (positive) class; the other classes share the rest",
+        float,
+        False,
+        0.3,
+        minimum=0,
+        maximum=1,
+        open_minimum=True,
+        open_maximum=True,
+    ),
+    Field(
+        "icc_prevalence",
+        "ICC of the persons' class shares (default: icc)",
+        float,
+        False,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+    _share(
+        "recall",
+        "share of first-class texts the classifier puts in the first class",
+        default=0.9,
+    ),
+    _share(
+        "specificity",
+        "share of every other class's texts the classifier labels correctly",
+        default=0.9,
+    ),
+    Field("metric", "the metric scored", str, False, choices=METRIC),
+)
+
 POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
     s.kind: s
     for s in (
@@ -1062,6 +1188,29 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
                 Field("icc", "the ICC", float, minimum=0, maximum=1, open_maximum=True),
                 Field("texts_per_person", "mean texts per person", float, minimum=1),
             ),
+        ),
+        PopulationSchema(
+            "nested",
+            _optional(
+                (
+                    *_PERSON_FIELDS,
+                    *_PERSON_KEYS,
+                    _RATE,
+                )
+            ),
+            _optional((*_PERSON_FIELDS, _RATE)),
+        ),
+        PopulationSchema(
+            "nested_confusion",
+            _optional(
+                (
+                    *_PERSON_FIELDS,
+                    *_PERSON_KEYS,
+                    *_CONFUSION_FIELDS,
+                    Field("classes", "number of classes", int, False, 2, minimum=2, maximum=3),
+                )
+            ),
+            _optional((*_PERSON_FIELDS, *_CONFUSION_FIELDS)),
         ),
     )
 }

@@ -23,7 +23,7 @@ from ..analytic import proportion_ci
 from ..bootstrap import bootstrap_ci
 from .populations import _nested_sample, _population_of, confusion_probabilities
 from .results import _assemble, _exact_dataset, _planning_dataset
-from .schema import Scale, Suite, load_suite, suite_fingerprint
+from .schema import Method, Scale, Suite, load_suite, suite_fingerprint
 from .storage import (
     WriteError,
     _cell_path,
@@ -62,13 +62,15 @@ def _score(low, high, truth, flagged=0) -> np.ndarray:
     )
 
 
-def _bootstrap_ends(counts: np.ndarray, metric: str, options: dict, scale: Scale, level, rng):
+def _bootstrap_ends(
+    counts: np.ndarray, metric: str, options: dict, scale: Scale, level, rng, nested=None
+):
     """Interval ends of :func:`perfci.bootstrap_ci` for a batch of data sets.
 
     Warnings (dropped resamples, BCa fallbacks) are expected in a coverage study; the
     ends are what is scored, and an interval that cannot be formed is NaN (not valid).
     """
-    nested = counts.ndim == 3
+    nested = counts.ndim == 3 if nested is None else nested
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ci = bootstrap_ci(
@@ -186,10 +188,161 @@ def _confusion_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
+def _method_ends(
+    m, metric: str, counts: np.ndarray, scale: Scale, level: float, rng, *, options=None
+):
+    """Interval ends of one method on per-person counts ``(R, persons, cells)``.
+
+    `counts` are ``[successes, failures]`` for the metric ``"proportion"``, else binary
+    cells or k x k matrices. A method that does not apply to the metric (an analytic
+    interval of F1) gives None.
+    """
+    from ..bayes import grid_intervals
+    from ..design import clustered_proportion_ci
+    from ..metrics import proportion_counts
+
+    o = m.options if options is None else options
+    proportion = metric == "proportion" or metric in registry.PROPORTION_METRIC
+    if m.family == "bootstrap":
+        return _bootstrap_ends(counts, metric, o, scale, level, rng, nested=True)
+    if not proportion:
+        return None
+    if metric == "proportion":
+        y, n = counts[..., 0], counts.sum(-1)
+    else:
+        y, n = proportion_counts(counts, metric)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if m.family == "analytic":
+            ci = proportion_ci(y.sum(-1), n.sum(-1), method=o["method"], confidence_level=level)
+            return ci.low, ci.high
+        # every data set needs two persons with a relevant text; the others are invalid
+        usable = np.count_nonzero(n, axis=-1) >= 2
+        low, high = np.full(y.shape[0], np.nan), np.full(y.shape[0], np.nan)
+        if not usable.any():
+            return low, high
+        if m.family == "clustered":
+            df = None if o["df_adjust"] == "none" else o["df_adjust"]
+            ci = clustered_proportion_ci(
+                y[usable],
+                n[usable],
+                method=o["method"],
+                design=o["design"],
+                df_adjust=df,
+                confidence_level=level,
+            )
+        else:  # bayes on the grid
+            ci = grid_intervals(y[usable], n[usable], estimand=o["estimand"], level=level, rng=rng)
+        low[usable], high[usable] = ci.low, ci.high
+        return low, high
+
+
+def _recommended_ends(metric: str, counts: np.ndarray, scale: Scale, level: float, rng):
+    """Interval ends of what ``method="recommended"`` chooses for each data set.
+
+    The choice comes from :func:`perfci.policy.recommend_for_counts`, the rule
+    :func:`perfci.metric_ci` applies; each group of data sets with the same choice is
+    computed in one batched call of the public function that choice names.
+    """
+    from .. import policy
+    from ..metrics import RELEVANT_TEXTS
+
+    if metric == "proportion":
+        relevant = counts.sum(-1)
+    elif counts.ndim == 4:  # k x k matrices: every text is relevant to a macro average
+        relevant = counts.sum(axis=(-2, -1))
+    else:
+        relevant = counts[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
+    low, high = np.full(counts.shape[0], np.nan), np.full(counts.shape[0], np.nan)
+    groups = policy.recommend_for_counts(
+        "recall" if metric == "proportion" else metric, relevant
+    )
+    streams = rng.spawn(len(groups))
+    for (choice, mask), stream in zip(groups, streams, strict=True):
+        if choice is None:
+            continue  # fewer than two persons: no interval about persons
+        if choice.method == "bootstrap":
+            family = "bootstrap"
+            options = {
+                "scheme": choice.scheme,
+                "interval": choice.interval,
+                "pseudo_count": choice.pseudo_count,
+            }
+        elif choice.design is None:
+            family, options = "analytic", {"method": choice.method}
+        else:
+            family = "clustered"
+            options = {
+                "method": choice.method,
+                "design": choice.design,
+                "df_adjust": choice.df_adjust or "none",
+            }
+        method = Method("recommended", family, options)
+        ends = _method_ends(method, metric, counts[mask], scale, level, stream)
+        if ends is not None:
+            low[mask], high[mask] = ends
+    return low, high
+
+
+def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    """Persons drawn from an infinite population (kinds nested and nested_confusion).
+
+    Every method sees the same data sets. For nested_confusion the cell's metric is
+    computed on per-person confusion matrices (binary cells for two classes), and the
+    truth is the metric of the population's text-weighted pooled confusion matrix.
+    """
+    from ..counting import one_vs_rest
+    from ..metrics import metric_values
+    from .populations import draw_confusion, draw_nested, person_parameters, population_truth
+
+    kind = suite.population["kind"]
+    params = person_parameters(suite, cell)
+    level = suite.confidence_level
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    shape = (scale.replications, int(params["persons"]))
+    truth_value = population_truth(kind, params)
+    if kind == "nested":
+        metric = "proportion"
+        y, n = draw_nested(params, shape, data_rng)
+        counts = np.stack([y, n - y], axis=-1)
+        truth = float(truth_value)
+    else:
+        metric = params["metric"]
+        matrices = draw_confusion(params, shape, data_rng)
+        if metric.startswith(("macro_", "micro_")):
+            counts = matrices
+            truth = float(metric_values(one_vs_rest(truth_value), metric))
+        else:
+            # class 0 is the positive class: [tp, fp, fn, tn]
+            counts = np.stack(
+                [matrices[..., 0, 0], matrices[..., 1:, 0].sum(-1),
+                 matrices[..., 0, 1:].sum(-1), matrices[..., 1:, 1:].sum((-2, -1))],
+                axis=-1,
+            )
+            m = truth_value
+            cells = np.array([m[0, 0], m[1:, 0].sum(), m[0, 1:].sum(), m[1:, 1:].sum()])
+            truth = float(metric_values(cells, metric))
+    out = np.empty((len(suite.methods), 6))
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        if m.family == "recommended":
+            ends = _recommended_ends(metric, counts, scale, level, rng)
+        elif m.family == "bayes" and m.options["sampler"] == "nutpie":
+            raise ValueError("nutpie is not offered for infinite populations")  # the schema says so
+        else:
+            ends = _method_ends(m, metric, counts, scale, level, rng)
+        if ends is None:  # the method does not apply to this metric: nothing scored
+            out[i] = 0.0
+            continue
+        out[i] = _score(*ends, truth)
+    return out
+
+
 _KERNELS: dict[str, Callable] = {
     "bernoulli": _bernoulli_cell,
     "confusion": _confusion_cell,
     "nested_finite": _nested_cell,
+    "nested": _infinite_cell,
+    "nested_confusion": _infinite_cell,
 }
 
 

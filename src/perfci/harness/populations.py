@@ -82,3 +82,195 @@ def confusion_probabilities(prevalence: float, precision: float, recall: float) 
             f"{recall}: the classifier's positives would exceed all texts."
         )
     return np.array([tp, fp, fn, tn])
+
+
+# ---------------------------------------------------------------- infinite populations
+#
+# Kinds "nested" and "nested_confusion" draw fresh persons in every data set. A person
+# has a latent normal z; their rate is the Beta quantile of Phi(z) (a Gaussian copula),
+# so that their number of texts can depend on the same z ("informative" cluster size)
+# while the rate keeps its Beta marginal with the chosen mean and ICC.
+
+#: Persons simulated once to compute the truth where sizes are informative.
+TRUTH_PERSONS = 2_000_000
+#: Seed of that simulation (the same truth in every cell and run).
+TRUTH_SEED = 20261201
+
+
+def person_parameters(suite: Suite, cell: dict) -> dict:
+    """Every parameter of a cell: the schema's defaults, the population's keys, the cell."""
+    from .._core import registry
+
+    kind = suite.population["kind"]
+    schema = registry.POPULATION_SCHEMA[kind]
+    params = {name: f.default for name, f in schema.keys.items()}
+    params.update({k: v for k, v in suite.population.items() if k != "kind"})
+    params.update(cell)
+    if kind == "nested_confusion" and params.get("icc_prevalence") is None:
+        params["icc_prevalence"] = params["icc"]
+    return params
+
+
+def beta_quantile(z: np.ndarray, mean: float, icc: float) -> np.ndarray:
+    """Rates with a Beta(mean, ICC) marginal from standard normal latents z.
+
+    The ICC of a Beta(a, b) rate is 1 / (a + b + 1); an ICC of 0 is a constant rate.
+    """
+    from scipy import stats
+
+    if icc == 0:
+        return np.full(np.shape(z), mean)
+    concentration = 1 / icc - 1
+    return stats.beta.ppf(stats.norm.cdf(z), mean * concentration, (1 - mean) * concentration)
+
+
+def person_sizes(
+    rng: np.random.Generator,
+    latent: np.ndarray,
+    mean: float,
+    cv: float,
+    min_texts: int,
+    informative: float,
+) -> np.ndarray:
+    """Texts per person: a rounded lognormal with this mean and CV, at least `min_texts`.
+
+    The log size correlates `informative` with the person's latent z. The mean and CV
+    are those of the lognormal before rounding and the floor (nominal values).
+    """
+    if cv == 0:
+        return np.full(latent.shape, max(min_texts, int(round(mean))), dtype=np.int64)
+    s2 = np.log1p(cv * cv)
+    noise = rng.standard_normal(latent.shape)
+    z = informative * latent + np.sqrt(1 - informative**2) * noise
+    sizes = np.rint(np.exp(np.log(mean) - s2 / 2 + np.sqrt(s2) * z))
+    return np.maximum(sizes, min_texts).astype(np.int64)
+
+
+def draw_nested(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
+    """Per-person successes and texts of persons of a ``nested`` population."""
+    latent = rng.standard_normal(shape)
+    rates = beta_quantile(latent, params["rate"], params["icc"])
+    n = person_sizes(
+        rng,
+        latent,
+        params["texts_per_person"],
+        params["size_cv"],
+        params["min_texts"],
+        params["informative"],
+    )
+    return rng.binomial(n, rates), n
+
+
+def _class_means(params: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Mean class shares (K,) and mean confusion rows (K, K) of a confusion population."""
+    k = int(params["classes"])
+    shares = np.full(k, (1 - params["prevalence"]) / (k - 1))
+    shares[0] = params["prevalence"]
+    diagonal = np.full(k, params["specificity"])
+    diagonal[0] = params["recall"]
+    rows = np.repeat(((1 - diagonal) / (k - 1))[:, None], k, axis=1)
+    np.fill_diagonal(rows, diagonal)
+    return shares, rows
+
+
+def _dirichlet(rng: np.random.Generator, means: np.ndarray, icc: float, shape) -> np.ndarray:
+    """Shares with these means and ICC 1 / (concentration + 1) (constant for ICC 0)."""
+    if icc == 0:
+        return np.broadcast_to(means, (*shape, means.size)).copy()
+    return rng.dirichlet(means * (1 / icc - 1), size=shape)
+
+
+def _confusion_persons(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
+    """Persons of a confusion population: class shares (..., K), rows (..., K, K), sizes."""
+    shares, rows = _class_means(params)
+    k = shares.size
+    latent = rng.standard_normal(shape)
+    person_rows = np.empty((*shape, k, k))
+    for c in range(k):  # classes, not data sets: at most three
+        z = latent if c == 0 else rng.standard_normal(shape)
+        diagonal = beta_quantile(z, rows[c, c], params["icc"])
+        others = [d for d in range(k) if d != c]
+        split = _dirichlet(rng, rows[c, others] / rows[c, others].sum(), params["icc"], shape)
+        person_rows[..., c, c] = diagonal
+        person_rows[..., c, others] = (1 - diagonal)[..., None] * split
+    person_shares = _dirichlet(rng, shares, params["icc_prevalence"], shape)
+    n = person_sizes(
+        rng,
+        latent,
+        params["texts_per_person"],
+        params["size_cv"],
+        params["min_texts"],
+        params["informative"],
+    )
+    return person_shares, person_rows, n
+
+
+def draw_confusion(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
+    """Per-person confusion matrices (..., K, K) [true, predicted] of persons.
+
+    A person's class shares are Dirichlet (ICC ``icc_prevalence``); for each true class
+    their row of predicted shares has a Beta diagonal with the ICC ``icc`` (through the
+    latent z for the first class, which the size may depend on) and the rest of the row
+    Dirichlet-split over the other classes.
+    """
+    person_shares, person_rows, n = _confusion_persons(params, shape, rng)
+    per_class = rng.multinomial(n, person_shares)
+    return rng.multinomial(per_class, person_rows)
+
+
+@functools.cache
+def _truth_cached(kind: str, items: tuple) -> np.ndarray:
+    """The population's text-weighted rate, or its pooled confusion matrix (sums to 1)."""
+    params = dict(items)
+    informative = params["informative"] != 0 and params["size_cv"] != 0
+    if kind == "nested":
+        if not informative:
+            return np.asarray(params["rate"])
+    else:
+        if not informative:
+            shares, rows = _class_means(params)
+            return shares[:, None] * rows
+    # E[n p] / E[n] by simulating many persons (chunks bound the memory); with rates
+    # rather than outcomes: the expectation of the outcomes given the persons
+    rng = np.random.default_rng(TRUTH_SEED)
+    chunk = 200_000
+    weighted, texts = 0.0, 0.0
+    for _ in range(TRUTH_PERSONS // chunk):  # chunks of one fixed simulation
+        if kind == "nested":
+            latent = rng.standard_normal(chunk)
+            rates = beta_quantile(latent, params["rate"], params["icc"])
+            n = person_sizes(
+                rng,
+                latent,
+                params["texts_per_person"],
+                params["size_cv"],
+                params["min_texts"],
+                params["informative"],
+            )
+            weighted = weighted + np.sum(n * rates)
+        else:
+            person_shares, person_rows, n = _confusion_persons(params, (chunk,), rng)
+            weighted = weighted + np.einsum("i,ic,icd->cd", n, person_shares, person_rows)
+        texts += n.sum()
+    return np.asarray(weighted / texts)
+
+
+def population_truth(kind: str, params: dict) -> np.ndarray:
+    """Truth of a cell of an infinite population: a rate, or a pooled confusion matrix."""
+    keys = (
+        ("rate", "icc", "texts_per_person", "size_cv", "min_texts", "informative")
+        if kind == "nested"
+        else (
+            "prevalence",
+            "icc_prevalence",
+            "recall",
+            "specificity",
+            "classes",
+            "icc",
+            "texts_per_person",
+            "size_cv",
+            "min_texts",
+            "informative",
+        )
+    )
+    return _truth_cached(kind, tuple((k, params[k]) for k in keys))

@@ -332,6 +332,20 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             f"`grid` of a {kind} population must have dims {', '.join(sorted(required))}"
             f"{also}; missing {sorted(missing)}."
         )
+    if kind in ("nested", "nested_confusion"):
+        needed = registry.PERSON_REQUIRED + (("metric",) if kind == "nested_confusion" else ())
+        for name in needed:
+            if name not in grid and name not in population:
+                raise SuiteError(
+                    f"`{name}` is missing: give it as `population.{name}` or as a grid dim."
+                )
+        both = sorted(set(grid) & set(population))
+        if both:
+            raise SuiteError(
+                f"{both} are both population keys and grid dims; give each in one place."
+            )
+        if any(m.family == "bayes" and m.options["sampler"] != "grid" for m in methods):
+            raise SuiteError(f"a {kind} population takes Bayesian methods with sampler 'grid'.")
     if kind == "nested_finite" and "icc" not in grid and "sd" not in population:
         raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
     if kind == "confusion":
