@@ -633,6 +633,11 @@ HARNESS_POPULATION = _choices(
             "persons drawn from an infinite population, each with their own confusion "
             "matrix (two or three classes); any metric",
         ),
+        (
+            "paired_nested",
+            "two correlated classifiers on the same texts nested in persons (paired "
+            "comparisons)",
+        ),
     ],
 )
 
@@ -658,20 +663,26 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         frozenset({"bootstrap"}), frozenset({"iid"}), frozenset({"percentile"}), False
     ),
     "nested_finite": Support(
-        frozenset(HARNESS_FAMILIES),
+        frozenset(HARNESS_FAMILIES) - {"recommended", "comparison"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
     "nested": Support(
-        frozenset(HARNESS_FAMILIES),
+        frozenset(HARNESS_FAMILIES) - {"comparison"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_confusion": Support(
-        frozenset(HARNESS_FAMILIES),
+        frozenset(HARNESS_FAMILIES) - {"comparison"},
+        frozenset(BOOTSTRAP_SCHEME),
+        frozenset({"percentile"}),
+        False,
+    ),
+    "paired_nested": Support(
+        frozenset({"comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
@@ -1078,6 +1089,43 @@ def _optional(fields: Iterable[Field]) -> Mapping[str, Field]:
     return _fields(*fields)
 
 
+_PAIRED_FIELDS = (
+    Field(
+        "prevalence",
+        "share of texts that are reference positives",
+        float,
+        False,
+        0.3,
+        minimum=0,
+        maximum=1,
+        open_minimum=True,
+        open_maximum=True,
+    ),
+    Field(
+        "icc_prevalence",
+        "ICC of the persons' shares of positives (default: icc)",
+        float,
+        False,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+    _share("recall_a", "recall of classifier A", default=0.9),
+    _share("recall_b", "recall of classifier B", default=0.85),
+    _share("specificity_a", "specificity of classifier A", default=0.95),
+    _share("specificity_b", "specificity of classifier B", default=0.95),
+    Field(
+        "agreement",
+        "dependence of A's and B's errors on a text (0: independent given the person, "
+        "1: as dependent as their rates allow)",
+        float,
+        False,
+        0.5,
+        minimum=0,
+        maximum=1,
+    ),
+    Field("metric", "the metric whose difference is scored", str, False, choices=BINARY_METRIC),
+)
 _RATE = _share("rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9)
 _CONFUSION_FIELDS = (
     Field(
@@ -1199,6 +1247,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
                 )
             ),
             _optional((*_PERSON_FIELDS, _RATE)),
+        ),
+        PopulationSchema(
+            "paired_nested",
+            _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PERSON_KEYS, *_PAIRED_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PAIRED_FIELDS)),
         ),
         PopulationSchema(
             "nested_confusion",

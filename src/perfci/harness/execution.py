@@ -337,12 +337,48 @@ def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
+def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    """Two classifiers on the same nested texts: intervals of the paired difference.
+
+    Each method is :func:`perfci.comparison.compare_counts` (what :func:`perfci.compare`
+    computes from labels) on the cell's per-person joint counts, batched.
+    """
+    from ..comparison import compare_counts
+    from .populations import draw_paired, paired_truth, person_parameters
+
+    params = person_parameters(suite, cell)
+    metric = params["metric"]
+    truth = paired_truth(params, metric)
+    level = suite.confidence_level
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    joint = draw_paired(params, (scale.replications, int(params["persons"])), data_rng)
+    out = np.empty((len(suite.methods), 6))
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        o = m.options
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = compare_counts(
+                joint,
+                metric,
+                nested=True,
+                method=o["method"],
+                scheme=None if o["scheme"] == "recommended" else o["scheme"],
+                pseudo_count=o["pseudo_count"],
+                n_resamples=scale.resamples,
+                confidence_level=level,
+                rng=rng,
+            )
+        out[i] = _score(result.low, result.high, truth)
+    return out
+
+
 _KERNELS: dict[str, Callable] = {
     "bernoulli": _bernoulli_cell,
     "confusion": _confusion_cell,
     "nested_finite": _nested_cell,
     "nested": _infinite_cell,
     "nested_confusion": _infinite_cell,
+    "paired_nested": _paired_cell,
 }
 
 

@@ -106,7 +106,7 @@ def person_parameters(suite: Suite, cell: dict) -> dict:
     params = {name: f.default for name, f in schema.keys.items()}
     params.update({k: v for k, v in suite.population.items() if k != "kind"})
     params.update(cell)
-    if kind == "nested_confusion" and params.get("icc_prevalence") is None:
+    if "icc_prevalence" in params and params["icc_prevalence"] is None:
         params["icc_prevalence"] = params["icc"]
     return params
 
@@ -274,3 +274,63 @@ def population_truth(kind: str, params: dict) -> np.ndarray:
         )
     )
     return _truth_cached(kind, tuple((k, params[k]) for k in keys))
+
+
+def draw_paired(params: dict, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Per-person joint counts (..., 8) of two classifiers A and B on the same texts.
+
+    Cell j = 4 t + 2 a + b for reference t and labels a, b (1 = positive), the layout of
+    :func:`perfci.compare`. A person's recall (and specificity) under A and under B are
+    Beta quantiles of one shared latent, so the persons that are hard for A are hard for
+    B; on each text the two are correct together with probability
+    ``agreement min(pA, pB) + (1 - agreement) pA pB``.
+    """
+    sensitivity, specificity = rng.standard_normal(shape), rng.standard_normal(shape)
+    prevalence = beta_quantile(rng.standard_normal(shape), params["prevalence"],
+                               params["icc_prevalence"])
+    n = person_sizes(
+        rng,
+        sensitivity,
+        params["texts_per_person"],
+        params["size_cv"],
+        params["min_texts"],
+        0.0,  # paired populations have sizes unrelated to the rates
+    )
+    positives = rng.binomial(n, prevalence)
+    out = np.zeros((*shape, 8), dtype=np.int64)
+    rho = params["agreement"]
+    # reference positive: correct is a = 1; reference negative: correct is a = 0
+    for latent, texts, key, cells in (
+        (sensitivity, positives, "recall", (7, 6, 5, 4)),
+        (specificity, n - positives, "specificity", (0, 1, 2, 3)),
+    ):
+        p_a = beta_quantile(latent, params[f"{key}_a"], params["icc"])
+        p_b = beta_quantile(latent, params[f"{key}_b"], params["icc"])
+        both = rho * np.minimum(p_a, p_b) + (1 - rho) * p_a * p_b
+        probs = np.stack([both, p_a - both, p_b - both, 1 - p_a - p_b + both], axis=-1)
+        out[..., list(cells)] = rng.multinomial(texts, np.clip(probs, 0, 1))
+    return out
+
+
+def paired_truth(params: dict, metric: str) -> float:
+    """The population difference metric(A) - metric(B) of a paired population.
+
+    Sizes are unrelated to the persons' rates, so the text-weighted pooled confusion
+    matrix of each classifier is its mean matrix.
+    """
+    from ..metrics import metric_values
+
+    prevalence = params["prevalence"]
+    values = []
+    for side in ("a", "b"):
+        recall, specificity = params[f"recall_{side}"], params[f"specificity_{side}"]
+        cells = np.array(
+            [
+                prevalence * recall,
+                (1 - prevalence) * (1 - specificity),
+                prevalence * (1 - recall),
+                (1 - prevalence) * specificity,
+            ]
+        )
+        values.append(float(metric_values(cells, metric)))
+    return values[0] - values[1]
