@@ -402,7 +402,7 @@ def recommend_for_counts(
 
 
 def region_code(metric: str, per_person: Any, independent: Any) -> np.ndarray:
-    """The design region of each data set: the choice depends on the data only through it.
+    """Return the design region of each data set (the choice depends on the data only so).
 
     0: independent texts (or at most one relevant text per person); 1: nested, below
     :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person; 2: nested, from there on.
@@ -413,5 +413,5 @@ def region_code(metric: str, per_person: Any, independent: Any) -> np.ndarray:
 
 
 def _drop_nested(options: dict[str, Any]) -> dict[str, Any]:
-    """The options without those that need persons (for data treated as independent)."""
+    """Return the options without those that need persons (data treated as independent)."""
     return {k: v for k, v in options.items() if k not in (*_ANALYTIC_OPTIONS, "scheme")}

@@ -635,8 +635,7 @@ HARNESS_POPULATION = _choices(
         ),
         (
             "paired_nested",
-            "two correlated classifiers on the same texts nested in persons (paired "
-            "comparisons)",
+            "two correlated classifiers on the same texts nested in persons (paired comparisons)",
         ),
     ],
 )
@@ -937,7 +936,7 @@ def _fields(*fields: Field) -> Mapping[str, Field]:
 def _share(
     name: str, help: str, *, closed_high: bool = False, default: float | None = None
 ) -> Field:
-    """A share in (0, 1); optional with `default` when one is given."""
+    """Return a share in (0, 1), optional with `default` when one is given."""
     return Field(
         name,
         help,
@@ -1078,9 +1077,7 @@ _PERSON_FIELDS = (
         open_maximum=True,
     ),
 )
-_PERSON_KEYS = (
-    Field("min_texts", "fewest texts a person has", int, False, 1, minimum=1),
-)
+_PERSON_KEYS = (Field("min_texts", "fewest texts a person has", int, False, 1, minimum=1),)
 #: The parameters a nested or nested_confusion suite must give (as a key or a dim).
 PERSON_REQUIRED = ("persons", "texts_per_person")
 
@@ -1126,7 +1123,9 @@ _PAIRED_FIELDS = (
     ),
     Field("metric", "the metric whose difference is scored", str, False, choices=BINARY_METRIC),
 )
-_RATE = _share("rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9)
+_RATE = _share(
+    "rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9
+)
 _CONFUSION_FIELDS = (
     Field(
         "prevalence",

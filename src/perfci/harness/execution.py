@@ -13,6 +13,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -214,13 +215,14 @@ def _method_ends(
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if m.family == "analytic":
-            ci = proportion_ci(y.sum(-1), n.sum(-1), method=o["method"], confidence_level=level)
-            return ci.low, ci.high
+            pooled = proportion_ci(y.sum(-1), n.sum(-1), method=o["method"], confidence_level=level)
+            return pooled.low, pooled.high
         # every data set needs two persons with a relevant text; the others are invalid
         usable = np.count_nonzero(n, axis=-1) >= 2
         low, high = np.full(y.shape[0], np.nan), np.full(y.shape[0], np.nan)
         if not usable.any():
             return low, high
+        ci: Any
         if m.family == "clustered":
             df = None if o["df_adjust"] == "none" else o["df_adjust"]
             ci = clustered_proportion_ci(
@@ -254,9 +256,7 @@ def _recommended_ends(metric: str, counts: np.ndarray, scale: Scale, level: floa
     else:
         relevant = counts[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
     low, high = np.full(counts.shape[0], np.nan), np.full(counts.shape[0], np.nan)
-    groups = policy.recommend_for_counts(
-        "recall" if metric == "proportion" else metric, relevant
-    )
+    groups = policy.recommend_for_counts("recall" if metric == "proportion" else metric, relevant)
     streams = rng.spawn(len(groups))
     for (choice, mask), stream in zip(groups, streams, strict=True):
         if choice is None:
@@ -315,12 +315,18 @@ def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
         else:
             # class 0 is the positive class: [tp, fp, fn, tn]
             counts = np.stack(
-                [matrices[..., 0, 0], matrices[..., 1:, 0].sum(-1),
-                 matrices[..., 0, 1:].sum(-1), matrices[..., 1:, 1:].sum((-2, -1))],
+                [
+                    matrices[..., 0, 0],
+                    matrices[..., 1:, 0].sum(-1),
+                    matrices[..., 0, 1:].sum(-1),
+                    matrices[..., 1:, 1:].sum((-2, -1)),
+                ],
                 axis=-1,
             )
-            m = truth_value
-            cells = np.array([m[0, 0], m[1:, 0].sum(), m[0, 1:].sum(), m[1:, 1:].sum()])
+            pooled = truth_value
+            cells = np.array(
+                [pooled[0, 0], pooled[1:, 0].sum(), pooled[0, 1:].sum(), pooled[1:, 1:].sum()]
+            )
             truth = float(metric_values(cells, metric))
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
@@ -333,7 +339,7 @@ def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
         if ends is None:  # the method does not apply to this metric: nothing scored
             out[i] = 0.0
             continue
-        out[i] = _score(*ends, truth)
+        out[i] = _score(ends[0], ends[1], truth)
     return out
 
 

@@ -220,7 +220,7 @@ def draw_confusion(params: dict, shape: tuple[int, ...], rng: np.random.Generato
 
 @functools.cache
 def _truth_cached(kind: str, items: tuple) -> np.ndarray:
-    """The population's text-weighted rate, or its pooled confusion matrix (sums to 1)."""
+    """Return the population's text-weighted rate, or its pooled confusion matrix."""
     params = dict(items)
     informative = params["informative"] != 0 and params["size_cv"] != 0
     if kind == "nested":
@@ -286,8 +286,9 @@ def draw_paired(params: dict, shape: tuple[int, ...], rng: np.random.Generator) 
     ``agreement min(pA, pB) + (1 - agreement) pA pB``.
     """
     sensitivity, specificity = rng.standard_normal(shape), rng.standard_normal(shape)
-    prevalence = beta_quantile(rng.standard_normal(shape), params["prevalence"],
-                               params["icc_prevalence"])
+    prevalence = beta_quantile(
+        rng.standard_normal(shape), params["prevalence"], params["icc_prevalence"]
+    )
     n = person_sizes(
         rng,
         sensitivity,
@@ -313,7 +314,7 @@ def draw_paired(params: dict, shape: tuple[int, ...], rng: np.random.Generator) 
 
 
 def paired_truth(params: dict, metric: str) -> float:
-    """The population difference metric(A) - metric(B) of a paired population.
+    """Return the population difference metric(A) - metric(B) of a paired population.
 
     Sizes are unrelated to the persons' rates, so the text-weighted pooled confusion
     matrix of each classifier is its mean matrix.
