@@ -160,3 +160,74 @@ def test_result_is_frozen_and_has_half_width():
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         pc.proportion_ci(**kwargs)
+
+
+# ------------------------------------------------------------------- the logit interval
+# R's binom package (1.1-1, R/binom.confint.R, method "logit", which binom.logit calls):
+#   inner <- !x1 & !x2                                  # x1: x == 0, x2: x == n
+#   logit.p[inner] <- log(p[inner]) - log1p(-p[inner])
+#   sd[inner] <- sqrt(var.logit(p[inner], n[inner]))   # var.logit = 1/n/p/(1 - p)
+#   .lcl <- exp(logit.p[inner] - z[inner] * sd[inner]); lcl[inner] <- .lcl/(1 + .lcl)
+#   .ucl <- exp(logit.p[inner] + z[inner] * sd[inner]); ucl[inner] <- .ucl/(1 + .ucl)
+#   lcl[x1] <- 0; ucl[x1] <- 1 - alpha2[x1]^(1/n[x1])
+#   lcl[x2] <- alpha2[x2]^(1/n[x2]); ucl[x2] <- 1
+# The references below are that recipe written out with scipy, one element at a time.
+
+
+def logit_reference(x, n, level):
+    alpha2 = (1 - level) / 2
+    if x == 0:
+        return 0.0, 1 - alpha2 ** (1 / n)
+    if x == n:
+        return alpha2 ** (1 / n), 1.0
+    p = x / n
+    z = stats.norm.ppf(1 - alpha2)
+    sd = np.sqrt(1 / n / p / (1 - p))
+    lcl = np.exp(np.log(p) - np.log1p(-p) - z * sd)
+    ucl = np.exp(np.log(p) - np.log1p(-p) + z * sd)
+    return lcl / (1 + lcl), ucl / (1 + ucl)
+
+
+def test_logit_follows_r_binom(random_grid):
+    x, n, level = random_grid
+    ci = pc.proportion_ci(x, n, method="logit", confidence_level=level)
+    ref = np.array([logit_reference(*a) for a in zip(x, n, level, strict=True)])
+    np.testing.assert_allclose(ci.low, ref[:, 0], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ci.high, ref[:, 1], rtol=1e-12, atol=1e-15)
+    assert not np.any(ci.clipped)
+
+
+def test_logit_at_the_boundaries_is_clopper_pearson():
+    n = np.array([1, 5, 30, 1000])
+    for level in [0.8, 0.95, 0.999]:
+        zero = pc.proportion_ci(0, n, method="logit", confidence_level=level)
+        full = pc.proportion_ci(n, n, method="logit", confidence_level=level)
+        tail = (1 - level) / 2
+        # Clopper-Pearson: high at x = 0 is the 1 - tail quantile of Beta(1, n), low at
+        # x = n the tail quantile of Beta(n, 1)
+        np.testing.assert_array_equal(zero.low, 0.0)
+        np.testing.assert_allclose(zero.high, stats.beta.ppf(1 - tail, 1, n), rtol=1e-12)
+        np.testing.assert_allclose(full.low, stats.beta.ppf(tail, n, 1), rtol=1e-12)
+        np.testing.assert_array_equal(full.high, 1.0)
+
+
+def test_logit_with_effective_counts_and_extreme_inputs():
+    # non-integer x and n (an effective sample size), and tiny n p (1 - p), where exp
+    # would overflow: the ends stay finite, ordered and inside [0, 1]
+    ci = pc.proportion_ci(26.4, 30, method="logit")
+    assert (ci.low, ci.high) == pytest.approx(logit_reference(26.4, 30, 0.95), rel=1e-12)
+    with np.errstate(divide="raise", over="raise", invalid="raise"):
+        tiny = pc.proportion_ci([1e-300, 0.5, 2.5], [1e-3, 1.0, 2.5], method="logit")
+    assert np.all((0 <= tiny.low) & (tiny.low <= tiny.estimate) & (tiny.high <= 1))
+    assert tiny.high[2] == 1.0 and tiny.low[2] == pytest.approx(0.025 ** (1 / 2.5))
+
+
+def test_logit_exact_coverage_equals_a_direct_binomial_sum():
+    for n, p in [(10, 0.9), (37, 0.5), (120, 0.97)]:
+        x = np.arange(n + 1)
+        bounds = np.array([logit_reference(k, n, 0.95) for k in x])
+        inside = (bounds[:, 0] <= p) & (p <= bounds[:, 1])
+        expected = stats.binom.pmf(x, n, p)[inside].sum()
+        assert pc.exact_coverage("logit", n, p) == pytest.approx(expected, abs=1e-12)
+        half = (stats.binom.pmf(x, n, p) * (bounds[:, 1] - bounds[:, 0]) / 2).sum()
+        assert pc.expected_half_width("logit", n, p) == pytest.approx(half, abs=1e-12)

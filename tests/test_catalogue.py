@@ -896,6 +896,17 @@ ENTRIES = [
                 Case("without icc", 5, names=("icc", "texts_per_person")),
             ],
             "df_adjust": choice_kind(registry.DF_ADJUST),
+            "cluster_size_cv": [
+                *also(
+                    real_scalar_kind(0.0, None, closed=True),
+                    icc=0.1,
+                    texts_per_person=5,
+                    method="agresti_coull",
+                ),
+                Case("large", 3.0, OK, also={"icc": 0.1, "texts_per_person": 5}),
+                Case("without icc and texts_per_person", 0.5),
+                Case("zero without icc", 0.0, OK),
+            ],
         },
         [
             (
@@ -936,6 +947,11 @@ ENTRIES = [
                 Case("too many for 2 persons", 50, OK, also={"icc": 0.1}),
             ],
             "df_adjust": choice_kind(registry.DF_ADJUST),
+            "cluster_size_cv": [
+                *also(real_scalar_kind(0.0, None, closed=True), icc=0.1, texts_per_person=5),
+                Case("without icc and texts_per_person", 0.5),
+                Case("zero without icc", 0.0, OK),
+            ],
         },
         [
             (

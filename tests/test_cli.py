@@ -340,6 +340,11 @@ def test_plan_json(capsys):
         json.loads(out)["persons"]
         == pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=10).persons
     )
+    argv = ["plan", "--metric-value", "0.9", "--half-width", "0.05", "--icc", "0.1"]
+    argv += ["--texts-per-person", "10", "--cluster-size-cv", "1.3", "--json"]
+    status, out, _ = run(capsys, *argv)
+    unequal = pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=10, cluster_size_cv=1.3)
+    assert status == 0 and json.loads(out)["persons"] == unequal.persons > 31
 
 
 def test_demo_json_has_report_compare_and_plan(capsys):
@@ -412,6 +417,11 @@ def test_file_errors(capsys, tmp_path, example_csv):
             "argument --metric: invalid choice: 'macro_f1' (choose from 'accuracy',",
         ),
         (["plan", "--metric-value", "0.9", "--half-width", "0.7"], "`--half-width` must lie"),
+        (
+            ["plan", "--metric-value", "0.9", "--half-width", "0.05", "--cluster-size-cv", "1"],
+            "`--cluster-size-cv` applies to nested designs: give `--icc` and "
+            "`--texts-per-person` too",
+        ),
     ]
     for argv, match in cases:
         status, out, err = run(capsys, *argv)

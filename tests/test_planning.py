@@ -100,6 +100,88 @@ def test_plot():
     assert len(ax.lines) == 4
 
 
+def nested_plan_by_the_formula(p, target, icc, b, cv, level=0.95):
+    """Persons for an Agresti-Coull half-width, written out with scipy (Dean-Pagano df).
+
+    DEFF = 1 + icc ((1 + cv^2) B - 1) (Eldridge, Ashby and Kerry 2006), n_eff = m B / DEFF,
+    n* = n_eff (z / t_{m-1})^2, and the Agresti-Coull half-width on (p n*, n*).
+    """
+    z = stats.norm.ppf(0.5 + level / 2)
+    for m in range(2, 5000):
+        deff = 1 + icc * ((1 + cv**2) * b - 1)
+        n_star = m * b / deff * (z / stats.t.ppf(0.5 + level / 2, m - 1)) ** 2
+        n_tilde = n_star + z**2
+        p_tilde = (p * n_star + z**2 / 2) / n_tilde
+        half = z * np.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
+        if half <= target:
+            assert p_tilde + half <= 1 and p_tilde - half >= 0  # no clipping here
+            return m, half
+    raise AssertionError("no plan")
+
+
+@pytest.mark.parametrize(
+    ("p", "target", "icc", "b", "cv"),
+    [(0.9, 0.05, 0.1, 10, 0.0), (0.9, 0.05, 0.1, 10, 1.3), (0.8, 0.04, 0.05, 6, 0.6)],
+)
+def test_nested_plan_with_unequal_cluster_sizes_follows_the_formula(p, target, icc, b, cv):
+    plan = pc.plan_sample_size(p, target, icc=icc, texts_per_person=b, cluster_size_cv=cv)
+    persons, half = nested_plan_by_the_formula(p, target, icc, b, cv)
+    assert plan.persons == persons
+    assert plan.half_width == pytest.approx(half, rel=1e-10)
+    assert plan.relevant_n == int(np.ceil(persons * b))
+
+
+def test_cluster_size_cv_zero_is_the_equal_size_plan():
+    for kwargs in [
+        {"icc": 0.1, "texts_per_person": 10},
+        {"icc": 0.3, "texts_per_person": 2.5, "df_adjust": "korn_graubard"},
+        {"icc": 0.0, "texts_per_person": 40, "df_adjust": None, "method": "wilson"},
+    ]:
+        assert pc.plan_sample_size(0.9, 0.05, **kwargs, cluster_size_cv=0) == (
+            pc.plan_sample_size(0.9, 0.05, **kwargs)
+        )
+    # the curves through effective_sample_size's own Kish design effect, 1 + icc (B - 1)
+    n, b = np.array([100, 400]), np.array([5.0, 10.0])
+    curves = pc.half_width_curves(n, [0.9], icc=[0.1], texts_per_person=b, cluster_size_cv=0)
+    n_star = pc.effective_sample_size(
+        n[:, None], icc=0.1, mean_cluster_size=b[None, :], n_clusters=n[:, None] / b[None, :]
+    )
+    expected = pc.proportion_ci(0.9 * n_star, n_star).half_width
+    np.testing.assert_array_equal(curves.sel(metric_value=0.9, icc=0.1).values, expected)
+
+
+def test_curves_with_unequal_cluster_sizes():
+    cv = 1.3
+    curves = pc.half_width_curves(
+        [400], [0.9], icc=[0.1], texts_per_person=[10, 50], cluster_size_cv=cv
+    )
+    assert curves.attrs["cluster_size_cv"] == cv
+    for b in [10, 50]:
+        deff = 1 + 0.1 * ((1 + cv**2) * b - 1)
+        n_star = pc.effective_sample_size(400, design_effect=deff, n_clusters=400 / b)
+        assert curves.sel(texts_per_person=b).item() == pytest.approx(
+            pc.proportion_ci(0.9 * n_star, n_star).half_width, rel=1e-12
+        )
+    equal = pc.half_width_curves([400], [0.9], icc=[0.1], texts_per_person=[10, 50])
+    assert np.all(curves.values > equal.values)  # unequal sizes: wider intervals
+
+
+def test_the_logit_interval_can_be_planned():
+    plan = pc.plan_sample_size(0.9, 0.05, method="logit")
+    n = np.arange(plan.relevant_n - 1, plan.relevant_n + 60)
+    hw = pc.expected_half_width("logit", n, 0.9)
+    assert hw[0] > 0.05 and np.all(hw[1:] <= 0.05)
+    nested = pc.plan_sample_size(0.9, 0.05, method="logit", icc=0.1, texts_per_person=10)
+    curve = pc.half_width_curves(
+        [nested.relevant_n - 10, nested.relevant_n],
+        [0.9],
+        method="logit",
+        icc=[0.1],
+        texts_per_person=[10],
+    )
+    assert curve.values[0].item() > 0.05 >= curve.values[1].item()
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "match"),
     [
@@ -111,11 +193,29 @@ def test_plot():
         ((0.9, 0.05), {"prevalence": 0}, "`prevalence` must lie in"),
         ((0.9, 0.05), {"confidence_level": 2}, "`confidence_level`"),
         ((0.9, 1e-7), {}, "needs more than"),
+        ((0.9, 0.05), {"cluster_size_cv": 0.5}, "`cluster_size_cv` applies to nested designs"),
+        (
+            (0.9, 0.05),
+            {"icc": 0.1, "texts_per_person": 5, "cluster_size_cv": -0.1},
+            "`cluster_size_cv` must be a non-negative number",
+        ),
+        (
+            (0.9, 0.05),
+            {"icc": 0.1, "texts_per_person": 5, "cluster_size_cv": np.inf},
+            "`cluster_size_cv` must be finite",
+        ),
     ],
 )
 def test_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         pc.plan_sample_size(*args, **kwargs)
+
+
+def test_curves_bad_cluster_size_cv():
+    with pytest.raises(ValueError, match="`cluster_size_cv` applies to nested designs"):
+        pc.half_width_curves([100], [0.9], cluster_size_cv=1.0)
+    with pytest.raises(ValueError, match="`cluster_size_cv` must be a non-negative number"):
+        pc.half_width_curves([100], [0.9], icc=0.1, texts_per_person=5, cluster_size_cv=-1)
 
 
 def test_a_wald_plan_made_small_by_zero_width_intervals_is_refused():

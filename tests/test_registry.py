@@ -46,7 +46,9 @@ def test_every_name_has_one_line_of_help(name):
 def test_check_returns_the_value_and_names_the_argument():
     assert registry.DESIGN.check("icc") == "icc"
     assert registry.DF_ADJUST.check(None) is None
-    with pytest.raises(ValueError, match=r"^`design` must be one of \['cluster_robust', 'icc'\]"):
+    with pytest.raises(
+        ValueError, match=r"^`design` must be one of \['cluster_robust', 'icc', 'icc_weighted'\]"
+    ):
         registry.DESIGN.check(None)
     with pytest.raises(ValueError, match=r"^`--design` must be one of"):
         registry.DESIGN.check("anova", "--design")

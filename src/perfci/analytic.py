@@ -74,6 +74,22 @@ def _jeffreys(x, n, z, level):
     return np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high)
 
 
+def _logit(x, n, z, level):
+    # Inside (0 < x < n): logit(p) +- z / sqrt(n p (1 - p)), back through the logistic
+    # function (expit, which stays finite where exp would overflow). At x = 0 and x = n
+    # the logit is infinite; the ends there are R binom's (binom.confint, "logit"), which
+    # are the Clopper-Pearson ends: [0, 1 - (a/2)^(1/n)] and [(a/2)^(1/n), 1].
+    p = x / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        center = special.logit(p)
+        half = z / np.sqrt(n * p * (1 - p))
+        low, high = special.expit(center - half), special.expit(center + half)
+    log_root = np.log((1 - level) / 2) / n  # log of (a/2)^(1/n)
+    low = np.where(x == 0, 0.0, np.where(x == n, np.exp(log_root), low))
+    high = np.where(x == n, 1.0, np.where(x == 0, -np.expm1(log_root), high))
+    return low, high
+
+
 _FUNCTIONS: dict[str, IntervalFunction] = {
     "wald": _wald,
     "wilson": _wilson,
@@ -81,6 +97,7 @@ _FUNCTIONS: dict[str, IntervalFunction] = {
     "agresti_coull_plus4": _agresti_coull_plus4,
     "clopper_pearson": _clopper_pearson,
     "jeffreys": _jeffreys,
+    "logit": _logit,
 }
 
 #: Interval functions by method name, ``f(x, n, z, confidence_level) -> (low, high)``, for
@@ -208,7 +225,7 @@ def proportion_ci(
         have the broadcast shape.
     method : str, default "agresti_coull"
         One of ``"wald"``, ``"wilson"``, ``"agresti_coull"``, ``"agresti_coull_plus4"``,
-        ``"clopper_pearson"``, ``"jeffreys"``.
+        ``"clopper_pearson"``, ``"jeffreys"``, ``"logit"``.
     confidence_level : array_like, default 0.95
         Confidence level, strictly between 0 and 1.
 
@@ -247,10 +264,21 @@ def proportion_ci(
     - ``jeffreys``: :math:`[B(\alpha/2; x + \frac12, n - x + \frac12),
       B(1 - \alpha/2; x + \frac12, n - x + \frac12)]`, with 0 at :math:`x = 0` and 1
       at :math:`x = n` [2]_.
+    - ``logit``: the Wald interval on the logit scale, back-transformed,
+      :math:`\mathrm{expit}\big(\mathrm{logit}(\hat p) \pm z/\sqrt{n\hat p(1 - \hat p)}\big)`
+      with :math:`\mathrm{logit}(p) = \log(p/(1-p))` and
+      :math:`\mathrm{expit}(u) = 1/(1 + e^{-u})` [2]_ [3]_. At :math:`x = 0` and
+      :math:`x = n` the logit is infinite; there, as R's ``binom.logit`` (package binom)
+      does, the interval is :math:`[0, 1 - (\alpha/2)^{1/n}]` and
+      :math:`[(\alpha/2)^{1/n}, 1]`, which are the Clopper-Pearson ends at those counts.
+      Above a level of about 0.982 (:math:`z > \log 2 / (1 - 1/\sqrt 2) \approx 2.37`)
+      the interval is not monotone in :math:`x`: for large enough n its lower end at
+      :math:`x = n - 1` lies below the one at :math:`x = n - 2`, and its upper end at
+      :math:`x = 1` above the one at :math:`x = 2`.
 
     The Wald and both Agresti-Coull formulas can leave [0, 1]; their ends are clipped
-    and ``clipped`` says where. The estimate is always :math:`\hat p`, also for
-    intervals centred elsewhere.
+    and ``clipped`` says where; the logit interval never leaves it. The estimate is
+    always :math:`\hat p`, also for intervals centred elsewhere.
 
     References
     ----------
@@ -258,6 +286,8 @@ def proportion_ci(
        interval estimation of binomial proportions. The American Statistician 52(2).
     .. [2] Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Interval estimation for a
        binomial proportion. Statistical Science 16(2).
+    .. [3] Dorai-Raj, S. (2014). binom: Binomial confidence intervals for several
+       parameterizations. R package version 1.1-1 (``binom.logit``).
 
     Examples
     --------
@@ -267,6 +297,12 @@ def proportion_ci(
     >>> ci = pc.proportion_ci(264, 300, method="wilson")
     >>> print(f"{ci.low:.3f} {ci.high:.3f}")
     0.838 0.912
+
+    The logit interval, with R binom's ends at x = 0 (Clopper-Pearson's):
+
+    >>> ci = pc.proportion_ci([0, 26], 30, method="logit")
+    >>> ci.low.round(4), ci.high.round(4)
+    (array([0.    , 0.6941]), array([0.1157, 0.949 ]))
 
     Inputs broadcast, here over three confidence levels:
 

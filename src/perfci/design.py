@@ -5,7 +5,7 @@ relevant texts for the metric, e.g. their reference positives for recall), with 
 persons on the last axis. Leading axes are batch axes, so many data sets can be adjusted
 at once; a data set with fewer persons is padded with ``trials = 0``. Persons with no
 relevant text (``trials = 0``) do not count anywhere: not in the ICC, not in the mean
-cluster size, not in the number of clusters or the degrees of freedom.
+or size-weighted cluster size, not in the number of clusters or the degrees of freedom.
 """
 
 from __future__ import annotations
@@ -299,11 +299,14 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     ----------
     successes, trials : array_like
         Per-person successes and relevant texts (persons last).
-    design : {"icc", "cluster_robust"}, default "icc"
+    design : {"icc", "icc_weighted", "cluster_robust"}, default "icc"
         ``icc``: Kish's :math:`1 + \hat\rho(B - 1)` with the ANOVA ICC and B the mean
-        relevant texts per contributing person. ``cluster_robust``: the ratio of the
-        cluster-robust (linearization) variance of :math:`\hat p` to the simple-random-
-        sampling variance :math:`\hat p(1 - \hat p)/N`.
+        relevant texts per contributing person (the paper's). ``icc_weighted``: the same
+        with the size-weighted cluster size :math:`B_w = \sum n_i^2 / N` in place of B,
+        the design effect of the pooled proportion when persons hold unequal numbers of
+        texts (equal to ``icc`` when they hold the same number). ``cluster_robust``: the
+        ratio of the cluster-robust (linearization) variance of :math:`\hat p` to the
+        simple-random-sampling variance :math:`\hat p(1 - \hat p)/N`.
 
     Returns
     -------
@@ -314,8 +317,12 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     -----
     UndefinedMetricWarning
         Where the design effect is undefined, NaN there: fewer than two persons with a
-        relevant text (no persons at all included), or, for ``design="icc"``, an ICC that
+        relevant text (no persons at all included), or, for the ICC designs, an ICC that
         is not estimable (see :func:`icc`) with more than one text per person.
+
+    See Also
+    --------
+    clustered_proportion_ci : the formulas (Notes) and the interval.
 
     Examples
     --------
@@ -325,6 +332,17 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     4.477
     >>> round(float(pc.design_effect(y, n, design="cluster_robust")), 3)
     4.917
+
+    With unequal sizes the size-weighted cluster size is the larger (here
+    :math:`B = 40/4 = 10`, :math:`B_w = (2^2 + 4^2 + 6^2 + 28^2)/40 = 21`):
+
+    >>> y, n = [1, 4, 5, 26], [2, 4, 6, 28]
+    >>> round(float(pc.icc(y, n)), 4)
+    0.0786
+    >>> for design in ["icc", "icc_weighted"]:
+    ...     print(design, round(float(pc.design_effect(y, n, design=design)), 4))
+    icc 1.7074
+    icc_weighted 2.5721
     """
     registry.DESIGN.check(design)
     y, n = _per_person_iv(successes, trials)
@@ -336,7 +354,7 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
             "it needs at least two persons with a relevant text"
             + (
                 " and, when outcomes vary, at least one person with two or more texts"
-                if design == "icc"
+                if design != "cluster_robust"
                 else ""
             ),
             int(undefined.sum()),
@@ -346,21 +364,29 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
 
 
 def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, np.ndarray]:
-    """Estimate, ICC, design effect and n_eff (before any df adjustment) per data set."""
+    """Estimate, ICC, design effect and n_eff (before any df adjustment) per data set.
+
+    Persons with ``n_i = 0`` add nothing to N, m or the sum of squared sizes, so the
+    mean size N / m and the size-weighted size sum n_i^2 / N are over contributing
+    persons only.
+    """
     contributes = n > 0
     m = contributes.sum(-1)
     total_n = n.sum(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         p = y.sum(-1) / total_n
     var = np.full(p.shape, np.nan)
-    if design == "icc":
+    if design in ("icc", "icc_weighted"):
         rho, _ = _anova_icc(y, n)
         with np.errstate(divide="ignore", invalid="ignore"):
-            b = total_n / m
+            # the paper's mean cluster size, or the size-weighted one (Kish)
+            b = total_n / m if design == "icc" else (n * n).sum(-1) / total_n
         # With one text per person there is no clustering to adjust for (B - 1 = 0),
-        # even though the ICC itself is not estimable then.
+        # even though the ICC itself is not estimable then. B_w = 1 there too (it is 1
+        # exactly when every contributing person has one text).
         deff = np.where(b == 1, 1.0, 1 + rho * (b - 1))
     else:
+        b = np.full(p.shape, np.nan)
         rho = np.full(p.shape, np.nan)
         with np.errstate(divide="ignore", invalid="ignore"):
             resid = y - p[..., None] * n
@@ -378,6 +404,7 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
         "n_eff": n_eff,
         "n_texts": total_n,
         "n_clusters": m,
+        "cluster_size": b,
         "variance": var,
     }
 
@@ -401,7 +428,7 @@ class ClusteredProportionCI(ResultMixin):
     method : str
         The base analytic method applied to the effective counts.
     design : str
-        ``"icc"`` or ``"cluster_robust"``.
+        ``"icc"``, ``"icc_weighted"`` or ``"cluster_robust"``.
     df_adjust : str or None
         The degrees-of-freedom adjustment.
     icc : float or numpy.ndarray
@@ -409,6 +436,11 @@ class ClusteredProportionCI(ResultMixin):
         estimable (one text per person, where the design effect is 1).
     design_effect : float or numpy.ndarray
         The design effect.
+    cluster_size : float or numpy.ndarray
+        The cluster size B in Kish's design effect :math:`1 + \rho(B - 1)`: the mean
+        relevant texts per contributing person, :math:`N/m`, for ``design="icc"``; the
+        size-weighted :math:`B_w = \sum n_i^2 / N` for ``design="icc_weighted"``; NaN for
+        ``design="cluster_robust"``, which uses no cluster size.
     n_eff : float or numpy.ndarray
         Effective sample size ``N / design_effect``.
     n_eff_adjusted : float or numpy.ndarray
@@ -435,6 +467,7 @@ class ClusteredProportionCI(ResultMixin):
     df_adjust: str | None
     icc: Any
     design_effect: Any
+    cluster_size: Any
     n_eff: Any
     n_eff_adjusted: Any
     df: Any
@@ -489,10 +522,12 @@ def clustered_proportion_ci(
         ragged batch with them changes nothing.
     method : str, default "agresti_coull"
         Base analytic method, as in :func:`proportion_ci`.
-    design : {"icc", "cluster_robust"}, default "icc"
+    design : {"icc", "icc_weighted", "cluster_robust"}, default "icc"
         How the design effect is estimated: the paper's ANOVA ICC with Kish's design
-        effect, or the cluster-robust (linearization) variance of the ratio estimator
-        that R's survey package computes for a one-stage cluster design.
+        effect on the mean cluster size (``icc``) or on the size-weighted cluster size
+        (``icc_weighted``, for unequal numbers of texts per person), or the
+        cluster-robust (linearization) variance of the ratio estimator that R's survey
+        package computes for a one-stage cluster design.
     df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
         Degrees-of-freedom adjustment of the effective sample size, with df = m - 1.
     confidence_level : float, default 0.95
@@ -501,8 +536,8 @@ def clustered_proportion_ci(
     Returns
     -------
     ClusteredProportionCI
-        The interval with the ICC, design effect, effective sample sizes, df, number
-        of persons, and the unadjusted interval for comparison.
+        The interval with the ICC, design effect, the cluster size it used, effective
+        sample sizes, df, number of persons, and the unadjusted interval for comparison.
 
     Raises
     ------
@@ -523,7 +558,25 @@ def clustered_proportion_ci(
     persons and :math:`B = N/m`:
 
     - ``design="icc"``: :math:`\mathrm{DEFF} = 1 + \hat\rho(B - 1)` with the ANOVA ICC
-      of :func:`icc`; :math:`n_{eff} = N / \mathrm{DEFF}`.
+      of :func:`icc`; :math:`n_{eff} = N / \mathrm{DEFF}` (the paper's form [3]_).
+    - ``design="icc_weighted"``: :math:`\mathrm{DEFF} = 1 + \hat\rho(B_w - 1)` with the
+      size-weighted cluster size :math:`B_w = \sum n_i^2 / N`. Under the exchangeable
+      model (every pair of texts of one person correlated :math:`\rho`, texts of
+      different persons independent, a common rate) the pooled proportion has
+
+      .. math::
+
+          \mathrm{var}(\hat p) = \frac{p(1 - p)}{N^2}\sum_i n_i\,(1 + \rho(n_i - 1))
+          = \frac{p(1 - p)}{N}\left(1 + \rho\left(\frac{\sum_i n_i^2}{N} - 1\right)\right),
+
+      so :math:`B_w` is the cluster size of the design effect [3]_ [4]_. With
+      :math:`\mathrm{CV}` the coefficient of variation of the :math:`n_i` (standard
+      deviation over persons, divisor m, over the mean),
+      :math:`B_w = (1 + \mathrm{CV}^2) B` and :math:`\mathrm{DEFF} = 1 +
+      \rho((\mathrm{CV}^2 + 1)B - 1)`, the form of Eldridge, Ashby and Kerry [5]_.
+      :math:`B_w = B` when all persons hold the same number of texts, and
+      :math:`B_w > B` otherwise, so the paper's ``icc`` understates the design effect
+      of unequal sizes and its intervals under-cover.
     - ``design="cluster_robust"``:
       :math:`\widehat{\mathrm{var}}(\hat p) = \frac{m}{m-1}\sum_i (y_i - \hat p n_i)^2 / N^2`
       and :math:`n_{eff} = \hat p(1 - \hat p)/\widehat{\mathrm{var}}(\hat p)`. Where that
@@ -547,6 +600,10 @@ def clustered_proportion_ci(
        binomial proportions in clustered surveys. Journal of Survey Statistics and
        Methodology 3(4).
     .. [3] Kish, L. (1965). Survey Sampling. Wiley.
+    .. [4] Kish, L. (1987). Statistical Design for Research. Wiley.
+    .. [5] Eldridge, S. M., Ashby, D. and Kerry, S. (2006). Sample size for cluster
+       randomized trials: effect of coefficient of variation of cluster size and
+       analysis method. International Journal of Epidemiology 35(5), 1292-1300.
 
     Examples
     --------
@@ -560,6 +617,14 @@ def clustered_proportion_ci(
     0.847 [0.783, 0.894]; ICC 0.09, DEFF 1.50, 40 persons
     >>> print(f"unadjusted [{ci.unadjusted.low:.3f}, {ci.unadjusted.high:.3f}]")
     unadjusted [0.798, 0.886]
+
+    The therapists hold 1 to 21 classifier positives each; the size-weighted cluster size
+    is larger than the mean one, and so is the design effect:
+
+    >>> w = pc.clustered_proportion_ci(y, n, design="icc_weighted")
+    >>> print(f"B {ci.cluster_size:.3f}, B_w {w.cluster_size:.3f}; "
+    ...       f"DEFF {w.design_effect:.2f} [{w.low:.3f}, {w.high:.3f}]")
+    B 6.525, B_w 8.939; DEFF 1.71 [0.778, 0.897]
     """
     registry.ANALYTIC_METHOD.check(method)
     registry.DESIGN.check(design)
@@ -598,6 +663,7 @@ def clustered_proportion_ci(
         df_adjust=df_adjust,
         icc=_scalar(st["icc"]),
         design_effect=_scalar(st["design_effect"]),
+        cluster_size=_scalar(st["cluster_size"]),
         n_eff=_scalar(st["n_eff"]),
         n_eff_adjusted=_scalar(n_star),
         df=_scalar(st["n_clusters"] - 1),

@@ -246,9 +246,10 @@ def exact_coverage(method: str, n: Any, p: Any, *, confidence_level: Any = 0.95)
     ----------
     method : str
         An analytic method of :func:`proportion_ci`: ``"wald"``, ``"wilson"``,
-        ``"agresti_coull"``, ``"agresti_coull_plus4"``, ``"clopper_pearson"`` or
-        ``"jeffreys"``; or ``"percentile"`` / ``"pseudo_percentile_<lambda>"`` for the
-        infinite-resample iid percentile bootstrap (see :func:`bootstrap_ci`).
+        ``"agresti_coull"``, ``"agresti_coull_plus4"``, ``"clopper_pearson"``,
+        ``"jeffreys"`` or ``"logit"``; or ``"percentile"`` /
+        ``"pseudo_percentile_<lambda>"`` for the infinite-resample iid percentile bootstrap
+        (see :func:`bootstrap_ci`).
     n : array_like of int
         Sample sizes, positive integers.
     p : array_like

@@ -141,14 +141,37 @@ def _check_not_degenerate(method: str, n: int, p: float, level: float) -> None:
         )
 
 
-def _nested_plan(p, target, level, method, icc, b, df_adjust):
+def _planned_design_effect(icc: Any, b: Any, cv: float) -> Any:
+    """Kish's design effect for mean cluster size B and size CV: 1 + icc ((1 + cv^2) B - 1).
+
+    With cv = 0 this is the paper's 1 + icc (B - 1), computed the same way.
+    """
+    return 1 + icc * ((1 + cv * cv) * b - 1)
+
+
+def _check_cluster_size_cv(cluster_size_cv: Any, nested: bool) -> float:
+    cv = check_real_scalar("cluster_size_cv", cluster_size_cv)
+    if cv < 0:
+        raise ValueError(
+            f"`cluster_size_cv` must be a non-negative number (0 for equal numbers of texts "
+            f"per person); got {cluster_size_cv!r}."
+        )
+    if cv and not nested:
+        raise ValueError(
+            "`cluster_size_cv` applies to nested designs: give `icc` and `texts_per_person` "
+            "too, or leave it at 0."
+        )
+    return cv
+
+
+def _nested_plan(p, target, level, method, icc, b, df_adjust, cv):
     persons = np.arange(2, 2 + 4096)
+    deff = _planned_design_effect(icc, b, cv)
     while True:
         n_texts = persons * b
         n_star = effective_sample_size(
             n_texts,
-            icc=icc,
-            mean_cluster_size=b,
+            design_effect=deff,
             n_clusters=persons,
             df_adjust=df_adjust,
             confidence_level=level,
@@ -175,7 +198,8 @@ def _plan_iv(
     icc: Any,
     texts_per_person: Any,
     df_adjust: Any,
-) -> tuple[float, float, float, int, float | None, float | None, float | None]:
+    cluster_size_cv: Any,
+) -> tuple[float, float, float, int, float | None, float | None, float | None, float]:
     """Check every argument of :func:`plan_sample_size`: one number each, in range."""
     p = check_real_scalar("metric_value", metric_value)
     target = check_real_scalar("half_width", half_width)
@@ -205,7 +229,8 @@ def _plan_iv(
             raise ValueError(f"`icc` must lie in [0, 1]; got {icc}.")
         if b < 1:
             raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person}.")
-    return p, target, level, lam, share, rho, b
+    cv = _check_cluster_size_cv(cluster_size_cv, icc is not None)
+    return p, target, level, lam, share, rho, b, cv
 
 
 def plan_sample_size(
@@ -219,6 +244,7 @@ def plan_sample_size(
     icc: float | None = None,
     texts_per_person: float | None = None,
     df_adjust: str | None = "dean_pagano",
+    cluster_size_cv: float = 0.0,
 ) -> SampleSizePlan:
     r"""Relevant texts (and persons) needed for a target interval half-width.
 
@@ -245,6 +271,11 @@ def plan_sample_size(
         Mean relevant texts per person B (nested designs).
     df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
         Degrees-of-freedom adjustment for nested designs.
+    cluster_size_cv : float, default 0
+        Coefficient of variation of the relevant texts per person (standard deviation over
+        persons, divisor m, over the mean B), for nested designs: 0 when every person
+        contributes the same number. Unequal numbers raise the design effect (see the
+        notes).
 
     Returns
     -------
@@ -269,7 +300,23 @@ def plan_sample_size(
     *Nested texts*: the smallest number of persons m for which the interval of the
     method at the planned value, on :math:`n^*_{eff}` computed from
     :math:`N = mB` texts, the ICC and m persons as in :func:`effective_sample_size`,
-    has a half-width at most the target (the paper's figure 7 computation).
+    has a half-width at most the target (the paper's figure 7 computation). The design
+    effect is
+
+    .. math::
+
+        \mathrm{DEFF} = 1 + \rho\left((1 + \mathrm{CV}^2) B - 1\right),
+
+    with CV the `cluster_size_cv`: :math:`(1 + \mathrm{CV}^2) B = \sum n_i^2 / N` is the
+    size-weighted cluster size of ``design="icc_weighted"`` (see
+    :func:`clustered_proportion_ci`), and CV = 0 gives the paper's
+    :math:`1 + \rho(B - 1)` [1]_.
+
+    References
+    ----------
+    .. [1] Eldridge, S. M., Ashby, D. and Kerry, S. (2006). Sample size for cluster
+       randomized trials: effect of coefficient of variation of cluster size and
+       analysis method. International Journal of Epidemiology 35(5), 1292-1300.
 
     Examples
     --------
@@ -287,8 +334,16 @@ def plan_sample_size(
     >>> plan = pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=10)
     >>> plan.persons, plan.relevant_n
     (31, 310)
+
+    The same when the numbers of texts per person vary with a coefficient of variation
+    of 0.8 (design effect 1 + 0.1 (1.64 * 10 - 1) = 2.54 instead of 1.9):
+
+    >>> plan = pc.plan_sample_size(0.9, 0.05, icc=0.1, texts_per_person=10,
+    ...                            cluster_size_cv=0.8)
+    >>> plan.persons, plan.relevant_n
+    (40, 400)
     """
-    p, target, level, pseudo_count, prevalence, icc, texts_per_person = _plan_iv(
+    p, target, level, pseudo_count, prevalence, icc, texts_per_person, cv = _plan_iv(
         metric_value,
         half_width,
         confidence_level,
@@ -298,6 +353,7 @@ def plan_sample_size(
         icc,
         texts_per_person,
         df_adjust,
+        cluster_size_cv,
     )
     name = _method_name(method, pseudo_count)
 
@@ -307,7 +363,7 @@ def plan_sample_size(
         persons, design = None, "independent"
     else:
         persons, n, achieved = _nested_plan(
-            p, target, level, method, icc, texts_per_person, df_adjust
+            p, target, level, method, icc, texts_per_person, df_adjust, cv
         )
         design = "nested"
     total = None if prevalence is None else int(math.ceil(n / prevalence - 1e-9))
@@ -323,7 +379,8 @@ def _half_width_curves_iv(
     icc: Any,
     texts_per_person: Any,
     df_adjust: Any,
-) -> tuple[np.ndarray, np.ndarray, float, str, np.ndarray | None, np.ndarray | None]:
+    cluster_size_cv: Any,
+) -> tuple[np.ndarray, np.ndarray, float, str, np.ndarray | None, np.ndarray | None, float]:
     """Check every argument of :func:`half_width_curves`; flat arrays of the curves' axes."""
     n_arr = check_real_array("n", n).ravel()
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
@@ -337,8 +394,9 @@ def _half_width_curves_iv(
     registry.DF_ADJUST.check(df_adjust)
     if (icc is None) != (texts_per_person is None):
         raise ValueError("nested curves need both `icc` and `texts_per_person`.")
+    cv = _check_cluster_size_cv(cluster_size_cv, icc is not None)
     if icc is None:
-        return n_arr.astype(np.int64), p_arr, level, name, None, None
+        return n_arr.astype(np.int64), p_arr, level, name, None, None, cv
     registry.ANALYTIC_METHOD.check(method)
     rho = check_real_array("icc", icc).ravel()
     b = check_real_array("texts_per_person", texts_per_person).ravel()
@@ -346,7 +404,7 @@ def _half_width_curves_iv(
         raise ValueError(f"`icc` must lie in [0, 1]; got {icc!r}.")
     if np.any(b < 1):
         raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person!r}.")
-    return n_arr.astype(np.int64), p_arr, level, name, rho, b
+    return n_arr.astype(np.int64), p_arr, level, name, rho, b, cv
 
 
 def half_width_curves(
@@ -359,8 +417,9 @@ def half_width_curves(
     icc: Any = None,
     texts_per_person: Any = None,
     df_adjust: str | None = "dean_pagano",
+    cluster_size_cv: float = 0.0,
 ) -> xr.DataArray:
-    """Half-width against the relevant n: the paper's figure 3 (independent) and 7 (nested).
+    r"""Half-width against the relevant n: the paper's figure 3 (independent) and 7 (nested).
 
     Parameters
     ----------
@@ -378,6 +437,10 @@ def half_width_curves(
         For nested curves (figure 7): one curve per combination.
     df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
         Degrees-of-freedom adjustment for nested curves.
+    cluster_size_cv : float, default 0
+        One coefficient of variation of the relevant texts per person for every nested
+        curve, as in :func:`plan_sample_size`: the design effect is
+        :math:`1 + \rho((1 + \mathrm{CV}^2) B - 1)`. Kept in the result's attributes.
 
     Returns
     -------
@@ -394,8 +457,16 @@ def half_width_curves(
     >>> round(curves.sel(n=400, metric_value=0.9).item(), 4)
     0.0297
     """
-    n_arr, p_arr, level, name, rho, b = _half_width_curves_iv(
-        n, metric_value, confidence_level, method, pseudo_count, icc, texts_per_person, df_adjust
+    n_arr, p_arr, level, name, rho, b, cv = _half_width_curves_iv(
+        n,
+        metric_value,
+        confidence_level,
+        method,
+        pseudo_count,
+        icc,
+        texts_per_person,
+        df_adjust,
+        cluster_size_cv,
     )
     confidence_level = level
     if icc is None:
@@ -418,8 +489,7 @@ def half_width_curves(
     values = np.full(nn.shape, np.nan)
     n_star = effective_sample_size(
         nn[ok],
-        icc=rr[ok],
-        mean_cluster_size=bb[ok],
+        design_effect=_planned_design_effect(rr[ok], bb[ok], cv),
         n_clusters=persons[ok],
         df_adjust=df_adjust,
         confidence_level=confidence_level,
@@ -432,7 +502,12 @@ def half_width_curves(
         dims=("n", "metric_value", "icc", "texts_per_person"),
         coords={"n": n_arr, "metric_value": p_arr, "icc": rho, "texts_per_person": b},
         name="half_width",
-        attrs={"method": method, "confidence_level": confidence_level, "df_adjust": str(df_adjust)},
+        attrs={
+            "method": method,
+            "confidence_level": confidence_level,
+            "df_adjust": str(df_adjust),
+            "cluster_size_cv": cv,
+        },
     )
 
 

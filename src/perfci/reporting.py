@@ -322,9 +322,10 @@ def metric_ci(
         gives its one-vs-rest metric.
     confidence_level : float, default 0.95
         Confidence level.
-    design : {"icc", "cluster_robust", None, "recommended"}, default "recommended"
-        Design adjustment of analytic intervals for nested texts ("recommended": icc);
-        None treats nested texts as independent. Needs `groups`.
+    design : {"icc", "icc_weighted", "cluster_robust", None, "recommended"}, default "recommended"
+        Design adjustment of analytic intervals for nested texts ("recommended": icc;
+        see :func:`clustered_proportion_ci`); None treats nested texts as independent.
+        Needs `groups`.
     df_adjust : {"dean_pagano", "korn_graubard", None, "recommended"}, default "recommended"
         Degrees-of-freedom adjustment of analytic intervals for nested texts
         ("recommended": dean_pagano); None for none. Needs `groups`.

@@ -152,13 +152,13 @@ class Choices:
     --------
     >>> from perfci._core.registry import DESIGN
     >>> DESIGN.names
-    ('icc', 'cluster_robust')
+    ('icc', 'icc_weighted', 'cluster_robust')
     >>> "icc" in DESIGN
     True
     >>> DESIGN.check("anova")
     Traceback (most recent call last):
     ...
-    ValueError: `design` must be one of ['cluster_robust', 'icc']; got 'anova'.
+    ValueError: `design` must be one of ['cluster_robust', 'icc', 'icc_weighted']; got 'anova'.
     """
 
     argument: str
@@ -335,6 +335,7 @@ ANALYTIC_METHOD = _choices(
         ("agresti_coull_plus4", "Wald with 2 successes and 2 failures added"),
         ("clopper_pearson", "exact: beta quantiles, at least the nominal coverage"),
         ("jeffreys", "equal-tailed Beta(x + 1/2, n - x + 1/2) quantiles"),
+        ("logit", "Wald on the logit scale, back-transformed; Clopper-Pearson at x = 0 or n"),
     ],
 )
 
@@ -396,6 +397,10 @@ DESIGN = _choices(
     "design adjustment of an analytic interval for texts nested in persons",
     [
         ("icc", "ANOVA ICC and Kish's design effect 1 + icc (B - 1), B the mean cluster size"),
+        (
+            "icc_weighted",
+            "ANOVA ICC and Kish's 1 + icc (B_w - 1), B_w = sum n_i^2 / N the size-weighted size",
+        ),
         ("cluster_robust", "linearization variance of the ratio estimator (R survey's)"),
     ],
 )

@@ -467,6 +467,7 @@ def plan(args: argparse.Namespace) -> None:
         prevalence=args.prevalence,
         icc=args.icc,
         texts_per_person=args.texts_per_person,
+        cluster_size_cv=args.cluster_size_cv,
     )
     rendering.emit(result, args.json, _plan_text(result))
 

@@ -353,6 +353,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--texts-per-person", type=float, metavar="B", help="relevant texts per person (nested)"
     )
+    p.add_argument(
+        "--cluster-size-cv",
+        type=float,
+        default=0.0,
+        metavar="CV",
+        help="coefficient of variation of the relevant texts per person (nested; default 0: "
+        "every person the same number)",
+    )
     _common(p)
 
     p = command("demo", "report, comparison and plan for the bundled example")
