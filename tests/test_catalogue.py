@@ -797,7 +797,9 @@ ENTRIES = [
     Entry(
         "compare",
         pc.compare,
-        {"y_true": Y, "pred_a": P, "pred_b": Q, "metric": "recall", "n_resamples": 200, "rng": 1},
+        # n_resamples left at its default: with groups the recommended method is not the
+        # bootstrap, and a bootstrap option passed to another method is an error
+        {"y_true": Y, "pred_a": P, "pred_b": Q, "metric": "recall", "rng": 1},
         ("y_true", "pred_a", "pred_b", "metric"),
         {
             "y_true": [
@@ -822,6 +824,10 @@ ENTRIES = [
                 *choice_kind(registry.BINARY_METRIC),
                 Case("a macro average", "macro_f1"),
             ],
+            "method": [
+                *choice_kind(registry.COMPARE_METHOD),
+                Case("newcombe for f1", "newcombe", also={"metric": "f1"}, names=("method",)),
+            ],
             "groups": groups_kind(),
             "positive": label_kind(),
             "confidence_level": level_kind(),
@@ -845,15 +851,33 @@ ENTRIES = [
             ),
             (
                 "one person with a cluster scheme",
-                {"groups": ["a"] * len(Y), "scheme": "cluster"},
+                {"groups": ["a"] * len(Y), "method": "bootstrap", "scheme": "cluster"},
                 RAISES,
                 ("groups",),
             ),
             (
                 "one person with a hierarchical scheme",
-                {"groups": ["a"] * len(Y), "scheme": "hierarchical"},
+                {"groups": ["a"] * len(Y), "method": "bootstrap", "scheme": "hierarchical"},
                 RAISES,
                 ("groups",),
+            ),
+            (
+                "one person with the nested Newcombe interval",
+                {"groups": ["a"] * len(Y), "method": "newcombe"},
+                RAISES,
+                ("groups",),
+            ),
+            (
+                "a bootstrap scheme with the cluster-robust interval",
+                {"groups": G, "scheme": "cluster"},
+                RAISES,
+                ("scheme",),
+            ),
+            (
+                "bootstrap resamples with the cluster-robust interval",
+                {"groups": G, "n_resamples": 500},
+                RAISES,
+                ("n_resamples",),
             ),
         ],
     ),

@@ -11,15 +11,6 @@ def texts():
     return pc.load_example()
 
 
-def test_identical_classifiers_give_zero_difference_and_zero_width(texts):
-    for groups in [None, texts["person"]]:
-        result = pc.compare(
-            texts["human"], texts["model"], texts["model"], "f1", groups=groups, rng=1
-        )
-        assert result.difference == 0 and result.low == 0 and result.high == 0
-        assert result.disagreement == 0
-
-
 def test_newcombe_reproduces_fagerland_lydersen_laake():
     # Fagerland, Lydersen & Laake (2017), Statistical Analysis of Contingency Tables, ch. 8,
     # complete response before and after consolidation therapy (Cavo et al., 2012):
@@ -78,7 +69,13 @@ def test_swapping_classifiers_negates_the_difference(texts):
 
 def test_nested_comparison_resamples_persons(texts):
     result = pc.compare(
-        texts["human"], texts["model"], texts["model_b"], "precision", groups=texts["person"], rng=1
+        texts["human"],
+        texts["model"],
+        texts["model_b"],
+        "precision",
+        groups=texts["person"],
+        method="bootstrap",
+        rng=1,
     )
     assert result.persons == texts["person"].nunique()
     assert "scheme=hierarchical" in result.method or "scheme=cluster" in result.method
@@ -112,6 +109,38 @@ def test_string_labels_and_positive():
         (([1, 0], [1, 0], [1, 0], "recall"), {"scheme": "cluster"}, "needs `groups`"),
         (([1, 0], [1, 0], [1, 0], "recall"), {"n_resamples": 0}, "`n_resamples` must be"),
         (([1, 0], [1, 0], [1, 0], "recall"), {"groups": [1, None]}, "`groups` contains missing"),
+        (([1, 0], [1, 0], [1, 0], "recall"), {"method": "robust"}, "`method` must be one of"),
+        (
+            ([1, 0], [1, 0], [1, 0], "f1"),
+            {"method": "newcombe"},
+            "`method` 'newcombe' is an interval for a difference of paired proportions",
+        ),
+        (
+            ([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 1, 1], "recall"),
+            {"groups": [1, 1, 2, 2], "scheme": "cluster"},
+            r"`scheme` is an option of the paired bootstrap, but this comparison uses "
+            r"'cluster_robust' \(the recommended method\)",
+        ),
+        (
+            ([1, 0], [1, 0], [1, 0], "recall"),
+            {"method": "cluster_robust", "n_resamples": 500},
+            "`n_resamples` is an option of the paired bootstrap",
+        ),
+        (
+            ([1, 0, 1], [1, 0, 1], [0, 0, 1], "recall"),
+            {"groups": ["p", "p", "p"]},
+            r"`groups` must give at least 2 persons with texts for method 'cluster_robust'",
+        ),
+        (
+            ([1, 0, 1], [1, 0, 1], [0, 0, 1], "accuracy"),
+            {"groups": ["p", "p", "p"], "method": "newcombe"},
+            r"`groups` must give at least 2 persons with texts for method 'newcombe'",
+        ),
+        (
+            ([1], [1], [0], "accuracy"),
+            {"method": "cluster_robust"},
+            r"`y_true` must hold at least 2 texts for method 'cluster_robust'",
+        ),
     ],
 )
 def test_bad_input(args, kwargs, match):
@@ -123,6 +152,323 @@ def test_bad_input(args, kwargs, match):
 def test_one_person_is_refused_for_the_cluster_schemes(scheme):
     y, a, b = [1, 0, 1, 1, 0, 1], [1, 0, 0, 1, 1, 1], [0, 0, 1, 1, 0, 0]
     with pytest.raises(ValueError, match=r"^`groups` must give at least 2 persons"):
-        pc.compare(y, a, b, "f1", groups=["p"] * 6, scheme=scheme, rng=1)
-    ci = pc.compare(y, a, b, "f1", groups=["p"] * 6, scheme="iid", rng=1)
+        pc.compare(y, a, b, "f1", groups=["p"] * 6, method="bootstrap", scheme=scheme, rng=1)
+    # the iid bootstrap treats the texts as independent; the clustered fields need persons
+    with pytest.warns(pc.UndefinedMetricWarning, match="fewer than 2 persons with texts"):
+        ci = pc.compare(y, a, b, "f1", groups=["p"] * 6, method="bootstrap", scheme="iid", rng=1)
     assert ci.low < ci.high
+    assert np.isnan(ci.robust_low) and np.isnan(ci.p_value) and ci.df == 0
+
+
+# ------------------------------------------------------------ clustered comparisons
+
+
+def _texts_from_tables(rows, negatives=2):
+    """Labels for recall from per-person paired tables (both, only_a, only_b, neither).
+
+    Every text listed is a reference positive; each person also gets `negatives` reference
+    negatives on which A and B disagree (irrelevant to recall).
+    """
+    t, a, b, g = [], [], [], []
+    right = [(1, 1), (1, 0), (0, 1), (0, 0)]  # (A, B) on a positive: both, only A, ...
+    for person, counts in enumerate(rows):
+        for n, (ra, rb) in zip(counts, right, strict=True):
+            t += [1] * n
+            a += [ra] * n
+            b += [rb] * n
+            g += [person] * n
+        t += [0] * negatives
+        a += [1, 0] * (negatives // 2)
+        b += [0, 1] * (negatives // 2)
+        g += [person] * negatives
+    return np.array(t), np.array(a), np.array(b), np.array(g)
+
+
+def test_recommended_method_is_the_bootstrap_alone_and_cluster_robust_nested(texts):
+    h, a, b, g = texts["human"], texts["model"], texts["model_b"], texts["person"]
+    plain = pc.compare(h, a, b, "f1", rng=1)
+    assert plain.method.startswith("paired bootstrap (scheme=iid")
+    assert (plain.low, plain.high) == (plain.bootstrap.low, plain.bootstrap.high)
+    nested = pc.compare(h, a, b, "f1", groups=g)
+    assert nested.method.startswith("cluster-robust linearization (persons as clusters")
+    assert (nested.low, nested.high) == (nested.robust_low, nested.robust_high)
+    assert nested.bootstrap is None  # not computed for another method
+    chosen = pc.compare(h, a, b, "recall", groups=g, method="newcombe")
+    assert (chosen.low, chosen.high) == (chosen.newcombe_low, chosen.newcombe_high)
+    assert chosen.method.startswith("Newcombe paired score interval on the effective")
+    boot = pc.compare(h, a, b, "f1", groups=g, method="bootstrap", rng=1)
+    assert boot.method.startswith("paired bootstrap (scheme=cluster")
+    # the other fields do not depend on the method
+    for field in ("robust_low", "robust_high", "robust_se", "df", "p_value", "test"):
+        assert getattr(boot, field) == getattr(nested, field), field
+
+
+def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
+    # The recall difference is the mean over reference positives of
+    # d_j = 1[A right] - 1[B right]; its cluster-robust variance is that of OLS on a
+    # constant with clusters = persons. statsmodels 0.15.0:
+    #   pos = texts[texts.human == 1]
+    #   d = pos.model - pos.model_b; g = pd.factorize(pos.person)[0]
+    #   fit = sm.OLS(d, np.ones((251, 1))).fit(cov_type="cluster",
+    #                                         cov_kwds={"groups": g}, use_t=True)
+    #   fit.params[0], fit.bse[0]   -> 0.03585657370517928, 0.013765510170476808
+    #   fit.conf_int()              -> [[0.00798976, 0.06372339]] (t on G - 1 = 38 df)
+    # Its small-sample factor with one regressor is G/(G-1) (N-1)/(N-K) = G/(G-1) with
+    # G = 39 persons holding a reference positive (one of the 40 has none):
+    #   fit(..., cov_kwds={"groups": g, "use_correction": False}).bse[0]
+    #                               -> 0.013587883242662604, and (bse / that)^2 = 39/38.
+    # perfci counts every person with a text, m = 40 (the person without a positive has
+    # influence 0: domain estimation), so its variance is m/(m-1) times the uncorrected
+    # one, and its t has m - 1 = 39 df.
+    import pandas as pd
+    import statsmodels.api as sm
+    from scipy import stats
+
+    result = pc.compare(
+        texts["human"], texts["model"], texts["model_b"], "recall", groups=texts["person"]
+    )
+    pos = texts[texts["human"] == 1]
+    d = (pos["model"] - pos["model_b"]).to_numpy(float)
+    g = pd.factorize(pos["person"])[0]
+    ones = np.ones((d.size, 1))
+    fit = sm.OLS(d, ones).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+    raw = sm.OLS(d, ones).fit(
+        cov_type="cluster", cov_kwds={"groups": g, "use_correction": False}, use_t=True
+    )
+    big_g, m = np.unique(g).size, texts["person"].nunique()
+    assert (big_g, m, result.df) == (39, 40, 39)
+    assert (fit.bse[0] / raw.bse[0]) ** 2 == pytest.approx(big_g / (big_g - 1), rel=1e-12)
+    assert fit.params[0] == pytest.approx(0.03585657370517928, rel=1e-12)
+    assert fit.bse[0] == pytest.approx(0.013765510170476808, rel=1e-12)
+    assert result.difference == pytest.approx(fit.params[0], rel=1e-12)
+    assert result.robust_se == pytest.approx(raw.bse[0] * np.sqrt(m / (m - 1)), rel=1e-12)
+    half = stats.t.ppf(0.975, m - 1) * result.robust_se
+    assert (result.robust_low, result.robust_high) == pytest.approx(
+        (result.difference - half, result.difference + half), rel=1e-12
+    )
+    # with every person holding a relevant text the two conventions coincide: accuracy
+    d_all = (texts["model"] == texts["human"]).astype(float) - (
+        texts["model_b"] == texts["human"]
+    ).astype(float)
+    g_all = pd.factorize(texts["person"])[0]
+    fit_all = sm.OLS(d_all.to_numpy(), np.ones((d_all.size, 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": g_all}, use_t=True
+    )
+    acc = pc.compare(
+        texts["human"], texts["model"], texts["model_b"], "accuracy", groups=texts["person"]
+    )
+    assert acc.robust_se == pytest.approx(fit_all.bse[0], rel=1e-12)
+    low, high = fit_all.conf_int()[0]
+    assert (acc.robust_low, acc.robust_high) == pytest.approx((low, high), rel=1e-12)
+    assert acc.low == acc.robust_low  # the recommended method with groups
+
+
+def test_cluster_robust_f1_difference_equals_the_textbook_ratio_linearization(texts):
+    # F1 = Y / X with y_i = 2 tp_i and x_i = 2 tp_i + fp_i + fn_i per person; the
+    # linearized influence of person i on F1 is (y_i - F x_i) / X, and on the difference
+    # the same for A minus the same for B; var = m/(m-1) sum_i u_i^2, t on m - 1 df.
+    from scipy import stats
+
+    h = texts["human"].to_numpy()
+    influences = []
+    for pred in ("model", "model_b"):
+        p = texts[pred].to_numpy()
+        frame = texts.assign(tp=(h == 1) & (p == 1), fp=(h == 0) & (p == 1), fn=(h == 1) & (p == 0))
+        per = frame.groupby("person")[["tp", "fp", "fn"]].sum()
+        y, x = 2 * per["tp"], 2 * per["tp"] + per["fp"] + per["fn"]
+        f = y.sum() / x.sum()
+        influences.append(((y - f * x) / x.sum(), f))
+    (u_a, f_a), (u_b, f_b) = influences
+    u = (u_a - u_b).to_numpy()
+    m = u.size
+    se = np.sqrt(m / (m - 1) * np.sum(u**2))
+    half = stats.t.ppf(0.975, m - 1) * se
+    result = pc.compare(h, texts["model"], texts["model_b"], "f1", groups=texts["person"])
+    assert result.difference == pytest.approx(f_a - f_b, rel=1e-12)
+    assert result.robust_se == pytest.approx(se, rel=1e-10)
+    assert (result.low, result.high) == pytest.approx((f_a - f_b - half, f_a - f_b + half))
+    p = 2 * stats.t.sf(abs(f_a - f_b) / se, m - 1)
+    assert result.test == "cluster-robust t (m-1 df)"
+    assert result.p_value == pytest.approx(p, rel=1e-9)
+
+
+def test_cluster_robust_without_groups_is_the_multinomial_variance(texts):
+    # Each text its own cluster: for accuracy, d = (b - c)/N and sum_j u_j^2 is the
+    # multinomial variance ((b + c) - (b - c)^2/N)/N^2, times N/(N - 1).
+    result = pc.compare(texts["human"], texts["model"], texts["model_b"], "accuracy", rng=1)
+    b, c = result.discordant
+    n = result.n_texts
+    var = ((b + c) - (b - c) ** 2 / n) / n**2 * n / (n - 1)
+    assert result.robust_se == pytest.approx(np.sqrt(var), rel=1e-12)
+    assert result.df == n - 1
+    # one text a person is the same as no persons
+    persons = np.arange(n)
+    nested = pc.compare(texts["human"], texts["model"], texts["model_b"], "kappa", groups=persons)
+    plain = pc.compare(
+        texts["human"], texts["model"], texts["model_b"], "kappa", method="cluster_robust"
+    )
+    for field in ("robust_low", "robust_high", "robust_se", "df", "p_value"):
+        assert getattr(nested, field) == pytest.approx(getattr(plain, field), rel=1e-12)
+
+
+def test_nested_newcombe_is_newcombe_on_the_effective_table(texts):
+    # DEFF = cluster-robust var(d) / multinomial var(d); n* = (N / DEFF) (z / t_{m-1})^2;
+    # Newcombe's interval of the table scaled by n* / N.
+    from scipy import stats
+
+    h, a, b, g = texts["human"], texts["model"], texts["model_b"], texts["person"]
+    result = pc.compare(h, a, b, "specificity", groups=g)
+    neg = h == 0
+    right_a, right_b = (a == 0)[neg], (b == 0)[neg]
+    table = np.array(
+        [
+            np.sum(right_a & right_b),
+            np.sum(right_a & ~right_b),
+            np.sum(~right_a & right_b),
+            np.sum(~right_a & ~right_b),
+        ],
+        dtype=float,
+    )
+    n, only_a, only_b = table.sum(), table[1], table[2]
+    iid = ((only_a + only_b) - (only_a - only_b) ** 2 / n) / n**2
+    deff = result.robust_se**2 / iid
+    m = g.nunique()
+    n_star = n / deff * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, m - 1)) ** 2
+    low, high = newcombe_paired_interval(*(table * n_star / n))
+    assert result.design_effect == pytest.approx(deff, rel=1e-12)
+    assert (result.newcombe_low, result.newcombe_high) == pytest.approx((low, high), rel=1e-12)
+    plain = pc.compare(h, a, b, "specificity", method="newcombe")
+    assert plain.newcombe_low == pytest.approx(newcombe_paired_interval(*table)[0])
+    assert result.design_effect > 1 and result.newcombe_low < plain.newcombe_low
+
+
+def test_durkalski_statistic_on_a_hand_table():
+    # persons' discordant reference positives (b_i, c_i): (3, 1), (2, 0), (0, 1), (4, 2),
+    # (1, 1): sum (b_i - c_i) = 5, sum (b_i - c_i)^2 = 4 + 4 + 1 + 4 + 0 = 13, so
+    # X^2 = 25 / 13 = 1.923077 and p = P(chi2_1 > 25/13) = erfc(5 / sqrt(26)) = 0.1655179.
+    rows = [(2, 3, 1, 0), (1, 2, 0, 1), (3, 0, 1, 0), (0, 4, 2, 1), (2, 1, 1, 0)]
+    t, a, b, g = _texts_from_tables(rows)
+    result = pc.compare(t, a, b, "recall", groups=g)
+    assert result.test == "Durkalski clustered McNemar"
+    assert result.p_value == pytest.approx(0.16551785869747, rel=1e-12)
+    assert result.discordant == (10, 5)
+    assert np.isnan(result.mcnemar_pvalue)  # the exact test is for independent texts
+    plain = pc.compare(t, a, b, "recall", rng=1)
+    # exact McNemar of 10 against 5: 2 P(Bin(15, 1/2) <= 5) = 2 * 4944 / 32768
+    assert plain.test == "exact McNemar" and plain.p_value == plain.mcnemar_pvalue
+    assert plain.p_value == pytest.approx(2 * 4944 / 2**15, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["recall", "accuracy", "f1", "mcc"])
+@pytest.mark.parametrize("own_groups", [False, True])
+def test_clustered_fields_batched_equal_a_loop_of_single_calls(metric, own_groups):
+    rng = np.random.default_rng(8)
+    shape = (2, 3, 60)
+    truth = rng.integers(0, 2, size=shape)
+    a = np.where(rng.random(shape) < 0.85, truth, 1 - truth)
+    b = np.where(rng.random(shape) < 0.8, truth, 1 - truth)
+    if own_groups:  # each data set its own persons (the batch pads the others with zeros)
+        person = rng.integers(0, 15, size=shape) + 100 * np.arange(6).reshape(2, 3, 1)
+    else:
+        person = np.repeat(np.arange(12), 5)
+    fields = ["low", "high", "robust_low", "robust_high", "robust_se", "p_value"]
+    fields += ["newcombe_low", "newcombe_high", "design_effect", "df", "persons"]
+    for groups in (person, None):
+        if groups is None and own_groups:
+            continue
+        batched = pc.compare(truth, a, b, metric, groups, method="cluster_robust")
+        for index in np.ndindex(*shape[:-1]):
+            g = None if groups is None else (groups[index] if own_groups else groups)
+            single = pc.compare(
+                truth[index], a[index], b[index], metric, g, method="cluster_robust"
+            )
+            for field in fields:
+                if getattr(single, field) is None:
+                    assert getattr(batched, field) is None
+                    continue
+                # equal up to the order of floating-point sums (padded persons)
+                np.testing.assert_allclose(
+                    getattr(batched, field)[index], getattr(single, field), rtol=1e-12, atol=0
+                )
+            assert batched.test == single.test
+
+
+def test_durkalski_keeps_its_size_where_the_exact_mcnemar_over_rejects():
+    # H0 with clustered discordance: person i's texts are discordant with probability
+    # pi_i ~ Beta(1, 4), and a discordant text favours A with probability
+    # theta_i ~ Uniform(0, 1), the same for all of the person's texts. E(b_i - c_i) = 0,
+    # but the discordant texts are not independent, which the exact McNemar assumes.
+    reps, m, k = 2000, 40, 6
+    rng = np.random.default_rng(20260311)
+    pi = rng.beta(1, 4, size=(reps, m, 1))
+    theta = rng.random((reps, m, 1))
+    disc = rng.random((reps, m, k)) < pi
+    only_a = disc & (rng.random((reps, m, k)) < theta)
+    both = ~disc & (rng.random((reps, m, k)) < 0.9)
+    truth = rng.integers(0, 2, size=(reps, m, k))
+    a = np.where(only_a | both, truth, 1 - truth).reshape(reps, m * k)
+    b = np.where((disc & ~only_a) | both, truth, 1 - truth).reshape(reps, m * k)
+    truth = truth.reshape(reps, m * k)
+    person = np.repeat(np.arange(m), k)
+    nested = pc.compare(truth, a, b, "accuracy", person)  # no bootstrap: fast
+    plain = pc.compare(truth, a, b, "accuracy", method="newcombe")
+    assert nested.test == "Durkalski clustered McNemar"
+    size = np.mean(nested.p_value < 0.05)
+    naive = np.mean(plain.mcnemar_pvalue < 0.05)
+    # binomial Monte-Carlo error of a rejection rate near 0.05 over 2000 data sets
+    mc_se = np.sqrt(0.05 * 0.95 / reps)
+    assert abs(size - 0.05) < 3 * mc_se, size
+    assert naive > 0.05 + 3 * mc_se and naive > size + 3 * mc_se, (naive, size)
+
+
+def test_identical_classifiers(texts):
+    h, a, g = texts["human"], texts["model"], texts["person"]
+    # the bootstrap: exactly 0, zero width; the robust interval is NaN, with the reason
+    with pytest.warns(pc.UndefinedMetricWarning, match="standard error is zero"):
+        result = pc.compare(h, a, a, "f1", rng=1)
+    assert result.difference == 0 and result.low == 0 and result.high == 0
+    assert result.disagreement == 0 and result.robust_se == 0
+    assert np.isnan(result.robust_low) and np.isnan(result.p_value)
+    with pytest.warns(pc.UndefinedMetricWarning, match="design effect of 1"):
+        nested = pc.compare(h, a, a, "recall", groups=g)
+    assert nested.difference == 0 and np.isnan(nested.low) and np.isnan(nested.high)
+    assert nested.p_value == 1 and nested.design_effect == 1
+    assert nested.newcombe_low < 0 < nested.newcombe_high
+    with pytest.warns(pc.UndefinedMetricWarning, match="standard error is zero"):
+        boot = pc.compare(h, a, a, "f1", groups=g, method="bootstrap", rng=1)
+    assert boot.low == 0 and boot.high == 0
+
+
+def test_no_discordant_relevant_texts():
+    # A and B disagree only on reference negatives: nothing about their recalls differs
+    rows = [(3, 0, 0, 1), (2, 0, 0, 2), (4, 0, 0, 0)]
+    t, a, b, g = _texts_from_tables(rows)
+    with pytest.warns(pc.UndefinedMetricWarning, match="no discordant texts"):
+        nested = pc.compare(t, a, b, "recall", groups=g)
+    assert nested.difference == 0 and nested.robust_se == 0 and np.isnan(nested.low)
+    assert nested.p_value == 1 and nested.discordant == (0, 0)
+    with pytest.warns(pc.UndefinedMetricWarning, match="no discordant texts"):
+        plain = pc.compare(t, a, b, "recall", rng=1)
+    assert plain.p_value == 1 and plain.test == "exact McNemar"
+
+
+def test_every_person_with_the_same_difference_has_no_robust_interval():
+    # each person: one positive only A gets right, one both get right, so d = 1/2 and
+    # every influence (b_i - c_i - d n_i) / N is 0 although there are discordant texts
+    t, a, b, g = _texts_from_tables([(1, 1, 0, 0)] * 3)
+    with pytest.warns(pc.UndefinedMetricWarning, match="every person with the same difference"):
+        result = pc.compare(t, a, b, "recall", groups=g)
+    assert result.difference == 0.5 and result.robust_se == 0 and np.isnan(result.low)
+    # Durkalski: (sum (b_i - c_i))^2 / sum (b_i - c_i)^2 = 9 / 3 = 3
+    assert result.p_value == pytest.approx(0.08326451666355039, rel=1e-9)  # erfc(sqrt(3/2))
+
+
+def test_one_person_in_a_batch_is_nan_with_one_warning():
+    t, a, b, g = _texts_from_tables([(2, 3, 1, 0), (1, 2, 0, 1), (3, 0, 1, 0)])
+    batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))
+    groups = np.stack([g, np.zeros_like(g)])  # the second data set: one person
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"for 1 of 2 data sets: fewer than 2"):
+        result = pc.compare(batch_t, batch_a, batch_b, "recall", groups)
+    assert np.isfinite(result.low[0]) and np.isnan(result.low[1])
+    assert np.isfinite(result.p_value[0]) and np.isnan(result.p_value[1])
+    assert list(result.persons) == [3, 1] and list(result.df) == [2, 0]

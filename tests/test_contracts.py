@@ -151,7 +151,7 @@ def test_compare_batch_equals_loop(metric, groups):
     a = np.where(rng.random((3, 60)) < 0.85, truth, 1 - truth)
     b = np.where(rng.random((3, 60)) < 0.8, truth, 1 - truth)
     person = np.repeat(np.arange(12), 5) if groups else None
-    kwargs = dict(n_resamples=300, pseudo_count=1)
+    kwargs = dict(method="bootstrap", n_resamples=300, pseudo_count=1)
     if groups:
         kwargs["scheme"] = "cluster"
     batched = pc.compare(truth, a, b, metric, person, rng=6, **kwargs)

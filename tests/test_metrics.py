@@ -151,3 +151,33 @@ def test_bad_input(counts, metric, match):
 def test_proportion_counts_rejects_non_proportion_metric():
     with pytest.raises(ValueError, match="`metric` must be one of"):
         pc.proportion_counts([1, 2, 3, 4], "f1")
+
+
+@pytest.mark.parametrize("metric", pc.BINARY_METRICS)
+def test_metric_gradient_equals_central_differences_and_obeys_euler(metric):
+    from perfci.metrics import metric_gradient
+
+    rng = np.random.default_rng(11)
+    counts = rng.integers(1, 60, size=(6, 4)).astype(float)
+    analytic = metric_gradient(counts, metric)
+    numeric = np.empty_like(counts)
+    for k in range(4):
+        step = np.zeros(4)
+        step[k] = 1e-6
+        h = counts * step  # a relative step in cell k
+        up = pc.compute_metric(counts + h, metric)
+        down = pc.compute_metric(counts - h, metric)
+        numeric[:, k] = (up - down) / (2 * h[:, k])
+    # central differences: truncation O(h^2), rounding about 1e-16 / 1e-6
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-9)
+    # every metric is homogeneous of degree 0 in the counts
+    np.testing.assert_allclose((analytic * counts).sum(-1), 0, atol=1e-14)
+
+
+def test_metric_gradient_is_nan_where_the_metric_is_undefined():
+    from perfci.metrics import metric_gradient
+
+    for metric in pc.BINARY_METRICS:
+        counts = np.array([[0.0, 0.0, 0.0, 0.0], [5.0, 1.0, 2.0, 7.0]])
+        g = metric_gradient(counts, metric)
+        assert np.isnan(g[0]).all() and np.isfinite(g[1]).all(), metric

@@ -65,6 +65,20 @@ def test_recommended_method():
         policy.recommended_method("auc")
 
 
+def test_recommended_comparison_is_the_one_constant_per_design():
+    for metric in pc.BINARY_METRICS:
+        assert policy.recommended_comparison(metric, False) == policy.COMPARISON_METHOD
+        assert policy.recommended_comparison(metric, True) == policy.NESTED_COMPARISON_METHOD
+    assert (policy.COMPARISON_METHOD, policy.NESTED_COMPARISON_METHOD) == (
+        "bootstrap",
+        "cluster_robust",
+    )
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        policy.recommended_comparison("macro_f1", True)
+    with pytest.raises(ValueError, match="`nested` must be True or False"):
+        policy.recommended_comparison("f1", "yes")
+
+
 def test_choose_interval_fills_only_what_applies():
     c = policy.choose_interval("recall")
     assert c == policy.IntervalChoice("agresti_coull")

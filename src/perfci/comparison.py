@@ -1,15 +1,27 @@
 """Paired comparison of two classifiers scored on the same texts.
 
 Each text has a triple (reference, classifier A, classifier B), so a sample is eight
-counts (per person when texts are nested). The paired bootstrap resamples these joint
-counts and evaluates the metric of A and of B on the same resample; the interval is of
-the difference. Resampling the two classifiers separately would ignore that they were
-scored on the same texts and give intervals that are too wide.
+counts (per person when texts are nested). Three intervals of the difference
+``metric(A) - metric(B)`` are built on these joint counts:
+
+- the paired bootstrap resamples them and evaluates the metric of A and of B on the same
+  resample (resampling the two classifiers separately would ignore that they were scored
+  on the same texts and give intervals that are too wide);
+- the cluster-robust (linearization) interval takes the variance of the difference from
+  the persons' (or, without persons, the texts') influences on it, with a t quantile on
+  m - 1 degrees of freedom;
+- for paired proportions (accuracy, recall, specificity), Newcombe's paired score
+  interval, on the effective sample size when texts are nested.
+
+A test of equal performance goes with them: the exact McNemar test, Durkalski's clustered
+McNemar test, or the cluster-robust t test. :func:`perfci.policy.recommended_comparison`
+says which interval ``method="recommended"`` is.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -17,9 +29,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ._core import registry
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin
 from ._core.validation import (
+    UndefinedMetricWarning,
     check_choice,
     check_confidence_level,
     check_label,
@@ -42,10 +56,20 @@ from .bootstrap import (
     warn_about,
 )
 from .counting import _as_label_array, normalize_labels
-from .metrics import BINARY_METRICS, PROPORTION_METRICS, RELEVANT_TEXTS, metric_values
-from .policy import recommended_scheme
+from .design import _t_ratio
+from .metrics import (
+    BINARY_METRICS,
+    PROPORTION_METRICS,
+    RELEVANT_TEXTS,
+    metric_gradient,
+    metric_values,
+)
+from .policy import RECOMMENDED, recommended_comparison, recommended_scheme
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["COMPARE_METHODS", "Comparison", "compare"]
+
+#: Interval methods of :func:`compare` (:data:`perfci._core.registry.COMPARE_METHOD`).
+COMPARE_METHODS: tuple[str, ...] = registry.COMPARE_METHOD.names
 
 # Joint cell j = 4 t + 2 a + b for reference t, classifier A a and classifier B b (1 =
 # positive). _TO_A[j] / _TO_B[j] is that text's cell [tp, fp, fn, tn] for A / for B.
@@ -61,42 +85,98 @@ for _j in range(8):
 # scored on the very same texts (McNemar's setting).
 _PAIRED_PROPORTIONS = ("accuracy", "recall", "specificity")
 
+# The defaults of the bootstrap's options: a value other than these is an option passed
+# for the bootstrap, an error when another method is chosen.
+_N_RESAMPLES = 2000
+_BOOTSTRAP_DEFAULTS = {
+    "scheme": None,
+    "interval": "percentile",
+    "pseudo_count": 0,
+    "n_resamples": _N_RESAMPLES,
+}
+
+# An influence that cancels to within rounding of the terms it is the sum of is zero, so
+# that "no information" is recognized exactly (identical classifiers, balanced persons).
+_ROUNDING = 64 * np.finfo(float).eps
+
+# Names of the tests behind ``Comparison.p_value``.
+_TESTS = {
+    "mcnemar": "exact McNemar",
+    "durkalski": "Durkalski clustered McNemar",
+    "robust_t": "cluster-robust t (m-1 df)",
+}
+
 
 @dataclass(frozen=True, repr=False)
 class Comparison(ResultMixin):
-    """The paired difference of a metric between two classifiers (A minus B).
+    r"""The paired difference of a metric between two classifiers (A minus B).
+
+    Numeric fields are scalars for a single data set and arrays of the batch's shape for
+    a batch of data sets (see :func:`compare`).
 
     Attributes
     ----------
     metric : str
         The metric.
     estimate_a, estimate_b : float
-        The metric of classifier A and of classifier B.
+        The metric of classifier A and of classifier B (on the pooled counts).
     difference : float
         ``estimate_a - estimate_b``.
     low, high : float
-        The paired bootstrap interval of the difference.
+        The interval of the difference by the chosen method (`method`): the paired
+        bootstrap's, the cluster-robust one (`robust_low`, `robust_high`) or Newcombe's
+        (`newcombe_low`, `newcombe_high`).
     confidence_level : float
         The confidence level.
     method : str
-        The bootstrap used.
+        The chosen interval with its options, e.g. ``"paired bootstrap (scheme=iid,
+        interval=percentile, pseudo_count=0)"`` or ``"cluster-robust linearization
+        (persons as clusters, t with m - 1 df)"``.
+    p_value : float
+        Two-sided p-value of the test of equal performance named by `test`.
+    test : str
+        ``"exact McNemar"`` (accuracy, recall, specificity on independent texts; equals
+        `mcnemar_pvalue`), ``"Durkalski clustered McNemar"`` (the same metrics on nested
+        texts) or ``"cluster-robust t (m-1 df)"`` (every other metric, and with
+        ``groups``; without groups each text is its own cluster).
+    robust_low, robust_high : float
+        The cluster-robust (linearization) interval
+        ``difference -/+ t_{df} * robust_se``; NaN where `robust_se` is 0 (no
+        information on the difference: a zero-width interval would claim certainty) or
+        there are fewer than 2 persons (texts, without groups).
+    robust_se : float
+        The cluster-robust standard error of the difference (0 where the difference
+        has no variation between persons; NaN where it is undefined).
+    df : int
+        Degrees of freedom of the robust interval, the t test and the Newcombe
+        adjustment: m - 1, with m the persons with at least one text (without groups,
+        the texts).
     disagreement : float
         Share of texts on which A and B give different labels.
     n_texts : int
         Texts compared.
     persons : int or None
-        Persons (nested data), else None.
+        Persons with at least one text (nested data), else None.
     newcombe_low, newcombe_high : float
-        Newcombe's paired score interval of the difference (accuracy, recall and
-        specificity on independent texts; NaN otherwise).
+        Newcombe's paired score interval of the difference, for accuracy, recall and
+        specificity (NaN for the other metrics). On independent texts it is Newcombe's
+        interval of the paired table; with ``groups`` it is Newcombe's interval of the
+        table scaled to the effective sample size (see `design_effect` and the Notes of
+        :func:`compare`).
+    design_effect : float
+        The design effect of the difference used for the nested Newcombe interval (the
+        cluster-robust variance over the variance of independent texts; 1 where that is
+        undefined, with a warning); NaN without groups or for the other metrics.
     mcnemar_pvalue : float
-        Exact McNemar p-value (two-sided binomial test on the discordant texts; same
-        metrics; NaN otherwise).
+        Exact McNemar p-value (two-sided binomial test on the discordant texts) for
+        accuracy, recall and specificity on independent texts; NaN otherwise (kept as
+        it was; `p_value` is the test for every case).
     discordant : tuple of int
-        Relevant texts that only A gets right and that only B gets right (same
-        metrics; (0, 0) otherwise).
-    bootstrap : BootstrapCI
-        The bootstrap result; its `distribution` holds the replicate differences.
+        Relevant texts that only A gets right and that only B gets right (accuracy,
+        recall, specificity; (0, 0) otherwise), over all persons.
+    bootstrap : BootstrapCI or None
+        The paired bootstrap, whose `distribution` holds the replicate differences, when
+        it is the chosen method; None otherwise (it is not computed then).
     """
 
     metric: str
@@ -107,14 +187,21 @@ class Comparison(ResultMixin):
     high: Any
     confidence_level: float
     method: str
+    p_value: Any
+    test: str
+    robust_low: Any
+    robust_high: Any
+    robust_se: Any
+    df: Any
     disagreement: Any
     n_texts: Any
     persons: Any
     newcombe_low: Any
     newcombe_high: Any
+    design_effect: Any
     mcnemar_pvalue: Any
     discordant: Any
-    bootstrap: BootstrapCI
+    bootstrap: BootstrapCI | None
 
     _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
 
@@ -215,6 +302,7 @@ def _joint_cells(
 
 def _compare_iv(
     metric: Any,
+    method: Any,
     positive: Any,
     confidence_level: Any,
     scheme: Any,
@@ -225,6 +313,7 @@ def _compare_iv(
 ) -> tuple[np.ndarray, int, int, np.random.Generator]:
     """Check the options of :func:`compare` (the labels are checked where they are read)."""
     check_choice("metric", metric, BINARY_METRICS)
+    registry.COMPARE_METHOD.check(method)
     check_label("positive", positive)
     if scheme is not None:
         check_choice("scheme", scheme, SCHEMES)
@@ -234,6 +323,106 @@ def _compare_iv(
     return level, lam, check_positive_int("n_resamples", n_resamples), check_rng(rng)
 
 
+def _choose_method(metric: str, method: str, nested: bool, options: dict[str, Any]) -> str:
+    """Return the interval method :func:`compare` computes; refuse options it cannot use."""
+    recommended = method == RECOMMENDED
+    chosen = recommended_comparison(metric, nested) if recommended else method
+    how = f"{chosen!r} (the recommended method)" if recommended else repr(chosen)
+    if chosen == "newcombe" and metric not in _PAIRED_PROPORTIONS:
+        raise ValueError(
+            f"`method` 'newcombe' is an interval for a difference of paired proportions "
+            f"({', '.join(_PAIRED_PROPORTIONS)}); {metric} is not one. Use "
+            "method='cluster_robust', 'bootstrap' or 'recommended'."
+        )
+    if chosen != "bootstrap":
+        for name, value in options.items():
+            if value is not None and value != _BOOTSTRAP_DEFAULTS[name]:
+                raise ValueError(
+                    f"`{name}` is an option of the paired bootstrap, but this comparison "
+                    f"uses {how}; leave `{name}` unset or pass method='bootstrap'."
+                )
+    return chosen
+
+
+def _label(chosen: str, nested: bool, scheme: Any, interval: str, pseudo_count: int) -> str:
+    if chosen == "bootstrap":
+        return (
+            f"paired bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
+        )
+    if chosen == "cluster_robust":
+        if nested:
+            return "cluster-robust linearization (persons as clusters, t with m - 1 df)"
+        return "cluster-robust linearization (each text a cluster, t with n - 1 df)"
+    if nested:
+        return (
+            "Newcombe paired score interval on the effective sample size (cluster-robust "
+            "design effect, Dean-Pagano df)"
+        )
+    return "Newcombe paired score interval"
+
+
+def _linearization(
+    cells: np.ndarray, total: np.ndarray, metric: str, nested: bool, m: np.ndarray
+) -> np.ndarray:
+    """Cluster-robust variance m/(m - 1) sum_i u_i^2 of the difference, per data set.
+
+    The influences u_i are per person (``cells`` of shape ``(K, persons, 8)``), or per
+    text without groups (a text in joint cell j has influence u_j, so the sum is
+    sum_j C_j u_j^2 over the pooled counts ``total``); `m` is the number of clusters.
+    NaN where m < 2 or the difference is undefined.
+    """
+    g_a = metric_gradient(total @ _TO_A, metric) @ _TO_A.T  # (K, 8): d metric(A) / d cell
+    g_b = metric_gradient(total @ _TO_B, metric) @ _TO_B.T
+    grad, size = g_a - g_b, np.abs(g_a) + np.abs(g_b)
+    if nested:
+        u = (cells * grad[:, None, :]).sum(-1)  # (K, persons): u_i = grad . c_i
+        scale = (cells * size[:, None, :]).sum(-1)
+        weights = np.ones(u.shape)
+    else:
+        u, scale, weights = grad, size, total.astype(float)
+    u = np.where(np.abs(u) <= _ROUNDING * scale, 0.0, u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(m >= 2, m / np.maximum(m - 1, 1), np.nan)
+    return factor * (weights * u * u).sum(-1)
+
+
+def _paired_tables(cells: np.ndarray, metric: str) -> np.ndarray:
+    """Per-unit paired tables (both, only_a, only_b, neither) on the relevant texts.
+
+    `cells` has the joint cells last (``(..., 8)``); A or B is right on a text when it
+    falls in the metric's numerator cells, and the relevant texts are its denominator
+    (defined by the reference alone, so the same for A and B).
+    """
+    num = list(PROPORTION_METRICS[metric][0])
+    den = list(PROPORTION_METRICS[metric][1])
+    in_den = _TO_A[:, den].sum(1) > 0
+    ok_a = _TO_A[:, num].sum(1) > 0
+    ok_b = _TO_B[:, num].sum(1) > 0
+    masks = (
+        in_den & ok_a & ok_b,
+        in_den & ok_a & ~ok_b,
+        in_den & ~ok_a & ok_b,
+        in_den & ~ok_a & ~ok_b,
+    )
+    return np.stack([cells[..., mask].sum(-1) for mask in masks], axis=-1).astype(float)
+
+
+def _newcombe(table: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's interval of each row of (possibly scaled) tables, NaN for empty ones."""
+    some = np.isfinite(table).all(-1) & (table.sum(-1) > 0)
+    both, only_a, only_b, neither = np.where(some[:, None], table, 1.0).T
+    low, high = newcombe_paired_interval(both, only_a, only_b, neither, level)
+    return np.where(some, low, np.nan), np.where(some, high, np.nan)
+
+
+def _listing(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+
+
 def compare(
     y_true: Any,
     pred_a: Any,
@@ -241,15 +430,16 @@ def compare(
     metric: str,
     groups: Any = None,
     *,
+    method: str = RECOMMENDED,
     positive: Any = None,
     confidence_level: float = 0.95,
     scheme: str | None = None,
     interval: str = "percentile",
     pseudo_count: int = 0,
-    n_resamples: int = 2000,
+    n_resamples: int = _N_RESAMPLES,
     rng: Any = None,
 ) -> Comparison:
-    """Paired difference of a metric between two classifiers scored on the same texts.
+    r"""Paired difference of a metric between two classifiers scored on the same texts.
 
     Parameters
     ----------
@@ -263,8 +453,17 @@ def compare(
         A binary metric (:data:`perfci.BINARY_METRICS`).
     groups : array_like, optional
         Person ids, one per text (``(n_texts,)``, shared by every data set, or the
-        shape of `y_true`): the bootstrap then resamples persons. A person with no
-        text in a data set is not one of its persons.
+        shape of `y_true`): texts nested in persons, the persons sampled from a
+        population of persons. A person with no text in a data set is not one of its
+        persons.
+    method : {"recommended", "bootstrap", "cluster_robust", "newcombe"}, default "recommended"
+        The interval in `low`, `high`: the paired bootstrap; the cluster-robust
+        (linearization) interval; Newcombe's paired score interval (accuracy, recall
+        and specificity only; on the effective sample size with `groups`).
+        ``"recommended"`` is :func:`perfci.policy.recommended_comparison`: the paired
+        bootstrap on independent texts, the cluster-robust interval with `groups`. The
+        other intervals' fields are computed whatever the method, except the bootstrap,
+        which is computed only when it is the chosen method.
     positive : object, optional
         The positive label; default 1 for a binary code (0/1, False/True or their
         strings, recoded to 0/1 in every argument). The labels of the three arguments are
@@ -279,39 +478,138 @@ def compare(
         Bootstrap interval.
     pseudo_count : int, default 0
         Pseudo counts added to each of the eight joint cells (or held by a
-        pseudo-person).
+        pseudo-person) of the bootstrap.
     n_resamples : int, default 2000
-        Resamples.
+        Bootstrap resamples.
     rng : numpy.random.Generator, int or None
-        Random generator or seed; in a batch of K data sets, data set k uses
-        ``np.random.default_rng(rng).spawn(K)[k]`` (as :func:`perfci.bootstrap_ci`).
+        Random generator or seed of the bootstrap; in a batch of K data sets, data set k
+        uses ``np.random.default_rng(rng).spawn(K)[k]`` (as :func:`perfci.bootstrap_ci`).
+        The other methods draw nothing.
 
     Returns
     -------
     Comparison
-        The difference A - B, its paired bootstrap interval, the share of texts on which
-        A and B disagree, and for accuracy, recall and specificity on independent texts
-        Newcombe's paired interval and the exact McNemar p-value.
+        The difference A - B, the chosen interval (`low`, `high`, `method`), the
+        cluster-robust interval (`robust_low`, `robust_high`, `robust_se`, `df`), a test of
+        equal performance (`p_value`, `test`), the share of texts on which A and B
+        disagree, and for accuracy, recall and specificity Newcombe's paired interval,
+        the discordant texts and (on independent texts) the exact McNemar p-value.
 
     Raises
     ------
     ValueError
         For unknown names; labels of different shapes; a `positive` that is not one
         label; a level, pseudo count, number of resamples or `rng` of the wrong type or
-        range; a cluster or hierarchical scheme with fewer than 2 persons with texts (for
-        a single data set; in a batch such a data set gets NaN and a warning).
+        range; ``method="newcombe"`` for a metric that is not a paired proportion; a
+        bootstrap option (`scheme`, or `interval`, `pseudo_count`, `n_resamples` other
+        than their defaults) when the chosen method is not the bootstrap; for a single
+        data set with `groups`, fewer than 2 persons with texts for a cluster or
+        hierarchical bootstrap, the cluster-robust interval or the nested Newcombe
+        interval (in a batch such a data set gets NaN and a warning).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Once per kind, naming the number of data sets in a batch: a difference that is
+        undefined (either metric has a zero denominator); a cluster-robust standard error
+        of 0 (the robust interval and the t test are NaN; the nested Newcombe interval
+        uses a design effect of 1); fewer than 2 persons (texts) where the chosen method
+        does not need them (the robust interval, the clustered tests and the nested
+        Newcombe interval are NaN).
 
     Notes
     -----
-    Each text is one of eight joint cells (reference, A, B); the bootstrap draws these
-    counts (per person for the cluster schemes) and each replicate is
-    ``metric(A) - metric(B)`` of the same resample. Replicates where either metric is
-    undefined are dropped. Identical classifiers give a difference of exactly 0 with a
-    zero-width interval.
+    Each text is one of eight joint cells (reference, A, B) and person i has eight joint
+    counts :math:`c_i`; the estimate is :math:`\hat d = f_A(C) - f_B(C)` on the pooled
+    counts :math:`C = \sum_i c_i`, each metric of the four cells of its classifier.
+
+    *Paired bootstrap*: the bootstrap draws the joint counts (per person for the cluster
+    schemes) and each replicate is ``metric(A) - metric(B)`` of the same resample.
+    Replicates where either metric is undefined are dropped. Identical classifiers give
+    a difference of exactly 0 with a zero-width interval.
+
+    *Cluster-robust (linearization) interval* [4]_ [5]_: every metric is a function of
+    the pooled counts that is homogeneous of degree 0, so the influence of person i is
+    :math:`u_i = \nabla \hat d(C) \cdot c_i` (the gradient with respect to the eight
+    cells, analytic: :func:`perfci.metrics.metric_gradient`), and
+    :math:`\sum_i u_i = 0` by Euler's identity. With m persons with at least one text,
+
+    .. math::
+
+        \widehat{\mathrm{var}}(\hat d) = \frac{m}{m - 1} \sum_i u_i^2, \qquad
+        \hat d \pm t_{m-1,\,(1+c)/2}\, \widehat{\mathrm{se}}(\hat d),
+
+    the Taylor-linearization variance of a smooth function of cluster totals, clusters
+    drawn with replacement (for one proportion, the ``design="cluster_robust"`` variance
+    of :func:`perfci.clustered_proportion_ci`, which counts in m only the persons with a
+    relevant text), and, for a difference of paired proportions, the cluster-robust
+    variance of a regression of the per-text differences on a constant with the
+    small-sample factor :math:`G/(G-1)` [6]_. Persons without a relevant text have
+    :math:`u_i = 0` but count in m (domain estimation). Without groups each
+    text is its own cluster: :math:`m = N` and :math:`\sum_i u_i^2 = \sum_j C_j u_j^2`
+    over the eight cells. Where :math:`\widehat{\mathrm{se}} = 0` (no discordant text, or
+    every person with the same difference; influences that cancel to rounding count as
+    0) a zero-width interval would claim certainty the data do not give: the interval is
+    NaN, with a warning.
+
+    *Newcombe's interval* [2]_ (accuracy, recall, specificity, whose relevant texts are
+    defined by the reference, so that A and B are scored on the same N texts): with
+    `groups`, the paired table (both, only A, only B, neither) is scaled by
+    :math:`n^*_{eff} / N` before the interval is computed, with
+
+    .. math::
+
+        \mathrm{DEFF} = \frac{\widehat{\mathrm{var}}(\hat d)}
+        {\big((b + c) - (b - c)^2/N\big)/N^2}, \quad
+        n_{eff} = \frac{N}{\mathrm{DEFF}}, \quad
+        n^*_{eff} = n_{eff}\left(\frac{z}{t_{m-1}}\right)^2,
+
+    b and c the texts only A and only B get right: the design effect over the
+    multinomial variance of :math:`\hat d` on independent texts and the Dean-Pagano
+    degrees-of-freedom factor [3]_, as :func:`perfci.clustered_proportion_ci` does for one
+    proportion with ``design="cluster_robust"``. Where the cluster-robust variance is 0
+    (then the design effect is 0/0, or 0 with an infinite n_eff) the design effect is 1,
+    with a warning.
+
+    *Tests of equal performance*: for accuracy, recall and specificity on independent
+    texts, the exact McNemar test [1]_ (two-sided binomial test of the discordant texts at
+    1/2; 1 without discordant texts); with `groups`, Durkalski's clustered McNemar test
+    [7]_,
+
+    .. math::
+
+        X^2 = \frac{\big(\sum_i (b_i - c_i)\big)^2}{\sum_i (b_i - c_i)^2} \sim \chi^2_1,
+
+    :math:`b_i, c_i` the relevant texts of person i only A and only B get right
+    (:math:`X^2 = 0`, p = 1, where every person has :math:`b_i = c_i`, which includes no
+    discordant texts); for every other metric the cluster-robust Wald test
+    :math:`t = \hat d / \widehat{\mathrm{se}}` on m - 1 degrees of freedom (NaN where
+    the standard error is 0). The clustered tests need at least 2 persons.
 
     *One person*: resampling persons from a single person draws that person every time,
-    so its interval would be about that person's texts and say nothing about the
-    population of persons; it is refused, as in :func:`perfci.bootstrap_ci`.
+    and a variance between persons needs two of them, so the interval would be about
+    that person's texts and say nothing about the population of persons; it is refused,
+    as in :func:`perfci.bootstrap_ci`.
+
+    References
+    ----------
+    .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between
+       correlated proportions or percentages. Psychometrika 12(2), 153-157.
+    .. [2] Newcombe, R. G. (1998). Improved confidence intervals for the difference
+       between binomial proportions based on paired data. Statistics in Medicine 17(22),
+       2635-2650.
+    .. [3] Dean, N. and Pagano, M. (2015). Evaluating confidence interval methods for
+       binomial proportions in clustered surveys. Journal of Survey Statistics and
+       Methodology 3(4), 484-503.
+    .. [4] Woodruff, R. S. (1971). A simple method for approximating the variance of a
+       complicated estimate. Journal of the American Statistical Association 66(334),
+       411-414.
+    .. [5] Binder, D. A. (1983). On the variances of asymptotically normal estimators
+       from complex surveys. International Statistical Review 51(3), 279-292.
+    .. [6] Cameron, A. C. and Miller, D. L. (2015). A practitioner's guide to
+       cluster-robust inference. Journal of Human Resources 50(2), 317-372.
+    .. [7] Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. and Rust, P. F. (2003).
+       Analysis of clustered matched-pair data. Statistics in Medicine 22(15), 2417-2428.
 
     Examples
     --------
@@ -322,9 +620,26 @@ def compare(
     ...       f"McNemar p = {result.mcnemar_pvalue:.4f}, disagree on "
     ...       f"{100 * result.disagreement:.1f}% of texts")
     0.036 [0.015, 0.061], McNemar p = 0.0039, disagree on 2.1% of texts
-    """
+
+    With the persons, the recommended interval is the cluster-robust one, and the test
+    Durkalski's:
+
+    >>> nested = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall",
+    ...                     groups=texts["person"])
+    >>> print(f"{nested.difference:.3f} [{nested.low:.3f}, {nested.high:.3f}] on "
+    ...       f"{nested.df} df; {nested.test} p = {nested.p_value:.4f}")
+    0.036 [0.008, 0.064] on 39 df; Durkalski clustered McNemar p = 0.0201
+    """  # noqa: E501
     level, pseudo_count, n_resamples, root = _compare_iv(
-        metric, positive, confidence_level, scheme, interval, pseudo_count, n_resamples, rng
+        metric,
+        method,
+        positive,
+        confidence_level,
+        scheme,
+        interval,
+        pseudo_count,
+        n_resamples,
+        rng,
     )
     given = normalize_labels(
         {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
@@ -354,6 +669,18 @@ def compare(
             raise ValueError(
                 f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
             )
+    nested = person is not None
+    chosen = _choose_method(
+        metric,
+        method,
+        nested,
+        {
+            "scheme": scheme,
+            "interval": interval,
+            "pseudo_count": pseudo_count,
+            "n_resamples": n_resamples,
+        },
+    )
     cells = _joint_cells(
         (t == positive).astype(int),
         (a == positive).astype(int),
@@ -361,6 +688,188 @@ def compare(
         person,
     )
     total = cells if person is None else cells.sum(1)  # (K, 8)
+    single = not batch_shape
+    sets = total.shape[0]
+    clusters = np.count_nonzero(cells.sum(-1), -1) if nested else total.sum(-1)
+    between = chosen == "cluster_robust" or (chosen == "newcombe" and nested)
+    if single and between and clusters[0] < MIN_PERSONS:
+        if nested:
+            raise ValueError(
+                f"`groups` must give at least {MIN_PERSONS} persons with texts for "
+                f"method {chosen!r}: a variance between persons needs two of them, and one "
+                f"person says nothing about the population of persons; got {clusters[0]}."
+            )
+        raise ValueError(
+            f"`y_true` must hold at least {MIN_PERSONS} texts for method {chosen!r} (a "
+            f"variance between texts needs two of them); got {clusters[0]}."
+        )
+
+    boot = None
+    if chosen == "bootstrap":
+        parts, name, scheme = _bootstrap(
+            cells,
+            total,
+            person,
+            metric,
+            scheme,
+            interval,
+            pseudo_count,
+            n_resamples,
+            float(level),
+            root,
+            batch_shape,
+        )
+        warn_about(parts, name, interval, n_resamples, single)
+        boot = assemble(parts, name, scheme, interval, pseudo_count, float(level), batch_shape)
+    est_a = metric_values(total @ _TO_A, metric)
+    est_b = metric_values(total @ _TO_B, metric)
+    diff = est_a - est_b
+    undefined = np.isnan(diff)
+    if chosen != "bootstrap" and undefined.any():  # the bootstrap warns itself
+        what = "the observed counts" if single else f"{int(undefined.sum())} of {sets} data sets"
+        _warn(f"{metric} difference is undefined on {what}; the estimate is NaN.")
+
+    # the cluster-robust (linearization) interval
+    m = clusters
+    variance = _linearization(cells, total, metric, nested, m)
+    few = m < MIN_PERSONS
+    se = np.sqrt(variance)
+    zero = (se == 0) & ~few
+    q = 0.5 + float(level) / 2
+    with np.errstate(invalid="ignore"):
+        t_quantile = stats.t.ppf(q, np.where(few, 1, m - 1))
+    half = np.where(zero | few, np.nan, t_quantile * se)
+    robust_low, robust_high = diff - half, diff + half
+
+    # Newcombe's interval and the test
+    newcombe_low = newcombe_high = pvalue = np.full(sets, np.nan)
+    deff = np.full(sets, np.nan)
+    discordant = np.zeros((sets, 2), dtype=np.int64)
+    if metric in _PAIRED_PROPORTIONS:
+        tables = _paired_tables(cells if nested else total[:, None, :], metric)  # (K, P, 4)
+        table = tables.sum(1)
+        some = table.sum(1) > 0
+        discordant = np.where(some[:, None], table[:, 1:3], 0).astype(np.int64)
+        n_disc = discordant.sum(1)
+        # exact McNemar: two-sided binomial test of the discordant texts at 1/2, which
+        # by symmetry is min(1, 2 P(X <= min(b, c)))
+        tail = stats.binom.cdf(discordant.min(1), n_disc, 0.5)
+        exact = np.where(some, np.where(n_disc == 0, 1.0, np.minimum(1.0, 2 * tail)), np.nan)
+        if not nested:
+            newcombe_low, newcombe_high = _newcombe(table, float(level))
+            mcnemar, pvalue, test = exact, exact, _TESTS["mcnemar"]
+        else:
+            mcnemar = np.full(sets, np.nan)
+            n, only_a, only_b = table.sum(1), table[:, 1], table[:, 2]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                iid = ((only_a + only_b) - (only_a - only_b) ** 2 / n) / n**2
+                deff = np.where(variance > 0, variance / iid, 1.0)
+                ratio = _t_ratio("dean_pagano", level, n, np.where(few, 2, m))
+                scale = np.where(few | ~some, np.nan, ratio / deff)
+            deff = np.where(few | ~some, np.nan, deff)
+            newcombe_low, newcombe_high = _newcombe(table * scale[:, None], float(level))
+            delta = tables[..., 1] - tables[..., 2]  # (K, persons): b_i - c_i
+            numerator, denominator = delta.sum(-1) ** 2, (delta * delta).sum(-1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                statistic = np.where(denominator > 0, numerator / denominator, 0.0)
+            pvalue = np.where(few | ~some, np.nan, stats.chi2.sf(statistic, 1))
+            test = _TESTS["durkalski"]
+    else:
+        mcnemar = np.full(sets, np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_stat = diff / se
+            p_t = 2 * stats.t.sf(np.abs(t_stat), np.where(few, 1, m - 1))
+        pvalue = np.where(zero | few, np.nan, p_t)
+        test = _TESTS["robust_t"]
+
+    defined = ~undefined
+    unit = "persons with texts" if nested else "texts"
+    paired_nested = metric in _PAIRED_PROPORTIONS and nested
+    if (few & defined).any():
+        what = "this data set" if single else f"{int((few & defined).sum())} of {sets} data sets"
+        few_parts = ["the cluster-robust interval"]
+        if test != _TESTS["mcnemar"]:
+            few_parts.append(f"the {test} test")
+        if paired_nested:
+            few_parts.append("the Newcombe interval")
+        _warn(
+            f"{_listing(few_parts)} of the {metric} difference "
+            f"{'are' if len(few_parts) > 1 else 'is'} undefined for {what}: "
+            f"fewer than {MIN_PERSONS} {unit} (a variance between clusters needs two of "
+            "them); returning NaN."
+        )
+    if (zero & defined).any():
+        what = "" if single else f" for {int((zero & defined).sum())} of {sets} data sets"
+        zero_parts = ["the cluster-robust interval"]
+        if test == _TESTS["robust_t"]:
+            zero_parts.append("the t test")
+        same = "person" if nested else "relevant text"
+        _warn(
+            f"{_listing(zero_parts)} of the {metric} difference "
+            f"{'are' if len(zero_parts) > 1 else 'is'} undefined{what}: the standard error "
+            f"is zero (no discordant texts, or every {same} with the same difference), and "
+            "a zero-width interval would claim certainty the data do not give; returning "
+            "NaN"
+            + ("; the Newcombe interval uses a design effect of 1 there." if paired_nested else ".")
+        )
+
+    def shaped(values: Any, kind: type = float) -> Any:
+        return batch_shaped(values, batch_shape, kind)
+
+    if boot is not None:
+        low, high = boot.low, boot.high
+    elif chosen == "cluster_robust":
+        low, high = shaped(robust_low), shaped(robust_high)
+    else:
+        low, high = shaped(newcombe_low), shaped(newcombe_high)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disagree = total[:, _A != _B].sum(1) / total.sum(1)
+
+    return Comparison(
+        metric=metric,
+        estimate_a=shaped(est_a),
+        estimate_b=shaped(est_b),
+        difference=shaped(diff),
+        low=low,
+        high=high,
+        confidence_level=float(level),
+        method=_label(chosen, nested, scheme, interval, pseudo_count),
+        p_value=shaped(pvalue),
+        test=test,
+        robust_low=shaped(robust_low),
+        robust_high=shaped(robust_high),
+        robust_se=shaped(se),
+        df=shaped(clusters - 1, int),
+        disagreement=shaped(disagree),
+        n_texts=shaped(total.sum(1), int),
+        persons=shaped(clusters, int) if nested else None,
+        newcombe_low=shaped(newcombe_low),
+        newcombe_high=shaped(newcombe_high),
+        design_effect=shaped(deff),
+        mcnemar_pvalue=shaped(mcnemar),
+        discordant=(
+            (int(discordant[0, 0]), int(discordant[0, 1]))
+            if single
+            else discordant.reshape(*batch_shape, 2)
+        ),
+        bootstrap=boot,
+    )
+
+
+def _bootstrap(
+    cells: np.ndarray,
+    total: np.ndarray,
+    person: np.ndarray | None,
+    metric: str,
+    scheme: str | None,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    level: float,
+    root: np.random.Generator,
+    batch_shape: tuple[int, ...],
+) -> tuple[dict[str, np.ndarray], str, str]:
+    """Run the paired bootstrap: the engine output, the statistic name and the scheme."""
 
     def difference(c: np.ndarray) -> np.ndarray:
         return metric_values(c @ _TO_A, metric) - metric_values(c @ _TO_B, metric)
@@ -403,7 +912,7 @@ def compare(
         interval=interval,
         pseudo_count=pseudo_count,
         n_resamples=n_resamples,
-        confidence_level=float(level),
+        confidence_level=level,
         generators=dataset_generators(root, len(units), not single),
         batch=None,
     )
@@ -412,70 +921,4 @@ def compare(
             f"`metric` {metric!r} is undefined in every resample of these counts "
             "(its denominator is always zero); no interval exists."
         )
-    warn_about(parts, statistic.metric, interval, n_resamples, single)
-    boot = assemble(
-        parts, statistic.metric, scheme, interval, pseudo_count, float(level), batch_shape
-    )
-    est_a = metric_values(total @ _TO_A, metric)
-    est_b = metric_values(total @ _TO_B, metric)
-
-    sets = total.shape[0]
-    newcombe_low = newcombe_high = pvalue = np.full(sets, np.nan)
-    discordant = np.zeros((sets, 2), dtype=np.int64)
-    if metric in _PAIRED_PROPORTIONS and person is None:
-        # success for a classifier = its text falls in the metric's numerator cells
-        num = list(PROPORTION_METRICS[metric][0])
-        den = list(PROPORTION_METRICS[metric][1])
-        in_den = _TO_A[:, den].sum(1) > 0  # same texts for B (reference-defined)
-        ok_a = _TO_A[:, num].sum(1) > 0
-        ok_b = _TO_B[:, num].sum(1) > 0
-        table = np.stack(
-            [
-                total[:, in_den & ok_a & ok_b].sum(1),
-                total[:, in_den & ok_a & ~ok_b].sum(1),
-                total[:, in_den & ~ok_a & ok_b].sum(1),
-                total[:, in_den & ~ok_a & ~ok_b].sum(1),
-            ],
-            axis=-1,
-        ).astype(float)
-        some = table.sum(1) > 0
-        both, only_a, only_b, neither = np.where(some, table.T, 1.0)
-        low, high = newcombe_paired_interval(both, only_a, only_b, neither, float(level))
-        newcombe_low = np.where(some, low, np.nan)
-        newcombe_high = np.where(some, high, np.nan)
-        discordant = np.where(some[:, None], table[:, 1:3], 0).astype(np.int64)
-        n_disc = discordant.sum(1)
-        # exact McNemar: two-sided binomial test of the discordant texts at 1/2, which
-        # by symmetry is min(1, 2 P(X <= min(b, c)))
-        tail = stats.binom.cdf(discordant.min(1), n_disc, 0.5)
-        pvalue = np.where(some, np.where(n_disc == 0, 1.0, np.minimum(1.0, 2 * tail)), np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        disagree = total[:, _A != _B].sum(1) / total.sum(1)
-    persons = None if person is None else np.count_nonzero(cells.sum(-1), -1)
-    method = f"paired bootstrap (scheme={scheme}, interval={interval}, pseudo_count={pseudo_count})"
-
-    def shaped(values: Any, kind: type = float) -> Any:
-        return batch_shaped(values, batch_shape, kind)
-
-    return Comparison(
-        metric=metric,
-        estimate_a=shaped(est_a),
-        estimate_b=shaped(est_b),
-        difference=shaped(est_a - est_b),
-        low=boot.low,
-        high=boot.high,
-        confidence_level=float(level),
-        method=method,
-        disagreement=shaped(disagree),
-        n_texts=shaped(total.sum(1), int),
-        persons=None if persons is None else shaped(persons, int),
-        newcombe_low=shaped(newcombe_low),
-        newcombe_high=shaped(newcombe_high),
-        mcnemar_pvalue=shaped(pvalue),
-        discordant=(
-            (int(discordant[0, 0]), int(discordant[0, 1]))
-            if single
-            else discordant.reshape(*batch_shape, 2)
-        ),
-        bootstrap=boot,
-    )
+    return parts, statistic.metric, scheme

@@ -30,6 +30,7 @@ __all__ = [
     "PROPORTION_METRICS",
     "RELEVANT_TEXTS",
     "compute_metric",
+    "metric_gradient",
     "proportion_counts",
 ]
 
@@ -177,6 +178,128 @@ def metric_values(counts: np.ndarray, metric: str) -> np.ndarray:
     # A macro average is undefined when any class's metric is: averaging over the
     # defined classes only would silently change what the number means.
     return _BINARY[base](counts).mean(axis=-1)
+
+
+def _proportion_gradient(name: str, c: np.ndarray) -> np.ndarray:
+    num_cells, den_cells = PROPORTION_METRICS[name]
+    den = c[..., den_cells].sum(-1, keepdims=True)
+    value = _proportion(name)(c)[..., None]
+    in_num = np.isin(np.arange(4), num_cells)
+    in_den = np.isin(np.arange(4), den_cells)
+    return _ratio(in_num - value * in_den, den)
+
+
+def _agreement_gradient(c: np.ndarray, cell: int) -> np.ndarray:
+    # 2x / (2x + fp + fn) with x = tp (F1, PPA) or x = tn (PNA)
+    x, fp, fn = c[..., cell], c[..., _FP], c[..., _FN]
+    den = 2 * x + fp + fn
+    value = _ratio(2 * x, den)
+    g = np.zeros(c.shape)
+    g[..., cell] = _ratio(2 - 2 * value, den)
+    g[..., _FP] = g[..., _FN] = _ratio(-value, den)
+    return np.where(np.isnan(value)[..., None], np.nan, g)
+
+
+def _kappa_gradient(c: np.ndarray) -> np.ndarray:
+    tp, fp, fn, tn = c[..., _TP], c[..., _FP], c[..., _FN], c[..., _TN]
+    den = (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn)
+    value = _kappa(c)[..., None]
+    d_num = 2 * np.stack([tn, -fn, -fp, tp], -1)
+    d_den = np.stack(
+        [
+            (fp + tn) + (fn + tn),
+            (fp + tn) + (tp + fp),
+            (tp + fn) + (fn + tn),
+            (tp + fp) + (tp + fn),
+        ],
+        -1,
+    )
+    return _ratio(d_num - value * d_den, den[..., None])
+
+
+def _mcc_gradient(c: np.ndarray) -> np.ndarray:
+    tp, fp, fn, tn = c[..., _TP], c[..., _FP], c[..., _FN], c[..., _TN]
+    rows_p, cols_p, rows_n, cols_n = tp + fn, tp + fp, tn + fp, tn + fn
+    root = np.sqrt(cols_p * rows_p * rows_n * cols_n)[..., None]
+    value = _mcc(c)[..., None]
+    d_num = np.stack([tn, -fn, -fp, tp], -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # each cell sits in one row margin and one column margin of the matrix
+        inverse = np.stack(
+            [
+                1 / cols_p + 1 / rows_p,
+                1 / cols_p + 1 / rows_n,
+                1 / rows_p + 1 / cols_n,
+                1 / rows_n + 1 / cols_n,
+            ],
+            -1,
+        )
+        g = d_num / root - value / 2 * inverse
+    return np.where(np.isnan(value), np.nan, g)
+
+
+def metric_gradient(counts: np.ndarray, metric: str) -> np.ndarray:
+    r"""Gradient of a binary metric with respect to its four cells, NaN where undefined.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Validated float counts, last axis ``[tp, fp, fn, tn]``; leading axes are batch
+        axes.
+    metric : str
+        One of :data:`BINARY_METRICS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\partial\,\mathrm{metric} / \partial c_k`, the shape of `counts`; NaN in
+        every cell where the metric is undefined.
+
+    Notes
+    -----
+    Every binary metric is a ratio of homogeneous polynomials of the same degree in the
+    cells, so it is homogeneous of degree 0 and its gradient :math:`g` satisfies
+    Euler's identity :math:`\sum_k c_k g_k = 0`. This is what linearization (delta-method)
+    variances of pooled-count estimators use: the influence of a unit (a text, or a
+    person with counts :math:`c_i`) is :math:`g \cdot c_i`. With
+    :math:`a, b, c, d = tp, fp, fn, tn`:
+
+    - a proportion :math:`f = S_{num}/S_{den}`:
+      :math:`g_k = (1[k \in num] - f\,1[k \in den]) / S_{den}`;
+    - F1 (and PPA) :math:`F = 2a/X`, :math:`X = 2a + b + c`:
+      :math:`g = ((2 - 2F)/X, -F/X, -F/X, 0)`, PNA alike with :math:`d` for :math:`a`;
+    - kappa :math:`= 2(ad - bc)/D`, :math:`D = (a + b)(b + d) + (a + c)(c + d)`:
+      :math:`g = (\nabla[2(ad - bc)] - \kappa \nabla D) / D`;
+    - MCC :math:`= (ad - bc)/\sqrt{P}`, :math:`P` the product of the four margins:
+      :math:`g_k = \partial_k(ad - bc)/\sqrt{P} - \tfrac{\mathrm{MCC}}{2}
+      \sum_{\text{margins } M \ni k} 1/M`;
+    - balanced accuracy: the mean of the gradients of recall and specificity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.metrics import metric_gradient
+    >>> counts = np.array([8.0, 2.0, 2.0, 8.0])
+    >>> metric_gradient(counts, "recall")  # recall 0.8 of 10 positives
+    array([ 0.02,  0.  , -0.08,  0.  ])
+    >>> float(metric_gradient(counts, "kappa") @ counts)  # Euler: degree 0
+    0.0
+    """
+    if metric in PROPORTION_METRICS:
+        return _proportion_gradient(metric, counts)
+    if metric in ("f1", "ppa"):
+        return _agreement_gradient(counts, _TP)
+    if metric == "pna":
+        return _agreement_gradient(counts, _TN)
+    if metric == "kappa":
+        return _kappa_gradient(counts)
+    if metric == "balanced_accuracy":
+        return (
+            _proportion_gradient("recall", counts) + _proportion_gradient("specificity", counts)
+        ) / 2
+    if metric == "mcc":
+        return _mcc_gradient(counts)
+    raise ValueError(f"`metric` must be one of {sorted(BINARY_METRICS)}; got {metric!r}.")
 
 
 def undefined_reason(metric: str) -> str:

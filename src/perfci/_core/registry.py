@@ -29,6 +29,7 @@ __all__ = [
     "BOOTSTRAP_INTERVAL",
     "BOOTSTRAP_METRIC",
     "BOOTSTRAP_SCHEME",
+    "COMPARE_METHOD",
     "CONFUSION_SAMPLER",
     "CREDIBLE_INTERVAL",
     "DESIGN",
@@ -368,6 +369,27 @@ METRIC_CI_METHOD = _choices(
         ("recommended", "the recommended method for the metric and design (perfci.policy)"),
         *((e.name, e.help) for e in ANALYTIC_METHOD.entries),
         ("bootstrap", "bootstrap of the counts (any metric)"),
+    ],
+)
+
+COMPARE_METHOD = _choices(
+    "method",
+    "how the interval of a paired difference between two classifiers is computed",
+    [
+        (
+            "recommended",
+            "the recommended method for the metric and design (perfci.policy)",
+        ),
+        ("bootstrap", "paired bootstrap of the joint counts (any metric)"),
+        (
+            "cluster_robust",
+            "linearization variance of the difference, persons as clusters, t with m - 1 df",
+        ),
+        (
+            "newcombe",
+            "Newcombe's paired score interval, on the effective sample size for nested texts "
+            "(accuracy, recall, specificity)",
+        ),
     ],
 )
 

@@ -257,13 +257,17 @@ def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
     text = (
         f"{r.metric}: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; "
         f"difference {r.difference:+.4f}, {100 * r.confidence_level:g}% interval "
-        f"[{r.low:+.4f}, {r.high:+.4f}] by {r.method}; the two disagree on "
-        f"{100 * r.disagreement:.1f}% of {r.n_texts} texts"
+        f"[{r.low:+.4f}, {r.high:+.4f}] by {r.method}; {r.test} p = {r.p_value:.4g}; "
+        f"the two disagree on {100 * r.disagreement:.1f}% of {r.n_texts} texts"
     )
-    if not math.isnan(r.mcnemar_pvalue):
+    if r.persons is not None:
+        text += f" from {r.persons} persons"
+    chosen_newcombe = r.method.startswith("Newcombe")
+    if not math.isnan(r.newcombe_low) and not chosen_newcombe:
+        which = "Newcombe paired interval on the effective sample size"
         text += (
-            f"; Newcombe paired interval [{r.newcombe_low:+.4f}, {r.newcombe_high:+.4f}], "
-            f"exact McNemar p = {r.mcnemar_pvalue:.4g}"
+            f"; {which if r.persons is not None else 'Newcombe paired interval'} "
+            f"[{r.newcombe_low:+.4f}, {r.newcombe_high:+.4f}]"
         )
     return text
 
@@ -286,6 +290,7 @@ def compare(args: argparse.Namespace) -> None:
         values["pred_b"],
         args.metric,
         groups,
+        method=args.method,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,

@@ -264,9 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         "paired difference of a metric between two classifiers",
         ("metrics", registry.BINARY_METRIC),
+        ("methods", registry.COMPARE_METHOD),
     )
     _file_columns(p, pred=("--pred-a", "--pred-b"))
     _choice(p, "--metric", registry.BINARY_METRIC, required=True)
+    _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     _labels(p)
     _seed(p)
