@@ -37,6 +37,7 @@ from ._core.validation import (
     check_choice,
     check_confidence_level,
     check_label,
+    check_real_array,
     check_positive_int,
     check_rng,
     dataset_generators,
@@ -66,7 +67,13 @@ from .metrics import (
 )
 from .policy import RECOMMENDED, recommended_comparison, recommended_scheme
 
-__all__ = ["COMPARE_METHODS", "Comparison", "compare"]
+__all__ = ["COMPARE_METHODS", "JOINT_CELLS", "Comparison", "compare", "compare_counts"]
+
+#: The eight joint cells of a text, ``(reference, A, B)`` with 1 = positive: cell
+#: ``j = 4 t + 2 a + b`` is ``JOINT_CELLS[j]``, the layout :func:`compare_counts` takes.
+JOINT_CELLS: tuple[tuple[int, int, int], ...] = tuple(
+    (j // 4, (j // 2) % 2, j % 2) for j in range(8)
+)
 
 #: Interval methods of :func:`compare` (:data:`perfci._core.registry.COMPARE_METHOD`).
 COMPARE_METHODS: tuple[str, ...] = registry.COMPARE_METHOD.names
@@ -669,25 +676,139 @@ def compare(
             raise ValueError(
                 f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
             )
-    nested = person is not None
-    chosen = _choose_method(
-        metric,
-        method,
-        nested,
-        {
-            "scheme": scheme,
-            "interval": interval,
-            "pseudo_count": pseudo_count,
-            "n_resamples": n_resamples,
-        },
-    )
     cells = _joint_cells(
         (t == positive).astype(int),
         (a == positive).astype(int),
         (b == positive).astype(int),
         person,
     )
-    total = cells if person is None else cells.sum(1)  # (K, 8)
+    return _compare_cells(
+        cells,
+        person is not None,
+        metric,
+        method,
+        {
+            "scheme": scheme,
+            "interval": interval,
+            "pseudo_count": pseudo_count,
+            "n_resamples": n_resamples,
+        },
+        float(level),
+        root,
+        batch_shape,
+    )
+
+
+def compare_counts(
+    joint: Any,
+    metric: str,
+    *,
+    nested: bool = False,
+    method: str = RECOMMENDED,
+    confidence_level: float = 0.95,
+    scheme: str | None = None,
+    interval: str = "percentile",
+    pseudo_count: int = 0,
+    n_resamples: int = _N_RESAMPLES,
+    rng: Any = None,
+) -> Comparison:
+    r"""Paired comparison from joint counts: what :func:`compare` computes after the labels.
+
+    Parameters
+    ----------
+    joint : array_like of int
+        Texts in each of the eight joint cells :data:`JOINT_CELLS` (cell ``4 t + 2 a +
+        b`` for reference t and labels a of A and b of B, 1 = positive): shape
+        ``(*batch, 8)``, or with ``nested=True`` ``(*batch, persons, 8)`` per person
+        (persons with no text are not persons, so a ragged batch can be padded with them).
+    metric : str
+        A binary metric (:data:`perfci.BINARY_METRICS`).
+    nested : bool, default False
+        Whether the second-to-last axis is persons.
+    method, confidence_level, scheme, interval, pseudo_count, n_resamples, rng
+        As in :func:`compare`.
+
+    Returns
+    -------
+    Comparison
+        As :func:`compare` (fields of shape ``batch``).
+
+    Raises
+    ------
+    ValueError
+        For counts that are not whole non-negative numbers with 8 cells last, and as
+        :func:`compare`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import perfci as pc
+    >>> from perfci.comparison import compare_counts
+    >>> texts = pc.load_example()
+    >>> joint = np.zeros((texts["person"].nunique(), 8), dtype=int)
+    >>> person = texts["person"].factorize()[0]
+    >>> cell = 4 * texts["human"] + 2 * texts["model"] + texts["model_b"]
+    >>> np.add.at(joint, (person, cell.to_numpy()), 1)
+    >>> counted = compare_counts(joint, "recall", nested=True)
+    >>> labelled = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall",
+    ...                       groups=texts["person"])
+    >>> bool(np.isclose(counted.low, labelled.low)), counted.test
+    (True, 'Durkalski clustered McNemar')
+    """
+    level, pseudo_count, n_resamples, root = _compare_iv(
+        metric,
+        method,
+        None,
+        confidence_level,
+        scheme,
+        interval,
+        pseudo_count,
+        n_resamples,
+        rng,
+    )
+    if not isinstance(nested, bool):
+        raise ValueError(f"`nested` must be True or False; got {nested!r}.")
+    cells = check_real_array("joint", joint)
+    if cells.ndim < (2 if nested else 1) or cells.shape[-1] != 8:
+        need = "(*batch, persons, 8)" if nested else "(*batch, 8)"
+        raise ValueError(f"`joint` must have shape {need}; got {cells.shape}.")
+    if np.any(cells < 0) or np.any(cells != np.round(cells)):
+        raise ValueError("`joint` must hold whole non-negative numbers of texts.")
+    batch_shape = cells.shape[: -2 if nested else -1]
+    check_resample_size(n_resamples, math.prod(batch_shape))
+    flat = cells.reshape(-1, *cells.shape[-2:]) if nested else cells.reshape(-1, 8)
+    return _compare_cells(
+        flat.astype(np.int64),
+        nested,
+        metric,
+        method,
+        {
+            "scheme": scheme,
+            "interval": interval,
+            "pseudo_count": pseudo_count,
+            "n_resamples": n_resamples,
+        },
+        float(level),
+        root,
+        batch_shape,
+    )
+
+
+def _compare_cells(
+    cells: np.ndarray,
+    nested: bool,
+    metric: str,
+    method: str,
+    options: dict[str, Any],
+    level: float,
+    root: np.random.Generator,
+    batch_shape: tuple[int, ...],
+) -> Comparison:
+    """Compare on joint counts ``(K, 8)`` or ``(K, persons, 8)``: everything after labels."""
+    scheme, interval = options["scheme"], options["interval"]
+    pseudo_count, n_resamples = options["pseudo_count"], options["n_resamples"]
+    chosen = _choose_method(metric, method, nested, options)
+    total = cells if not nested else cells.sum(1)  # (K, 8)
     single = not batch_shape
     sets = total.shape[0]
     clusters = np.count_nonzero(cells.sum(-1), -1) if nested else total.sum(-1)
@@ -709,7 +830,7 @@ def compare(
         parts, name, scheme = _bootstrap(
             cells,
             total,
-            person,
+            nested,
             metric,
             scheme,
             interval,
@@ -859,7 +980,7 @@ def compare(
 def _bootstrap(
     cells: np.ndarray,
     total: np.ndarray,
-    person: np.ndarray | None,
+    nested: bool,
     metric: str,
     scheme: str | None,
     interval: str,
@@ -880,7 +1001,7 @@ def _bootstrap(
     relevant_cells = list(RELEVANT_TEXTS[metric][0])
     is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
     if scheme is None:
-        if person is None:
+        if not nested:
             scheme = "iid"
         else:
             relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
@@ -893,7 +1014,7 @@ def _bootstrap(
                     f"({sorted(chosen)}); pass `scheme`."
                 )
             scheme = chosen.pop()
-    if scheme != "iid" and person is None:
+    if scheme != "iid" and not nested:
         raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")
     if scheme == "iid":
         units = [c.astype(float) for c in total]

@@ -630,6 +630,31 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             ),
         ),
         Family(
+            "comparison",
+            "an interval of a paired difference (perfci.comparison.compare_counts, what "
+            "perfci.compare computes)",
+            (
+                Option(
+                    "method", "the interval method", default="recommended", choices=COMPARE_METHOD
+                ),
+                Option(
+                    "scheme",
+                    "the bootstrap scheme (method bootstrap)",
+                    default="recommended",
+                    choices=BOOTSTRAP_SCHEME.extended(
+                        [("recommended", "the scheme perfci.policy recommends")]
+                    ),
+                ),
+                Option(
+                    "pseudo_count",
+                    "pseudo count lambda (method bootstrap)",
+                    type=int,
+                    default=0,
+                    minimum=0,
+                ),
+            ),
+        ),
+        Family(
             "recommended",
             "what method='recommended' chooses for each data set (perfci.policy), as "
             "perfci.metric_ci computes it",

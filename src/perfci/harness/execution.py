@@ -349,7 +349,7 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     Each method is :func:`perfci.comparison.compare_counts` (what :func:`perfci.compare`
     computes from labels) on the cell's per-person joint counts, batched.
     """
-    from ..comparison import compare_counts
+    from ..comparison import _PAIRED_PROPORTIONS, compare_counts
     from .populations import draw_paired, paired_truth, person_parameters
 
     params = person_parameters(suite, cell)
@@ -361,18 +361,30 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
+        if o["method"] == "newcombe" and metric not in _PAIRED_PROPORTIONS:
+            out[i] = 0.0  # Newcombe's interval is of paired proportions: not scored
+            continue
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # the bootstrap's options only where the method is the bootstrap: compare
+            # refuses options the chosen method cannot use
+            bootstrap = (
+                {
+                    "scheme": None if o["scheme"] == "recommended" else o["scheme"],
+                    "pseudo_count": o["pseudo_count"],
+                    "n_resamples": scale.resamples,
+                }
+                if o["method"] == "bootstrap"
+                else {}
+            )
             result = compare_counts(
                 joint,
                 metric,
                 nested=True,
                 method=o["method"],
-                scheme=None if o["scheme"] == "recommended" else o["scheme"],
-                pseudo_count=o["pseudo_count"],
-                n_resamples=scale.resamples,
                 confidence_level=level,
                 rng=rng,
+                **bootstrap,
             )
         out[i] = _score(result.low, result.high, truth)
     return out
