@@ -37,8 +37,8 @@ from ._core.validation import (
     check_choice,
     check_confidence_level,
     check_label,
-    check_real_array,
     check_positive_int,
+    check_real_array,
     check_rng,
     dataset_generators,
 )
