@@ -65,7 +65,12 @@ from .metrics import (
     metric_gradient,
     metric_values,
 )
-from .policy import RECOMMENDED, recommended_comparison, recommended_scheme
+from .policy import (
+    HIERARCHICAL_MIN_TEXTS,
+    RECOMMENDED,
+    recommended_comparison,
+    recommended_scheme,
+)
 
 __all__ = ["COMPARE_METHODS", "JOINT_CELLS", "Comparison", "compare", "compare_counts"]
 
@@ -330,10 +335,35 @@ def _compare_iv(
     return level, lam, check_positive_int("n_resamples", n_resamples), check_rng(rng)
 
 
-def _choose_method(metric: str, method: str, nested: bool, options: dict[str, Any]) -> str:
+def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndarray:
+    """Return the recommended method of each data set of joint counts ``(K, [persons,] 8)``."""
+    if not nested:
+        return np.full(cells.shape[0], recommended_comparison(metric, False), dtype=object)
+    relevant_cells = list(RELEVANT_TEXTS[metric][0])
+    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
+    per_person = relevant.sum(-1) / np.maximum(1, np.count_nonzero(relevant, -1))
+    # the policy's two nested choices, by its threshold (a vectorized call of the rule)
+    few = recommended_comparison(metric, True, None)
+    many = recommended_comparison(metric, True, float(HIERARCHICAL_MIN_TEXTS))
+    return np.where(per_person >= HIERARCHICAL_MIN_TEXTS, many, few).astype(object)
+
+
+def _choose_method(
+    metric: str, method: str, nested: bool, options: dict[str, Any], cells: np.ndarray
+) -> str:
     """Return the interval method :func:`compare` computes; refuse options it cannot use."""
     recommended = method == RECOMMENDED
-    chosen = recommended_comparison(metric, nested) if recommended else method
+    if recommended:
+        choices = set(recommended_methods(cells, metric, nested))
+        if len(choices) > 1:
+            raise ValueError(
+                "the recommended `method` differs between the data sets of this batch "
+                f"({sorted(choices)}); pass `method`."
+            )
+        chosen = choices.pop()
+    else:
+        chosen = method
     how = f"{chosen!r} (the recommended method)" if recommended else repr(chosen)
     if chosen == "newcombe" and metric not in _PAIRED_PROPORTIONS:
         raise ValueError(
@@ -807,7 +837,7 @@ def _compare_cells(
     """Compare on joint counts ``(K, 8)`` or ``(K, persons, 8)``: everything after labels."""
     scheme, interval = options["scheme"], options["interval"]
     pseudo_count, n_resamples = options["pseudo_count"], options["n_resamples"]
-    chosen = _choose_method(metric, method, nested, options)
+    chosen = _choose_method(metric, method, nested, options, cells)
     total = cells if not nested else cells.sum(1)  # (K, 8)
     single = not batch_shape
     sets = total.shape[0]

@@ -430,6 +430,15 @@ def _note(ci: MetricCI) -> str:
     elif ci.half_width > WIDE_HALF_WIDTH:
         notes.append(f"wide interval (half-width {ci.half_width:.2f})")
     if ci.persons is not None:
+        caveat = policy.coverage_caveat(
+            ci.metric,
+            estimate=ci.estimate,
+            persons=ci.persons,
+            relevant_texts_per_person=ci.relevant_n / ci.persons,
+            icc=ci.icc,
+        )
+        if caveat is not None:
+            notes.append(caveat)
         if ci.persons < FEW_PERSONS:
             notes.append(f"only {ci.persons} persons: too few to speak for new persons")
         elif (

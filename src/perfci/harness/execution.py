@@ -214,12 +214,17 @@ def _method_ends(
         y, n = proportion_counts(counts, metric)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        low, high = np.full(y.shape[0], np.nan), np.full(y.shape[0], np.nan)
         if m.family == "analytic":
-            pooled = proportion_ci(y.sum(-1), n.sum(-1), method=o["method"], confidence_level=level)
-            return pooled.low, pooled.high
+            some = n.sum(-1) > 0  # a data set without a relevant text has no interval
+            if some.any():
+                pooled = proportion_ci(
+                    y[some].sum(-1), n[some].sum(-1), method=o["method"], confidence_level=level
+                )
+                low[some], high[some] = pooled.low, pooled.high
+            return low, high
         # every data set needs two persons with a relevant text; the others are invalid
         usable = np.count_nonzero(n, axis=-1) >= 2
-        low, high = np.full(y.shape[0], np.nan), np.full(y.shape[0], np.nan)
         if not usable.any():
             return low, high
         ci: Any
@@ -349,7 +354,7 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     Each method is :func:`perfci.comparison.compare_counts` (what :func:`perfci.compare`
     computes from labels) on the cell's per-person joint counts, batched.
     """
-    from ..comparison import _PAIRED_PROPORTIONS, compare_counts
+    from ..comparison import _PAIRED_PROPORTIONS, compare_counts, recommended_methods
     from .populations import draw_paired, paired_truth, person_parameters
 
     params = person_parameters(suite, cell)
@@ -377,16 +382,35 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 if o["method"] == "bootstrap"
                 else {}
             )
-            result = compare_counts(
-                joint,
-                metric,
-                nested=True,
-                method=o["method"],
-                confidence_level=level,
-                rng=rng,
-                **bootstrap,
-            )
-        out[i] = _score(result.low, result.high, truth)
+            if o["method"] == "recommended":
+                # per data set what compare recommends for it (a batch is one choice)
+                chosen = recommended_methods(joint, metric, True)
+                low, high = np.full(chosen.shape, np.nan), np.full(chosen.shape, np.nan)
+                kinds = sorted(set(chosen))
+                for kind, stream in zip(kinds, rng.spawn(len(kinds)), strict=True):
+                    mask = chosen == kind
+                    part = compare_counts(
+                        joint[mask],
+                        metric,
+                        nested=True,
+                        method=kind,
+                        confidence_level=level,
+                        rng=stream,
+                        **({"n_resamples": scale.resamples} if kind == "bootstrap" else {}),
+                    )
+                    low[mask], high[mask] = part.low, part.high
+            else:
+                result = compare_counts(
+                    joint,
+                    metric,
+                    nested=True,
+                    method=o["method"],
+                    confidence_level=level,
+                    rng=rng,
+                    **bootstrap,
+                )
+                low, high = result.low, result.high
+        out[i] = _score(low, high, truth)
     return out
 
 
