@@ -192,18 +192,47 @@ _METHODS = {
     "confusion": [{"name": "pct", "family": "bootstrap", "interval": "percentile"}],
     "nested_finite": [{"name": "wilson", "family": "analytic", "method": "wilson"}],
     "nested_planning": [{"name": "ac", "family": "clustered", "method": "agresti_coull"}],
+    "nested": [{"name": "wilson", "family": "analytic", "method": "wilson"}],
+    "nested_confusion": [
+        {"name": "pct", "family": "bootstrap", "interval": "percentile", "scheme": "cluster"}
+    ],
+    "paired_nested": [{"name": "robust", "family": "comparison", "method": "cluster_robust"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
     "confusion": {"prevalence": 0.2},
     "nested_finite": {"persons": 50, "texts_per_person": 10, "mean": 0.9, "sd": 0.1, "seed": 3},
     "nested_planning": {"metric_value": 0.9},
+    "nested": {"rate": 0.9},
+    "nested_confusion": {"metric": "f1"},
+    "paired_nested": {"metric": "recall"},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
     "confusion": {"n": [30], "precision": [0.9], "recall": [0.8]},
     "nested_finite": {"sampling": ["small"], "persons": [5], "icc": [0.1]},
     "nested_planning": {"n": [100], "icc": [0.0, 0.1], "texts_per_person": [1, 2.5]},
+    "nested": {"persons": [5], "texts_per_person": [3.0]},
+    "nested_confusion": {"persons": [5], "texts_per_person": [5.0]},
+    "paired_nested": {"persons": [5], "texts_per_person": [5.0]},
+}
+
+
+# A valid value of each dim that the base suites do not vary (2 fits the others).
+_GOOD = {
+    "informative": 0.5,
+    "icc": 0.1,
+    "rate": 0.8,
+    "prevalence": 0.2,
+    "icc_prevalence": 0.1,
+    "recall": 0.8,
+    "specificity": 0.8,
+    "recall_a": 0.8,
+    "recall_b": 0.8,
+    "specificity_a": 0.8,
+    "specificity_b": 0.8,
+    "agreement": 0.5,
+    "metric": "kappa",
 }
 
 
@@ -339,7 +368,7 @@ def test_every_grid_dim_refuses_bad_and_repeated_values_naming_the_dim_and_file(
 ):
     for bad in _bad_values(field):
         suite = _suite_dict(kind)
-        suite["grid"][dim] = [*_GRIDS[kind].get(dim, [2])[:1], bad]
+        suite["grid"][dim] = [*_GRIDS[kind].get(dim, [_GOOD.get(dim, 2)])[:1], bad]
         with pytest.raises(ValueError) as err:
             _load(tmp_path, suite)
         assert str(err.value) == (

@@ -1,0 +1,144 @@
+"""Defects the stress atlas found, each a small seeded simulation through the harness.
+
+Every test runs a tiny suite of the atlas's populations through
+:func:`perfci.harness.run_suite` (so through the public functions and the policy a user
+gets) and checks the recommended interval's coverage with a tolerance of three binomial
+Monte-Carlo standard errors. Each fails on the defaults before the atlas: the comment
+above it gives what the old default covered in the same design.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import perfci as pc
+from perfci import harness, policy
+
+NOMINAL_FLOOR = 0.93
+
+
+def _run(tmp_path, population: dict, grid: dict, methods: list[dict], replications: int):
+    lines = ['name = "defect"', "seed = 20261201", "[population]"]
+    lines += [f"{k} = {v!r}".replace("'", '"') for k, v in population.items()]
+    lines.append("[grid]")
+    lines += [f"{k} = {v!r}".replace("'", '"') for k, v in grid.items()]
+    lines += ["[scales.test]", f"replications = {replications}", "resamples = 500"]
+    for m in methods:
+        lines.append("[[methods]]")
+        lines += [f"{k} = {v!r}".replace("'", '"') for k, v in m.items()]
+    path = tmp_path / "defect.toml"
+    path.write_text("\n".join(lines) + "\n")
+    ds = harness.run_suite(harness.load_suite(path), "test", out=tmp_path / "out")
+    return ds
+
+
+def _covers(ds, method: str) -> tuple[float, float]:
+    coverage = float(ds.coverage.sel(ci_method=method).squeeze())
+    n = float(ds.n_valid.sel(ci_method=method).squeeze())
+    return coverage, 3 * np.sqrt(0.95 * 0.05 / n)
+
+
+def test_unequal_cluster_sizes_recommended_proportion_interval_covers(tmp_path):
+    # lognormal sizes with CV 1.5, 40 persons, about 30 texts each, ICC 0.1: the old
+    # default (design="icc", B = N / m) covered 0.82 in the atlas; "icc_weighted" 0.93-0.95
+    ds = _run(
+        tmp_path,
+        {"kind": "nested", "rate": 0.9, "icc": 0.1, "size_cv": 1.5},
+        {"persons": [40], "texts_per_person": [30.0]},
+        [
+            {"name": "recommended", "family": "recommended"},
+            {
+                "name": "old_default",
+                "family": "clustered",
+                "method": "agresti_coull",
+                "design": "icc",
+                "df_adjust": "dean_pagano",
+            },
+        ],
+        replications=3000,
+    )
+    coverage, tolerance = _covers(ds, "recommended")
+    assert coverage >= NOMINAL_FLOOR - tolerance, coverage
+    old, tolerance = _covers(ds, "old_default")
+    assert old < NOMINAL_FLOOR - tolerance, old  # the defect is still visible
+
+
+def test_nested_kappa_recommended_bootstrap_covers_with_few_texts(tmp_path):
+    # 10 persons with about 5 texts (CV 1), prevalence 0.1: the old default (the
+    # pseudo-count cluster bootstrap below 10 relevant texts per person) covered 0.85
+    ds = _run(
+        tmp_path,
+        {"kind": "nested_confusion", "metric": "kappa", "prevalence": 0.1, "size_cv": 1.0},
+        {"persons": [10], "texts_per_person": [5.0]},
+        [
+            {"name": "recommended", "family": "recommended"},
+            {
+                "name": "old_default",
+                "family": "bootstrap",
+                "interval": "percentile",
+                "scheme": "cluster",
+                "pseudo_count": 1,
+            },
+        ],
+        replications=800,
+    )
+    coverage, tolerance = _covers(ds, "recommended")
+    assert coverage >= NOMINAL_FLOOR - tolerance, coverage
+    old, tolerance = _covers(ds, "old_default")
+    assert old < NOMINAL_FLOOR - tolerance, old
+
+
+@pytest.mark.parametrize("metric", ["recall", "f1"])
+def test_paired_nested_comparison_recommended_interval_covers(tmp_path, metric):
+    # 10 persons x 5 texts: the old default of compare with groups (the cluster
+    # percentile bootstrap) covered 0.71 (recall) and 0.85 (F1) in the atlas
+    ds = _run(
+        tmp_path,
+        {"kind": "paired_nested", "metric": metric, "icc": 0.1},
+        {"persons": [10], "texts_per_person": [5.0]},
+        [
+            {"name": "recommended", "family": "comparison"},
+            {"name": "old_default", "family": "comparison", "method": "bootstrap",
+             "scheme": "cluster"},
+        ],
+        replications=1000,
+    )
+    coverage, tolerance = _covers(ds, "recommended")
+    assert coverage >= NOMINAL_FLOOR - tolerance, coverage
+    old, tolerance = _covers(ds, "old_default")
+    assert old < NOMINAL_FLOOR - tolerance, old
+
+
+def test_recommended_for_counts_is_choose_interval_per_data_set():
+    rng = np.random.default_rng(3)
+    relevant = rng.integers(0, 14, size=(200, 6)) * (rng.random((200, 6)) < 0.6)
+    for metric in ("recall", "f1"):
+        for choice, mask in policy.recommend_for_counts(metric, relevant):
+            for row in relevant[mask]:
+                persons = np.count_nonzero(row)
+                if choice is None:
+                    assert persons < 2
+                    continue
+                single = np.all(row <= 1)
+                expected = policy.choose_interval(
+                    metric,
+                    groups=not single,
+                    relevant_texts_per_person=None if single else row.sum() / persons,
+                )
+                assert choice == expected
+
+
+def test_report_says_when_no_method_covers():
+    # 12 persons with 30 texts each and a recall near 1: the atlas's region where no
+    # interval covered (the few persons far from the rest are mostly not sampled)
+    rng = np.random.default_rng(5)
+    person = np.repeat(np.arange(12), 30)
+    truth = np.ones(person.size, dtype=int)
+    pred = (rng.random(person.size) < 0.995).astype(int)
+    table = pc.report(truth, pred, groups=person, metrics=["recall"])
+    assert "no interval method covered 0.93 in the stress atlas" in table.loc[0, "note"]
+    # and no such note where the atlas found an interval that covers
+    three = np.repeat(np.arange(12), 3)  # 3 texts each: intervals that cover exist
+    few = pc.report(truth[: three.size], pred[: three.size], groups=three, metrics=["recall"])
+    assert "stress atlas" not in few.loc[0, "note"]
