@@ -1,29 +1,37 @@
 """The recommended choices: which interval for which metric and design.
 
 Everything ``method="recommended"`` means lives here, so that :func:`perfci.metric_ci`,
-:func:`perfci.report` and :func:`perfci.compare` recommend the same thing. The
-recommendations are the paper's (section 6):
+:func:`perfci.report`, :func:`perfci.compare` and the harness's ``recommended`` family
+(:func:`recommend_for_counts`) recommend the same thing. The choices come from the
+stress atlas (``validation/ATLAS.md``: unequal and informative cluster sizes, ICC 0 to
+0.5, rates 0.5 to 0.99, rare constructs, per-person confusion matrices, paired designs),
+which scores every shipped method; where they depart from the paper's section 6 it is
+said here and the atlas rows are cited in ``docs/choosing.md``:
 
 - proportion metrics (accuracy, recall, precision, specificity, npv): Agresti-Coull on
-  independent texts; Agresti-Coull on the effective sample size with the ANOVA ICC and
-  the Dean-Pagano degrees-of-freedom adjustment on nested texts;
-- every other metric (F1, kappa, MCC, ...): the pseudo-count (lambda = 1) regularized
-  percentile bootstrap: iid on independent texts; on nested texts the cluster bootstrap
-  when persons contribute few relevant texts, the hierarchical bootstrap otherwise.
+  independent texts (the paper's); on nested texts Agresti-Coull on the effective
+  sample size with the ANOVA ICC, the **size-weighted** cluster size
+  B_w = sum n_i^2 / N (``design="icc_weighted"``) and the Dean-Pagano
+  degrees-of-freedom adjustment. The paper's B = N / m (``"icc"``) is the same for equal
+  sizes but under-covers when persons contribute unequal numbers of texts (atlas-sizes:
+  0.82-0.90 at 20-40 persons with a size CV of 1.5), where B_w covers; the
+  cluster-robust design under-covers there too.
+- every other metric (F1, kappa, MCC, PNA, macro averages): the pseudo-count
+  (lambda = 1) percentile bootstrap, iid on independent texts (the paper's) and
+  **hierarchical** on nested texts whatever the number of texts per person. The paper
+  preferred the cluster bootstrap with about 3 texts per person; in the atlas's
+  per-person confusion designs (rare positives, unequal sizes) the cluster bootstrap
+  under-covered (0.85-0.90 at 10 persons) where the hierarchical one covered.
+- paired differences (:func:`recommended_comparison`, not in the paper): the paired
+  percentile bootstrap on independent texts; on nested texts the hierarchical paired
+  bootstrap from :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person, and below it
+  Newcombe's interval on the effective sample size for accuracy, recall and
+  specificity, the cluster-robust interval (m - 1 df) for the other metrics. The cluster
+  percentile bootstrap of a difference covered only 0.39-0.93 with 5-20 persons.
 
-The paired difference of two classifiers (:func:`perfci.compare`,
-:func:`recommended_comparison`) is not the paper's: on independent texts the paired
-percentile bootstrap; on nested texts the cluster-robust (linearization) interval with
-m - 1 degrees of freedom, because the cluster percentile bootstrap of a difference
-under-covers with few persons. This nested choice is provisional until a coverage study of
-paired nested designs settles it; it is one constant, :data:`NESTED_COMPARISON_METHOD`.
-
-The threshold between the two nested bootstraps is :data:`HIERARCHICAL_MIN_TEXTS`
-relevant texts per person. The paper simulated persons with about 3 texts, where the
-regularized cluster bootstrap covered at about 0.95 and the hierarchical one was overly
-conservative, and persons with about 30 texts, where the cluster bootstrap under-covered
-(0.917 at 20 persons) and the hierarchical one covered (0.947). 10 is the geometric
-midpoint of the two designs (sqrt(3 x 30) = 9.5), rounded.
+Where the atlas found no method that covers (many texts per person with a high ICC, or
+a rate near 0 or 1, and fewer than :data:`CAVEAT_PERSONS` persons),
+:func:`coverage_caveat` gives the note :func:`perfci.report` prints.
 
 The policy never overrides an option the caller passed. An option is *passed* when it is
 not ``"recommended"`` (the default of every option of :func:`perfci.metric_ci`); a passed
@@ -59,8 +67,9 @@ __all__ = [
 #: The value of an option that leaves the choice to the policy.
 RECOMMENDED = "recommended"
 
-#: Mean relevant texts per person from which nested data use the hierarchical rather than
-#: the cluster bootstrap (see the module notes).
+#: Mean relevant texts per person from which a paired nested comparison uses the
+#: hierarchical paired bootstrap rather than Newcombe's or the cluster-robust interval
+#: (see the module notes). A single metric's nested bootstrap is hierarchical always.
 HIERARCHICAL_MIN_TEXTS = 10
 
 #: The recommended analytic interval of a proportion metric.
@@ -484,12 +493,13 @@ def recommend_for_counts(
 def region_code(metric: str, per_person: Any, independent: Any) -> np.ndarray:
     """Return the design region of each data set (the choice depends on the data only so).
 
-    0: independent texts (or at most one relevant text per person); 1: nested, below
-    :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person; 2: nested, from there on.
+    0: independent texts (or at most one relevant text per person); 1: nested. The
+    atlas found one recommendation per metric for every nested design it covers (see the
+    module notes), so two regions suffice; :func:`coverage_caveat` marks the designs
+    where none covers.
     """
-    per_person = np.asarray(per_person, dtype=float)
-    code = np.where(per_person >= HIERARCHICAL_MIN_TEXTS, 2, 1)
-    return np.where(np.asarray(independent), 0, code)
+    del metric, per_person  # the same choice for every nested design of a metric
+    return np.where(np.asarray(independent), 0, 1)
 
 
 def _drop_nested(options: dict[str, Any]) -> dict[str, Any]:
