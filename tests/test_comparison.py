@@ -119,7 +119,7 @@ def test_string_labels_and_positive():
             ([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 1, 1], "recall"),
             {"groups": [1, 1, 2, 2], "scheme": "cluster"},
             r"`scheme` is an option of the paired bootstrap, but this comparison uses "
-            r"'cluster_robust' \(the recommended method\)",
+            r"'newcombe' \(the recommended method\)",
         ),
         (
             ([1, 0], [1, 0], [1, 0], "recall"),
@@ -128,7 +128,7 @@ def test_string_labels_and_positive():
         ),
         (
             ([1, 0, 1], [1, 0, 1], [0, 0, 1], "recall"),
-            {"groups": ["p", "p", "p"]},
+            {"groups": ["p", "p", "p"], "method": "cluster_robust"},
             r"`groups` must give at least 2 persons with texts for method 'cluster_robust'",
         ),
         (
@@ -184,23 +184,55 @@ def _texts_from_tables(rows, negatives=2):
     return np.array(t), np.array(a), np.array(b), np.array(g)
 
 
-def test_recommended_method_is_the_bootstrap_alone_and_cluster_robust_nested(texts):
+def test_recommended_method_is_the_bootstrap_alone_and_by_relevant_texts_nested(texts):
     h, a, b, g = texts["human"], texts["model"], texts["model_b"], texts["person"]
     plain = pc.compare(h, a, b, "f1", rng=1)
     assert plain.method.startswith("paired bootstrap (scheme=iid")
     assert (plain.low, plain.high) == (plain.bootstrap.low, plain.bootstrap.high)
+    # below 10 relevant texts per person (F1: 7.3): the cluster-robust interval
     nested = pc.compare(h, a, b, "f1", groups=g)
     assert nested.method.startswith("cluster-robust linearization (persons as clusters")
     assert (nested.low, nested.high) == (nested.robust_low, nested.robust_high)
     assert nested.bootstrap is None  # not computed for another method
+    # below 10 for a paired proportion (recall: 6.4): Newcombe's on the effective size
+    recall = pc.compare(h, a, b, "recall", groups=g)
+    assert recall.method.startswith("Newcombe paired score interval on the effective")
+    assert (recall.low, recall.high) == (recall.newcombe_low, recall.newcombe_high)
+    assert recall.bootstrap is None
     chosen = pc.compare(h, a, b, "recall", groups=g, method="newcombe")
-    assert (chosen.low, chosen.high) == (chosen.newcombe_low, chosen.newcombe_high)
-    assert chosen.method.startswith("Newcombe paired score interval on the effective")
+    assert (chosen.low, chosen.high) == (recall.low, recall.high)
+    # from 10 (accuracy: 26.7, kappa: 26.7): the paired bootstrap, hierarchical
+    for metric in ("accuracy", "kappa"):
+        many = pc.compare(h, a, b, metric, groups=g, rng=1)
+        assert many.method.startswith("paired bootstrap (scheme=hierarchical"), metric
+        assert (many.low, many.high) == (many.bootstrap.low, many.bootstrap.high)
     boot = pc.compare(h, a, b, "f1", groups=g, method="bootstrap", rng=1)
-    assert boot.method.startswith("paired bootstrap (scheme=cluster")
+    assert boot.method.startswith("paired bootstrap (scheme=hierarchical")
     # the other fields do not depend on the method
     for field in ("robust_low", "robust_high", "robust_se", "df", "p_value", "test"):
         assert getattr(boot, field) == getattr(nested, field), field
+
+
+def test_recommended_nested_method_switches_at_ten_relevant_texts_per_person():
+    # 5 persons, 8 reference positives each, and 2 negatives that one of A and B calls
+    # positive: 8 relevant texts per person for recall, 10 for F1 (tp + fp + fn of either)
+    rows = [(5, 2, 0, 1), (4, 1, 1, 2), (6, 0, 1, 1), (3, 2, 1, 2), (5, 1, 0, 2)]
+    t, a, b, g = _texts_from_tables(rows)
+    assert pc.compare(t, a, b, "recall", groups=g).method.startswith("Newcombe")
+    at_ten = pc.compare(t, a, b, "f1", groups=g, rng=1)
+    assert at_ten.method.startswith("paired bootstrap (scheme=hierarchical")
+    # each person split in two: 5 relevant texts per person for F1
+    halves = g * 2 + np.arange(g.size) % 2
+    assert pc.compare(t, a, b, "f1", groups=halves).method.startswith("cluster-robust")
+    # a batch on both sides of 10 has no one recommended method
+    batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))
+    both = np.stack([g, halves])
+    with pytest.raises(ValueError, match=r"the recommended `method` differs between the data"):
+        pc.compare(batch_t, batch_a, batch_b, "f1", both, rng=1)
+    given = pc.compare(batch_t, batch_a, batch_b, "f1", both, method="cluster_robust")
+    assert np.isfinite(given.low).all()
+    # recall is below 10 in both: one recommendation for the batch
+    assert pc.compare(batch_t, batch_a, batch_b, "recall", both).method.startswith("Newcombe")
 
 
 def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
@@ -225,7 +257,12 @@ def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
     from scipy import stats
 
     result = pc.compare(
-        texts["human"], texts["model"], texts["model_b"], "recall", groups=texts["person"]
+        texts["human"],
+        texts["model"],
+        texts["model_b"],
+        "recall",
+        groups=texts["person"],
+        method="cluster_robust",
     )
     pos = texts[texts["human"] == 1]
     d = (pos["model"] - pos["model_b"]).to_numpy(float)
@@ -255,12 +292,17 @@ def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
         cov_type="cluster", cov_kwds={"groups": g_all}, use_t=True
     )
     acc = pc.compare(
-        texts["human"], texts["model"], texts["model_b"], "accuracy", groups=texts["person"]
+        texts["human"],
+        texts["model"],
+        texts["model_b"],
+        "accuracy",
+        groups=texts["person"],
+        method="cluster_robust",
     )
     assert acc.robust_se == pytest.approx(fit_all.bse[0], rel=1e-12)
     low, high = fit_all.conf_int()[0]
     assert (acc.robust_low, acc.robust_high) == pytest.approx((low, high), rel=1e-12)
-    assert acc.low == acc.robust_low  # the recommended method with groups
+    assert acc.low == acc.robust_low  # the chosen method
 
 
 def test_cluster_robust_f1_difference_equals_the_textbook_ratio_linearization(texts):
@@ -283,7 +325,9 @@ def test_cluster_robust_f1_difference_equals_the_textbook_ratio_linearization(te
     m = u.size
     se = np.sqrt(m / (m - 1) * np.sum(u**2))
     half = stats.t.ppf(0.975, m - 1) * se
-    result = pc.compare(h, texts["model"], texts["model_b"], "f1", groups=texts["person"])
+    result = pc.compare(
+        h, texts["model"], texts["model_b"], "f1", groups=texts["person"], method="cluster_robust"
+    )
     assert result.difference == pytest.approx(f_a - f_b, rel=1e-12)
     assert result.robust_se == pytest.approx(se, rel=1e-10)
     assert (result.low, result.high) == pytest.approx((f_a - f_b - half, f_a - f_b + half))
@@ -317,7 +361,7 @@ def test_nested_newcombe_is_newcombe_on_the_effective_table(texts):
     from scipy import stats
 
     h, a, b, g = texts["human"], texts["model"], texts["model_b"], texts["person"]
-    result = pc.compare(h, a, b, "specificity", groups=g)
+    result = pc.compare(h, a, b, "specificity", groups=g, method="newcombe")
     neg = h == 0
     right_a, right_b = (a == 0)[neg], (b == 0)[neg]
     table = np.array(
@@ -430,10 +474,14 @@ def test_identical_classifiers(texts):
     assert result.disagreement == 0 and result.robust_se == 0
     assert np.isnan(result.robust_low) and np.isnan(result.p_value)
     with pytest.warns(pc.UndefinedMetricWarning, match="design effect of 1"):
-        nested = pc.compare(h, a, a, "recall", groups=g)
+        nested = pc.compare(h, a, a, "recall", groups=g, method="cluster_robust")
     assert nested.difference == 0 and np.isnan(nested.low) and np.isnan(nested.high)
     assert nested.p_value == 1 and nested.design_effect == 1
     assert nested.newcombe_low < 0 < nested.newcombe_high
+    # the recommended method here (6.4 relevant texts per person): Newcombe's, finite
+    with pytest.warns(pc.UndefinedMetricWarning, match="design effect of 1"):
+        recommended = pc.compare(h, a, a, "recall", groups=g)
+    assert (recommended.low, recommended.high) == (nested.newcombe_low, nested.newcombe_high)
     with pytest.warns(pc.UndefinedMetricWarning, match="standard error is zero"):
         boot = pc.compare(h, a, a, "f1", groups=g, method="bootstrap", rng=1)
     assert boot.low == 0 and boot.high == 0
@@ -444,7 +492,7 @@ def test_no_discordant_relevant_texts():
     rows = [(3, 0, 0, 1), (2, 0, 0, 2), (4, 0, 0, 0)]
     t, a, b, g = _texts_from_tables(rows)
     with pytest.warns(pc.UndefinedMetricWarning, match="no discordant texts"):
-        nested = pc.compare(t, a, b, "recall", groups=g)
+        nested = pc.compare(t, a, b, "recall", groups=g, method="cluster_robust")
     assert nested.difference == 0 and nested.robust_se == 0 and np.isnan(nested.low)
     assert nested.p_value == 1 and nested.discordant == (0, 0)
     with pytest.warns(pc.UndefinedMetricWarning, match="no discordant texts"):
@@ -457,7 +505,7 @@ def test_every_person_with_the_same_difference_has_no_robust_interval():
     # every influence (b_i - c_i - d n_i) / N is 0 although there are discordant texts
     t, a, b, g = _texts_from_tables([(1, 1, 0, 0)] * 3)
     with pytest.warns(pc.UndefinedMetricWarning, match="every person with the same difference"):
-        result = pc.compare(t, a, b, "recall", groups=g)
+        result = pc.compare(t, a, b, "recall", groups=g, method="cluster_robust")
     assert result.difference == 0.5 and result.robust_se == 0 and np.isnan(result.low)
     # Durkalski: (sum (b_i - c_i))^2 / sum (b_i - c_i)^2 = 9 / 3 = 3
     assert result.p_value == pytest.approx(0.08326451666355039, rel=1e-9)  # erfc(sqrt(3/2))
@@ -468,7 +516,7 @@ def test_one_person_in_a_batch_is_nan_with_one_warning():
     batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))
     groups = np.stack([g, np.zeros_like(g)])  # the second data set: one person
     with pytest.warns(pc.UndefinedMetricWarning, match=r"for 1 of 2 data sets: fewer than 2"):
-        result = pc.compare(batch_t, batch_a, batch_b, "recall", groups)
+        result = pc.compare(batch_t, batch_a, batch_b, "recall", groups, method="cluster_robust")
     assert np.isfinite(result.low[0]) and np.isnan(result.low[1])
     assert np.isfinite(result.p_value[0]) and np.isnan(result.p_value[1])
     assert list(result.persons) == [3, 1] and list(result.df) == [2, 0]

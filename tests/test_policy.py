@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import perfci as pc
-from perfci import policy, reporting
+from perfci import comparison, policy, reporting
 
 
 def nested_labels(rng, persons, texts_per_person, prevalence=0.3):
@@ -17,7 +17,7 @@ def nested_labels(rng, persons, texts_per_person, prevalence=0.3):
 
 @pytest.fixture(scope="module")
 def many_texts():
-    # 40 texts per person: the recommended nested bootstrap is the hierarchical one
+    # 40 texts per person, 20 persons
     return nested_labels(np.random.default_rng(7), 20, 40)
 
 
@@ -31,9 +31,9 @@ def test_threshold_is_one_constant_importable_from_every_old_place():
     [
         (None, "iid"),
         (1, "iid"),
-        (1.0001, "cluster"),
-        (3, "cluster"),
-        (9.999, "cluster"),
+        (1.0001, "hierarchical"),
+        (3, "hierarchical"),
+        (9.999, "hierarchical"),
         (10, "hierarchical"),
         (30.5, "hierarchical"),
     ],
@@ -65,25 +65,65 @@ def test_recommended_method():
         policy.recommended_method("auc")
 
 
-def test_recommended_comparison_is_the_one_constant_per_design():
-    for metric in pc.BINARY_METRICS:
-        assert policy.recommended_comparison(metric, False) == policy.COMPARISON_METHOD
-        assert policy.recommended_comparison(metric, True) == policy.NESTED_COMPARISON_METHOD
+def test_recommended_comparison_by_design_and_relevant_texts_per_person():
+    # independent texts: the paired bootstrap; nested texts: by relevant texts per person,
+    # the paired bootstrap from HIERARCHICAL_MIN_TEXTS on, below it Newcombe on n_eff for
+    # the paired proportions and the cluster-robust interval for the other metrics
     assert (policy.COMPARISON_METHOD, policy.NESTED_COMPARISON_METHOD) == (
         "bootstrap",
         "cluster_robust",
     )
+    assert policy.PAIRED_PROPORTIONS == ("accuracy", "recall", "specificity")
+    assert policy.PAIRED_PROPORTIONS == comparison._PAIRED_PROPORTIONS
+    for metric in pc.BINARY_METRICS:
+        few = "newcombe" if metric in policy.PAIRED_PROPORTIONS else "cluster_robust"
+        for per_person in (None, 1, 3.5, 9.999):
+            assert policy.recommended_comparison(metric, False, per_person) == "bootstrap"
+            assert policy.recommended_comparison(metric, True, per_person) == few, metric
+        for per_person in (10, 10.0, 25.5):
+            assert policy.recommended_comparison(metric, False, per_person) == "bootstrap"
+            assert policy.recommended_comparison(metric, True, per_person) == "bootstrap"
+        assert policy.recommended_comparison(metric, True) == few  # None counts as few
+    # the bootstrap it recommends from 10 on is the hierarchical one
+    assert policy.recommended_scheme(policy.HIERARCHICAL_MIN_TEXTS) == "hierarchical"
     with pytest.raises(ValueError, match="`metric` must be one of"):
         policy.recommended_comparison("macro_f1", True)
     with pytest.raises(ValueError, match="`nested` must be True or False"):
         policy.recommended_comparison("f1", "yes")
 
 
+def test_recommended_methods_of_a_batch_are_the_rule_per_data_set():
+    # joint counts (data sets, persons, 8); for accuracy and kappa every text is relevant
+    cells = np.zeros((4, 2, 8))
+    cells[0, :, :] = 1  # 8 texts per person: below 10
+    cells[1, 0, 0], cells[1, 1, 0] = 12, 8  # a mean of 10
+    cells[2, 1, 3] = 10  # one person with 10 (the other has none)
+    cells[3, 0, 0], cells[3, 1, 0] = 10, 9.0  # 9.5
+    for metric, few in (("accuracy", "newcombe"), ("kappa", "cluster_robust")):
+        got = comparison.recommended_methods(cells, metric, True).tolist()
+        assert got == [few, "bootstrap", "bootstrap", few], metric
+        per_person = [8, 10, 10, 9.5]
+        assert got == [policy.recommended_comparison(metric, True, b) for b in per_person]
+        assert comparison.recommended_methods(cells, metric, False).tolist() == ["bootstrap"] * 4
+
+
 def test_choose_interval_fills_only_what_applies():
     c = policy.choose_interval("recall")
     assert c == policy.IntervalChoice("agresti_coull")
     c = policy.choose_interval("recall", groups=True, relevant_texts_per_person=3)
-    assert (c.design, c.df_adjust, c.scheme, c.interval) == ("icc", "dean_pagano", None, None)
+    assert (c.design, c.df_adjust, c.scheme, c.interval) == (
+        "icc_weighted",
+        "dean_pagano",
+        None,
+        None,
+    )
+    assert c.label == "agresti_coull (design=icc_weighted, df_adjust=dean_pagano)"
+    # nested non-proportions: hierarchical for more than one relevant text per person
+    for per_person in (1.5, 3, 9.999, 10, 30):
+        c = policy.choose_interval("f1", groups=True, relevant_texts_per_person=per_person)
+        assert c.scheme == "hierarchical", per_person
+    c = policy.choose_interval("f1", groups=True, relevant_texts_per_person=1)
+    assert c.scheme == "iid"
     c = policy.choose_interval("kappa", groups=True, relevant_texts_per_person=12)
     assert (c.method, c.scheme, c.interval, c.pseudo_count, c.n_resamples) == (
         "bootstrap",
@@ -128,8 +168,13 @@ def test_recommended_defaults_are_the_explicit_ones(many_texts):
     )
     assert (a.low, a.high, a.method) == (b.low, b.high, b.method)
     a = pc.metric_ci(y, p, "recall", groups=g)
-    b = pc.metric_ci(y, p, "recall", groups=g, method="agresti_coull", design="icc",
+    b = pc.metric_ci(y, p, "recall", groups=g, method="agresti_coull", design="icc_weighted",
                      df_adjust="dean_pagano")  # fmt: skip
+    assert (a.low, a.high, a.method) == (b.low, b.high, b.method)
+    # with few texts per person too (3): the hierarchical bootstrap
+    y, p, g = nested_labels(np.random.default_rng(8), 30, 3)
+    a = pc.metric_ci(y, p, "f1", groups=g, rng=5)
+    b = pc.metric_ci(y, p, "f1", groups=g, method="bootstrap", scheme="hierarchical", rng=5)
     assert (a.low, a.high, a.method) == (b.low, b.high, b.method)
 
 
@@ -195,3 +240,40 @@ def test_report_options_apply_to_the_rows_that_use_them(many_texts):
     assert methods["f1"] == "bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)"
     plain = pc.report(y, p, design="cluster_robust", rng=1)  # no groups: no design to apply
     assert plain.loc[plain["metric"] == "recall", "method"].item() == "agresti_coull"
+
+
+def test_coverage_caveat_only_where_no_interval_covered():
+    design = {"estimate": 0.8, "persons": 20, "relevant_texts_per_person": 30, "icc": 0.3}
+    caveat = policy.coverage_caveat("recall", **design)
+    assert caveat.startswith("no interval method covered 0.93 in the stress atlas")
+    assert "20 persons, 30 relevant texts each, an estimated ICC of 0.30" in caveat
+    edge = policy.coverage_caveat("recall", **{**design, "estimate": 0.975, "icc": 0.1})
+    assert "a recall within 0.03 of 0 or 1" in edge
+    assert policy.coverage_caveat("recall", **{**design, "estimate": 0.025, "icc": None})
+    for change in (
+        {"persons": None},  # independent texts
+        {"persons": policy.CAVEAT_PERSONS},  # enough persons
+        {"relevant_texts_per_person": 9.9},  # few texts per person
+        {"icc": 0.2},  # a lower ICC, away from 0 and 1
+        {"icc": float("nan")},
+        {"relevant_texts_per_person": None},
+    ):
+        assert policy.coverage_caveat("recall", **{**design, **change}) is None, change
+    assert policy.coverage_caveat("f1", **design) is None  # proportion metrics only
+
+
+def test_report_notes_the_coverage_caveat():
+    # 20 persons with 30 texts, all positive, half of them at a recall of 0.95 and half
+    # at 0.5: an estimated ICC of about 0.28
+    rng = np.random.default_rng(4)
+    notes = []
+    for texts_per_person in (30, 8):
+        groups = np.repeat(np.arange(20), texts_per_person)
+        rate = np.where(np.arange(20) % 2 == 0, 0.95, 0.5)[groups]
+        y_true = np.ones(groups.size, int)
+        y_pred = (rng.random(groups.size) < rate).astype(int)
+        table = pc.report(y_true, y_pred, groups=groups, metrics=["recall"], rng=1)
+        assert table["icc"].iloc[0] >= policy.CAVEAT_ICC
+        notes.append(table["note"].iloc[0])
+    assert "no interval method covered 0.93 in the stress atlas" in notes[0]
+    assert "stress atlas" not in notes[1]  # fewer than 10 relevant texts per person

@@ -38,27 +38,50 @@ def test_recommended_for_nested_texts(texts):
     per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
     y, n = pc.proportion_counts(per_person, "precision")
     ref = pc.clustered_proportion_ci(
-        y, n, method="agresti_coull", design="icc", df_adjust="dean_pagano"
+        y, n, method="agresti_coull", design="icc_weighted", df_adjust="dean_pagano"
     )
     assert (ci.low, ci.high) == (ref.low, ref.high)
     assert ci.persons == np.count_nonzero(n) and ci.icc == ref.icc and ci.n_eff == ref.n_eff
+    assert ci.method == "agresti_coull (design=icc_weighted, df_adjust=dean_pagano)"
+    # Kish's design effect with the size-weighted cluster size sum n_i^2 / N
+    n = np.asarray(n, dtype=float)
+    b_w = np.sum(n**2) / np.sum(n)
+    assert ci.design_effect == pytest.approx(1 + ci.icc * (b_w - 1), rel=1e-12)
     assert "population of persons" in ci.population
 
 
-@pytest.mark.parametrize(("texts_per_person", "scheme"), [(4, "cluster"), (40, "hierarchical")])
-def test_nested_bootstrap_scheme_follows_texts_per_person(texts_per_person, scheme):
+@pytest.mark.parametrize("texts_per_person", [2, 4, 40])
+def test_nested_bootstrap_scheme_is_hierarchical_whatever_the_texts_per_person(texts_per_person):
     y_true, y_pred, groups = nested_labels(np.random.default_rng(1), 30, texts_per_person)
     ci = pc.metric_ci(y_true, y_pred, "kappa", groups=groups, rng=1)
-    assert f"scheme={scheme}" in ci.method
+    assert "scheme=hierarchical" in ci.method
     assert ci.result.n_clusters == 30
 
 
 def test_threshold_is_on_relevant_texts_per_person():
-    # 12 texts per person but only ~3.6 relevant ones for F1 (either rater positive)
+    # 12 texts per person but only one relevant one for F1 (either rater positive): the
+    # texts are a simple random sample, and the scheme is iid
+    persons = 30
+    groups = np.repeat(np.arange(persons), 12)
+    y_true, y_pred = np.zeros(groups.size, int), np.zeros(groups.size, int)
+    kind = np.random.default_rng(3).integers(0, 6, persons)  # 0-3: tp, 4: fn, 5: fp
+    first = np.arange(persons) * 12
+    y_true[first], y_pred[first] = kind <= 4, (kind <= 3) | (kind == 5)
+    ci = pc.metric_ci(y_true, y_pred, "f1", groups=groups, rng=1)
+    assert ci.relevant_n / ci.persons == 1
+    assert "scheme=iid" in ci.method and "population of texts" in ci.population
+    # 12 texts per person but only ~4.4 relevant ones for F1: in a paired comparison F1
+    # is below HIERARCHICAL_MIN_TEXTS and kappa (every text relevant) above it
     y_true, y_pred, groups = nested_labels(np.random.default_rng(2), 30, 12)
     ci = pc.metric_ci(y_true, y_pred, "f1", groups=groups, rng=1)
     assert ci.relevant_n / ci.persons < pc.HIERARCHICAL_MIN_TEXTS
-    assert "scheme=cluster" in ci.method
+    assert "scheme=hierarchical" in ci.method
+    flip = np.random.default_rng(3).random(y_true.size) < 0.05
+    pred_b = np.where(flip, 1 - y_pred, y_pred)
+    f1 = pc.compare(y_true, y_pred, pred_b, "f1", groups=groups)
+    assert f1.method.startswith("cluster-robust linearization")
+    kappa = pc.compare(y_true, y_pred, pred_b, "kappa", groups=groups, rng=1)
+    assert kappa.method.startswith("paired bootstrap (scheme=hierarchical")
 
 
 def test_explicit_methods(texts):

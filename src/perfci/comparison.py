@@ -498,9 +498,12 @@ def compare(
         (linearization) interval; Newcombe's paired score interval (accuracy, recall
         and specificity only; on the effective sample size with `groups`).
         ``"recommended"`` is :func:`perfci.policy.recommended_comparison`: the paired
-        bootstrap on independent texts, the cluster-robust interval with `groups`. The
-        other intervals' fields are computed whatever the method, except the bootstrap,
-        which is computed only when it is the chosen method.
+        bootstrap on independent texts; with `groups`, the paired bootstrap from
+        :data:`perfci.HIERARCHICAL_MIN_TEXTS` relevant texts per person on (with the
+        hierarchical scheme), below it Newcombe's interval on the effective sample size
+        for accuracy, recall and specificity and the cluster-robust interval for the
+        other metrics. The other intervals' fields are computed whatever the method,
+        except the bootstrap, which is computed only when it is the chosen method.
     positive : object, optional
         The positive label; default 1 for a binary code (0/1, False/True or their
         strings, recoded to 0/1 in every argument). The labels of the three arguments are
@@ -510,7 +513,7 @@ def compare(
     scheme : {"iid", "cluster", "hierarchical"}, optional
         Bootstrap scheme. Default: :func:`perfci.policy.recommended_scheme` of the mean
         relevant texts per person: iid without groups (or with one relevant text per
-        person), cluster below :data:`perfci.HIERARCHICAL_MIN_TEXTS`, else hierarchical.
+        person), else hierarchical.
     interval : {"percentile", "bca"}, default "percentile"
         Bootstrap interval.
     pseudo_count : int, default 0
@@ -542,7 +545,10 @@ def compare(
         than their defaults) when the chosen method is not the bootstrap; for a single
         data set with `groups`, fewer than 2 persons with texts for a cluster or
         hierarchical bootstrap, the cluster-robust interval or the nested Newcombe
-        interval (in a batch such a data set gets NaN and a warning).
+        interval (in a batch such a data set gets NaN and a warning); with `groups` and
+        ``method="recommended"``, a batch whose data sets get different recommended
+        methods (some from :data:`perfci.HIERARCHICAL_MIN_TEXTS` relevant texts per
+        person, some below): pass `method`.
 
     Warns
     -----
@@ -658,14 +664,14 @@ def compare(
     ...       f"{100 * result.disagreement:.1f}% of texts")
     0.036 [0.015, 0.061], McNemar p = 0.0039, disagree on 2.1% of texts
 
-    With the persons, the recommended interval is the cluster-robust one, and the test
-    Durkalski's:
+    With the persons (about 6 relevant texts each), the recommended interval for recall
+    is Newcombe's on the effective sample size, and the test Durkalski's:
 
     >>> nested = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall",
     ...                     groups=texts["person"])
     >>> print(f"{nested.difference:.3f} [{nested.low:.3f}, {nested.high:.3f}] on "
     ...       f"{nested.df} df; {nested.test} p = {nested.p_value:.4f}")
-    0.036 [0.008, 0.064] on 39 df; Durkalski clustered McNemar p = 0.0201
+    0.036 [0.004, 0.072] on 39 df; Durkalski clustered McNemar p = 0.0201
     """  # noqa: E501
     level, pseudo_count, n_resamples, root = _compare_iv(
         metric,

@@ -187,14 +187,15 @@ def recommended_scheme(relevant_texts_per_person: float | None) -> str:
     -------
     str
         ``"iid"`` without persons, or with one relevant text per person (a simple random
-        sample of texts); ``"cluster"`` below :data:`HIERARCHICAL_MIN_TEXTS`;
-        ``"hierarchical"`` from there on.
+        sample of texts); ``"hierarchical"`` with more than one. The threshold
+        :data:`HIERARCHICAL_MIN_TEXTS` does not apply here (only to the paired
+        comparisons of :func:`recommended_comparison`).
 
     Examples
     --------
     >>> from perfci import policy
     >>> [policy.recommended_scheme(b) for b in (None, 1, 3.5, 10, 30)]
-    ['iid', 'iid', 'cluster', 'hierarchical', 'hierarchical']
+    ['iid', 'iid', 'hierarchical', 'hierarchical', 'hierarchical']
     """
     if relevant_texts_per_person is None:
         return "iid"
@@ -343,10 +344,10 @@ def choose_interval(
     --------
     >>> from perfci import policy
     >>> policy.choose_interval("f1", groups=True, relevant_texts_per_person=4).label
-    'bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)'
+    'bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)'
     >>> policy.choose_interval("f1", groups=True, relevant_texts_per_person=4,
-    ...                        scheme="hierarchical").scheme
-    'hierarchical'
+    ...                        scheme="cluster").scheme
+    'cluster'
     >>> policy.choose_interval("recall", groups=True).label
     'agresti_coull (design=icc_weighted, df_adjust=dean_pagano)'
     >>> policy.choose_interval("recall", scheme="cluster")
@@ -465,7 +466,7 @@ def recommend_for_counts(
     >>> from perfci import policy
     >>> relevant = np.array([[3, 2, 4, 0], [1, 1, 0, 1], [5, 0, 0, 0]])
     >>> [(c and c.label, mask.tolist()) for c, mask in policy.recommend_for_counts("f1", relevant)]
-    [(None, [False, False, True]), ('bootstrap (scheme=iid, interval=percentile, pseudo_count=1)', [False, True, False]), ('bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)', [True, False, False])]
+    [(None, [False, False, True]), ('bootstrap (scheme=iid, interval=percentile, pseudo_count=1)', [False, True, False]), ('bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)', [True, False, False])]
     """  # noqa: E501
     relevant = np.asarray(relevant, dtype=float)
     persons = np.count_nonzero(relevant, axis=-1)

@@ -75,7 +75,7 @@ class MetricCI(ResultMixin):
         The confidence level.
     method : str
         The method used, with its options, e.g.
-        ``"agresti_coull (design=icc, df_adjust=dean_pagano)"``.
+        ``"agresti_coull (design=icc_weighted, df_adjust=dean_pagano)"``.
     population : str
         What the interval is about (the estimand).
     relevant_n : int
@@ -323,16 +323,16 @@ def metric_ci(
     confidence_level : float, default 0.95
         Confidence level.
     design : {"icc", "icc_weighted", "cluster_robust", None, "recommended"}, default "recommended"
-        Design adjustment of analytic intervals for nested texts ("recommended": icc;
-        see :func:`clustered_proportion_ci`); None treats nested texts as independent.
+        Design adjustment of analytic intervals for nested texts ("recommended":
+        icc_weighted; see :func:`clustered_proportion_ci`); None treats nested texts as independent.
         Needs `groups`.
     df_adjust : {"dean_pagano", "korn_graubard", None, "recommended"}, default "recommended"
         Degrees-of-freedom adjustment of analytic intervals for nested texts
         ("recommended": dean_pagano); None for none. Needs `groups`.
     scheme : {"iid", "cluster", "hierarchical", "recommended"}, default "recommended"
-        Bootstrap scheme; "recommended" (or None) is iid for independent texts and, for
-        nested texts, cluster below :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per
-        person and hierarchical from there (:func:`perfci.policy.recommended_scheme`).
+        Bootstrap scheme; "recommended" (or None) is iid for independent texts (or at
+        most one relevant text per person) and hierarchical for nested texts
+        (:func:`perfci.policy.recommended_scheme`).
     interval : {"percentile", "bca", "recommended"}, default "recommended"
         Bootstrap interval ("recommended": percentile).
     pseudo_count : int or "recommended", default "recommended"
@@ -362,18 +362,18 @@ def metric_ci(
 
     Notes
     -----
-    ``method="recommended"`` follows the paper's section 6 (see :mod:`perfci.policy`):
-    Agresti-Coull for proportion metrics (on the df-adjusted effective sample size with
-    the ANOVA ICC for nested texts), and the pseudo-count (λ = 1) percentile bootstrap for
-    the other metrics (iid, or for nested texts cluster / hierarchical by the mean relevant
-    texts per person, threshold :data:`HIERARCHICAL_MIN_TEXTS` = 10: the paper's cluster
-    bootstrap covered with about 3 texts per person and under-covered with about 30,
-    where the hierarchical bootstrap covered; 10 is their geometric midpoint).
+    ``method="recommended"`` is :mod:`perfci.policy`'s: Agresti-Coull for proportion
+    metrics (for nested texts on the df-adjusted effective sample size, with the ANOVA
+    ICC and the size-weighted design effect ``design="icc_weighted"``), and the
+    pseudo-count (λ = 1) percentile bootstrap for the other metrics (iid for independent
+    texts, hierarchical for nested ones). Where the stress atlas found no interval that
+    covers (:func:`perfci.policy.coverage_caveat`), the ``note`` of :func:`report` says
+    so.
 
     The recommendation fills in only the options left at "recommended": an option you
-    pass is used as given (``method="recommended", scheme="hierarchical"`` bootstraps F1
-    hierarchically), and an option the chosen method cannot use is an error rather than
-    ignored. With at most one relevant text per person the texts are a simple random
+    pass is used as given (``method="recommended", scheme="cluster"`` bootstraps F1 with
+    the cluster bootstrap), and an option the chosen method cannot use is an error rather
+    than ignored. With at most one relevant text per person the texts are a simple random
     sample, and the independent-text interval is used.
 
     Examples
@@ -382,10 +382,10 @@ def metric_ci(
     >>> texts = pc.load_example()
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "precision", groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.847 [0.783, 0.894] by agresti_coull (design=icc, df_adjust=dean_pagano)
+    0.847 [0.778, 0.897] by agresti_coull (design=icc_weighted, df_adjust=dean_pagano)
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "f1", groups=texts["person"], rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.863 [0.815, 0.898] by bootstrap (scheme=cluster, interval=percentile, pseudo_count=1)
+    0.863 [0.801, 0.906] by bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)
     """
     options = {
         "method": method,
@@ -670,7 +670,7 @@ def report(
         Confidence level.
     design, df_adjust : str or None, default "recommended"
         Nested-data adjustment of the rows with analytic intervals, as in
-        :func:`metric_ci` (icc and dean_pagano when left to the policy).
+        :func:`metric_ci` (icc_weighted and dean_pagano when left to the policy).
     n_resamples : int or "recommended", default "recommended"
         Resamples of the rows with bootstrap intervals (2000 when left to the policy).
     rng : numpy.random.Generator, int or None
@@ -694,7 +694,8 @@ def report(
         ``estimate``, ``low``, ``high``, ``method``, ``relevant_n``, ``persons``, ``icc``,
         ``design_effect``, ``n_eff`` and ``note`` (plus ``by`` and ``class`` where they
         apply). Notes flag fewer than 30 relevant texts, half-widths above 0.10,
-        and fewer than 5 (or 10) persons.
+        fewer than 5 (or 10) persons, and nested designs where the stress atlas found
+        no interval that covers (:func:`perfci.policy.coverage_caveat`).
 
     Raises
     ------
@@ -720,8 +721,8 @@ def report(
     >>> table[["metric", "estimate", "low", "high", "relevant_n", "persons"]].round(3).head(3)
           metric  estimate    low   high  relevant_n  persons
     0   accuracy     0.935  0.917  0.948        1069       40
-    1     recall     0.880  0.824  0.921         251       39
-    2  precision     0.847  0.783  0.894         261       40
+    1     recall     0.880  0.821  0.923         251       39
+    2  precision     0.847  0.778  0.897         261       40
     """
     level, metrics, generator = _report_iv(
         design,

@@ -389,6 +389,9 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 kinds = sorted(set(chosen))
                 for kind, stream in zip(kinds, rng.spawn(len(kinds)), strict=True):
                     mask = chosen == kind
+                    resamples: dict[str, Any] = (
+                        {"n_resamples": scale.resamples} if kind == "bootstrap" else {}
+                    )
                     part = compare_counts(
                         joint[mask],
                         metric,
@@ -396,7 +399,7 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                         method=kind,
                         confidence_level=level,
                         rng=stream,
-                        **({"n_resamples": scale.resamples} if kind == "bootstrap" else {}),
+                        **resamples,
                     )
                     low[mask], high[mask] = part.low, part.high
             else:
