@@ -99,8 +99,12 @@ def test_paired_nested_comparison_recommended_interval_covers(tmp_path, metric):
         {"persons": [10], "texts_per_person": [5.0]},
         [
             {"name": "recommended", "family": "comparison"},
-            {"name": "old_default", "family": "comparison", "method": "bootstrap",
-             "scheme": "cluster"},
+            {
+                "name": "old_default",
+                "family": "comparison",
+                "method": "bootstrap",
+                "scheme": "cluster",
+            },
         ],
         replications=1000,
     )

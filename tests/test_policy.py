@@ -97,13 +97,16 @@ def test_recommended_methods_of_a_batch_are_the_rule_per_data_set():
     cells = np.zeros((4, 2, 8))
     cells[0, :, :] = 1  # 8 texts per person: below 10
     cells[1, 0, 0], cells[1, 1, 0] = 12, 8  # a mean of 10
-    cells[2, 1, 3] = 10  # one person with 10 (the other has none)
+    cells[2, 1, 3] = 10  # one person with 10 (the other has none): no interval, no choice
     cells[3, 0, 0], cells[3, 1, 0] = 10, 9.0  # 9.5
     for metric, few in (("accuracy", "newcombe"), ("kappa", "cluster_robust")):
         got = comparison.recommended_methods(cells, metric, True).tolist()
-        assert got == [few, "bootstrap", "bootstrap", few], metric
-        per_person = [8, 10, 10, 9.5]
-        assert got == [policy.recommended_comparison(metric, True, b) for b in per_person]
+        assert got == [few, "bootstrap", None, few], metric
+        per_person = [8, 10, None, 9.5]
+        assert got == [
+            None if b is None else policy.recommended_comparison(metric, True, b)
+            for b in per_person
+        ]
         assert comparison.recommended_methods(cells, metric, False).tolist() == ["bootstrap"] * 4
 
 
@@ -248,7 +251,7 @@ def test_coverage_caveat_only_where_no_interval_covered():
     assert caveat.startswith("no interval method covered 0.93 in the stress atlas")
     assert "20 persons, 30 relevant texts each, an estimated ICC of 0.30" in caveat
     edge = policy.coverage_caveat("recall", **{**design, "estimate": 0.975, "icc": 0.1})
-    assert "a recall within 0.03 of 0 or 1" in edge
+    assert "an estimate within 0.03 of 0 or 1" in edge
     assert policy.coverage_caveat("recall", **{**design, "estimate": 0.025, "icc": None})
     for change in (
         {"persons": None},  # independent texts

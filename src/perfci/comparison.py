@@ -67,6 +67,7 @@ from .metrics import (
 )
 from .policy import (
     HIERARCHICAL_MIN_TEXTS,
+    PAIRED_PROPORTIONS,
     RECOMMENDED,
     recommended_comparison,
     recommended_scheme,
@@ -95,7 +96,7 @@ for _j in range(8):
 
 # Paired proportions: the relevant texts depend on the reference only, so A and B are
 # scored on the very same texts (McNemar's setting).
-_PAIRED_PROPORTIONS = ("accuracy", "recall", "specificity")
+_PAIRED_PROPORTIONS = PAIRED_PROPORTIONS
 
 # The defaults of the bootstrap's options: a value other than these is an option passed
 # for the bootstrap, an error when another method is chosen.
@@ -342,11 +343,15 @@ def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndar
     relevant_cells = list(RELEVANT_TEXTS[metric][0])
     is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
     relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
-    per_person = relevant.sum(-1) / np.maximum(1, np.count_nonzero(relevant, -1))
+    persons = np.count_nonzero(relevant, -1)
+    per_person = relevant.sum(-1) / np.maximum(1, persons)
     # the policy's two nested choices, by its threshold (a vectorized call of the rule)
     few = recommended_comparison(metric, True, None)
     many = recommended_comparison(metric, True, float(HIERARCHICAL_MIN_TEXTS))
-    return np.where(per_person >= HIERARCHICAL_MIN_TEXTS, many, few).astype(object)
+    chosen = np.where(per_person >= HIERARCHICAL_MIN_TEXTS, many, few).astype(object)
+    # a data set with fewer than two persons with a relevant text has no interval about
+    # persons whatever the method (NaN with a warning): it does not take part in the choice
+    return np.where(persons >= MIN_PERSONS, chosen, None)
 
 
 def _choose_method(
@@ -355,7 +360,9 @@ def _choose_method(
     """Return the interval method :func:`compare` computes; refuse options it cannot use."""
     recommended = method == RECOMMENDED
     if recommended:
-        choices = set(recommended_methods(cells, metric, nested))
+        choices = set(recommended_methods(cells, metric, nested)) - {None}
+        if not choices:  # no data set has two persons: any method gives NaN
+            choices = {recommended_comparison(metric, nested)}
         if len(choices) > 1:
             raise ValueError(
                 "the recommended `method` differs between the data sets of this batch "

@@ -565,7 +565,8 @@ def coverage_caveat(
     why = (
         f"an estimated ICC of {icc:.2f}"
         if high_icc
-        else f"a {metric} within {CAVEAT_EDGE} of 0 or 1, which hides the variation between persons"
+        else f"an estimate within {CAVEAT_EDGE} of 0 or 1, which hides the variation "
+        "between persons"
     )
     return (
         "no interval method covered 0.93 in the stress atlas for designs like this "

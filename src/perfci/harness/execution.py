@@ -386,7 +386,7 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 # per data set what compare recommends for it (a batch is one choice)
                 chosen = recommended_methods(joint, metric, True)
                 low, high = np.full(chosen.shape, np.nan), np.full(chosen.shape, np.nan)
-                kinds = sorted(set(chosen))
+                kinds = sorted(set(chosen) - {None})  # None: under two persons, no interval
                 for kind, stream in zip(kinds, rng.spawn(len(kinds)), strict=True):
                     mask = chosen == kind
                     resamples: dict[str, Any] = (
