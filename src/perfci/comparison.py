@@ -351,7 +351,8 @@ def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndar
     chosen = np.where(per_person >= HIERARCHICAL_MIN_TEXTS, many, few).astype(object)
     # a data set with fewer than two persons with a relevant text has no interval about
     # persons whatever the method (NaN with a warning): it does not take part in the choice
-    return np.where(persons >= MIN_PERSONS, chosen, None)
+    chosen[persons < MIN_PERSONS] = None
+    return chosen
 
 
 def _choose_method(
