@@ -272,14 +272,18 @@ def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
     raw = sm.OLS(d, ones).fit(
         cov_type="cluster", cov_kwds={"groups": g, "use_correction": False}, use_t=True
     )
-    big_g, m = np.unique(g).size, texts["person"].nunique()
-    assert (big_g, m, result.df) == (39, 40, 39)
+    big_g = np.unique(g).size  # persons with a reference positive: the clusters
+    assert (big_g, texts["person"].nunique(), result.persons) == (39, 40, 40)
     assert (fit.bse[0] / raw.bse[0]) ** 2 == pytest.approx(big_g / (big_g - 1), rel=1e-12)
     assert fit.params[0] == pytest.approx(0.03585657370517928, rel=1e-12)
     assert fit.bse[0] == pytest.approx(0.013765510170476808, rel=1e-12)
     assert result.difference == pytest.approx(fit.params[0], rel=1e-12)
-    assert result.robust_se == pytest.approx(raw.bse[0] * np.sqrt(m / (m - 1)), rel=1e-12)
-    half = stats.t.ppf(0.975, m - 1) * result.robust_se
+    assert result.robust_se == pytest.approx(fit.bse[0], rel=1e-12)
+    # t on the effective number of persons - 1, from the positives per person
+    w = np.bincount(g).astype(float)
+    effective = w.sum() ** 2 / (w * w).sum()
+    assert result.df == pytest.approx(effective - 1, rel=1e-12)
+    half = stats.t.ppf(0.975, effective - 1) * result.robust_se
     assert (result.robust_low, result.robust_high) == pytest.approx(
         (result.difference - half, result.difference + half), rel=1e-12
     )
@@ -300,15 +304,25 @@ def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
         method="cluster_robust",
     )
     assert acc.robust_se == pytest.approx(fit_all.bse[0], rel=1e-12)
+    # statsmodels' interval has t on G - 1 df; ours on the effective number of persons
+    # G* - 1 (texts per person w_i): the same centre and se, a t quantile of fewer df
+    w_all = np.bincount(g_all).astype(float)
+    df_all = w_all.sum() ** 2 / (w_all * w_all).sum() - 1
     low, high = fit_all.conf_int()[0]
-    assert (acc.robust_low, acc.robust_high) == pytest.approx((low, high), rel=1e-12)
+    widen = stats.t.ppf(0.975, df_all) / stats.t.ppf(0.975, np.unique(g_all).size - 1)
+    centre = (low + high) / 2
+    assert (acc.robust_low, acc.robust_high) == pytest.approx(
+        (centre - widen * (centre - low), centre + widen * (high - centre)), rel=1e-12
+    )
     assert acc.low == acc.robust_low  # the chosen method
 
 
 def test_cluster_robust_f1_difference_equals_the_textbook_ratio_linearization(texts):
     # F1 = Y / X with y_i = 2 tp_i and x_i = 2 tp_i + fp_i + fn_i per person; the
     # linearized influence of person i on F1 is (y_i - F x_i) / X, and on the difference
-    # the same for A minus the same for B; var = m/(m-1) sum_i u_i^2, t on m - 1 df.
+    # the same for A minus the same for B; var = m/(m-1) sum_i u_i^2 over the m persons
+    # with a relevant text (for either classifier), t on G* - 1 df with G* the effective
+    # number of those persons, (sum w_i)^2 / sum w_i^2, w_i their relevant texts.
     from scipy import stats
 
     h = texts["human"].to_numpy()
@@ -322,17 +336,20 @@ def test_cluster_robust_f1_difference_equals_the_textbook_ratio_linearization(te
         influences.append(((y - f * x) / x.sum(), f))
     (u_a, f_a), (u_b, f_b) = influences
     u = (u_a - u_b).to_numpy()
-    m = u.size
+    either = (h == 1) | (texts["model"].to_numpy() == 1) | (texts["model_b"].to_numpy() == 1)
+    w = texts.assign(r=either).groupby("person")["r"].sum().to_numpy(float)
+    m = np.count_nonzero(w)
+    df = w.sum() ** 2 / (w * w).sum() - 1
     se = np.sqrt(m / (m - 1) * np.sum(u**2))
-    half = stats.t.ppf(0.975, m - 1) * se
+    half = stats.t.ppf(0.975, df) * se
     result = pc.compare(
         h, texts["model"], texts["model_b"], "f1", groups=texts["person"], method="cluster_robust"
     )
     assert result.difference == pytest.approx(f_a - f_b, rel=1e-12)
     assert result.robust_se == pytest.approx(se, rel=1e-10)
     assert (result.low, result.high) == pytest.approx((f_a - f_b - half, f_a - f_b + half))
-    p = 2 * stats.t.sf(abs(f_a - f_b) / se, m - 1)
-    assert result.test == "cluster-robust t (m-1 df)"
+    p = 2 * stats.t.sf(abs(f_a - f_b) / se, df)
+    assert result.test == "cluster-robust t (effective persons - 1 df)"
     assert result.p_value == pytest.approx(p, rel=1e-9)
 
 
@@ -519,4 +536,6 @@ def test_one_person_in_a_batch_is_nan_with_one_warning():
         result = pc.compare(batch_t, batch_a, batch_b, "recall", groups, method="cluster_robust")
     assert np.isfinite(result.low[0]) and np.isnan(result.low[1])
     assert np.isfinite(result.p_value[0]) and np.isnan(result.p_value[1])
-    assert list(result.persons) == [3, 1] and list(result.df) == [2, 0]
+    w = np.bincount(g, weights=t).astype(float)  # each person's reference positives
+    assert list(result.persons) == [3, 1] and result.df[1] == 0
+    assert result.df[0] == pytest.approx(w.sum() ** 2 / (w * w).sum() - 1, rel=1e-12)

@@ -116,7 +116,7 @@ _ROUNDING = 64 * np.finfo(float).eps
 _TESTS = {
     "mcnemar": "exact McNemar",
     "durkalski": "Durkalski clustered McNemar",
-    "robust_t": "cluster-robust t (m-1 df)",
+    "robust_t": "cluster-robust t (effective persons - 1 df)",
 }
 
 
@@ -144,13 +144,13 @@ class Comparison(ResultMixin):
     method : str
         The chosen interval with its options, e.g. ``"paired bootstrap (scheme=iid,
         interval=percentile, pseudo_count=0)"`` or ``"cluster-robust linearization
-        (persons as clusters, t with m - 1 df)"``.
+        (persons as clusters, t with G* - 1 df)"``.
     p_value : float
         Two-sided p-value of the test of equal performance named by `test`.
     test : str
         ``"exact McNemar"`` (accuracy, recall, specificity on independent texts; equals
         `mcnemar_pvalue`), ``"Durkalski clustered McNemar"`` (the same metrics on nested
-        texts) or ``"cluster-robust t (m-1 df)"`` (every other metric, and with
+        texts) or ``"cluster-robust t (effective persons - 1 df)"`` (every other metric, and with
         ``groups``; without groups each text is its own cluster).
     robust_low, robust_high : float
         The cluster-robust (linearization) interval
@@ -396,7 +396,7 @@ def _label(chosen: str, nested: bool, scheme: Any, interval: str, pseudo_count: 
         )
     if chosen == "cluster_robust":
         if nested:
-            return "cluster-robust linearization (persons as clusters, t with m - 1 df)"
+            return "cluster-robust linearization (persons as clusters, t with G* - 1 df)"
         return "cluster-robust linearization (each text a cluster, t with n - 1 df)"
     if nested:
         return (
@@ -404,6 +404,28 @@ def _label(chosen: str, nested: bool, scheme: Any, interval: str, pseudo_count: 
             "design effect, Dean-Pagano df)"
         )
     return "Newcombe paired score interval"
+
+
+def _effective_df(cells: np.ndarray, metric: str, nested: bool, m: np.ndarray) -> np.ndarray:
+    """Degrees of freedom of the cluster-robust t: the effective number of persons - 1.
+
+    G* = (sum_i w_i)^2 / sum_i w_i^2 over the persons' relevant texts w_i (a text is
+    relevant if it is for either classifier): Kish's effective number of clusters, the
+    intercept-only case of the effective number of clusters of Carter, Schnepel and
+    Steigerwald (2017). It is m for equal sizes; without persons each text is a cluster
+    and the df are n - 1. At least 1 (m - 1 where there are fewer than 2 persons, and
+    no interval).
+    """
+    few = m < MIN_PERSONS  # no interval: the df are reported as m - 1
+    if not nested:
+        return (m - 1).astype(float)
+    relevant_cells = list(RELEVANT_TEXTS[metric][0])
+    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    w = cells[..., is_relevant].sum(-1).astype(float)  # (K, persons)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effective = w.sum(-1) ** 2 / (w * w).sum(-1)
+    df = np.maximum(np.where(np.isfinite(effective), effective, m) - 1, 1.0)
+    return np.where(few, m - 1, df)
 
 
 def _linearization(
@@ -677,9 +699,12 @@ def compare(
 
     >>> nested = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall",
     ...                     groups=texts["person"])
-    >>> print(f"{nested.difference:.3f} [{nested.low:.3f}, {nested.high:.3f}] on "
-    ...       f"{nested.df} df; {nested.test} p = {nested.p_value:.4f}")
-    0.036 [0.004, 0.072] on 39 df; Durkalski clustered McNemar p = 0.0201
+    >>> print(f"{nested.difference:.3f} [{nested.low:.3f}, {nested.high:.3f}]; "
+    ...       f"{nested.test} p = {nested.p_value:.4f}")
+    0.036 [0.004, 0.072]; Durkalski clustered McNemar p = 0.0201
+    >>> print(f"cluster-robust [{nested.robust_low:.3f}, {nested.robust_high:.3f}] on "
+    ...       f"{nested.df:.1f} df (the effective number of the {nested.persons} persons - 1)")
+    cluster-robust [0.008, 0.064] on 27.2 df (the effective number of the 40 persons - 1)
     """  # noqa: E501
     level, pseudo_count, n_resamples, root = _compare_iv(
         metric,
@@ -895,14 +920,24 @@ def _compare_cells(
         _warn(f"{metric} difference is undefined on {what}; the estimate is NaN.")
 
     # the cluster-robust (linearization) interval
-    m = clusters
+    # the clusters of the estimator: persons (or texts) with a relevant text
+    relevant_cells = list(RELEVANT_TEXTS[metric][0])
+    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    if nested:
+        m = np.count_nonzero(cells[..., is_relevant].sum(-1), -1)
+    else:
+        m = total[:, is_relevant].sum(-1)
     variance = _linearization(cells, total, metric, nested, m)
     few = m < MIN_PERSONS
     se = np.sqrt(variance)
     zero = (se == 0) & ~few
     q = 0.5 + float(level) / 2
+    # t on the effective number of persons minus one: G* = (sum w_i)^2 / sum w_i^2 of
+    # the persons' relevant texts w_i (m for equal sizes); with unequal sizes a few large
+    # persons carry the variance estimate, which has fewer df than m - 1
+    df = _effective_df(cells, metric, nested, m)
     with np.errstate(invalid="ignore"):
-        t_quantile = stats.t.ppf(q, np.where(few, 1, m - 1))
+        t_quantile = stats.t.ppf(q, np.where(few, 1, df))
     half = np.where(zero | few, np.nan, t_quantile * se)
     robust_low, robust_high = diff - half, diff + half
 
@@ -943,7 +978,7 @@ def _compare_cells(
         mcnemar = np.full(sets, np.nan)
         with np.errstate(divide="ignore", invalid="ignore"):
             t_stat = diff / se
-            p_t = 2 * stats.t.sf(np.abs(t_stat), np.where(few, 1, m - 1))
+            p_t = 2 * stats.t.sf(np.abs(t_stat), np.where(few, 1, df))
         pvalue = np.where(zero | few, np.nan, p_t)
         test = _TESTS["robust_t"]
 
@@ -1004,7 +1039,7 @@ def _compare_cells(
         robust_low=shaped(robust_low),
         robust_high=shaped(robust_high),
         robust_se=shaped(se),
-        df=shaped(clusters - 1, int),
+        df=shaped(df),
         disagreement=shaped(disagree),
         n_texts=shaped(total.sum(1), int),
         persons=shaped(clusters, int) if nested else None,

@@ -383,7 +383,8 @@ COMPARE_METHOD = _choices(
         ("bootstrap", "paired bootstrap of the joint counts (any metric)"),
         (
             "cluster_robust",
-            "linearization variance of the difference, persons as clusters, t with m - 1 df",
+            "linearization variance of the difference, persons as clusters, t with the "
+            "effective number of persons - 1 df",
         ),
         (
             "newcombe",
