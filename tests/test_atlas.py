@@ -135,12 +135,19 @@ def test_recommended_for_counts_is_choose_interval_per_data_set():
 
 def test_report_says_when_no_method_covers():
     # 12 persons with 30 texts each and a recall near 1: the atlas's region where no
-    # interval covered (the few persons far from the rest are mostly not sampled)
+    # interval with an estimated ICC covered (the few persons far from the rest are
+    # mostly not sampled): the worst-case design, said in the notes
     rng = np.random.default_rng(5)
     person = np.repeat(np.arange(12), 30)
     truth = np.ones(person.size, dtype=int)
     pred = (rng.random(person.size) < 0.995).astype(int)
     table = pc.report(truth, pred, groups=person, metrics=["recall"])
+    assert "design=persons" in table.loc[0, "method"]
+    assert "the data cannot show the variation between persons" in table.loc[0, "note"]
+    # an interval asked for with another design gets the plain warning
+    ci = pc.metric_ci(truth, pred, "recall", groups=person, design="icc_weighted")
+    assert ci.result.design == "icc_weighted"
+    table = pc.report(truth, pred, groups=person, metrics=["recall"], design="icc_weighted")
     assert "no interval method covered 0.93 in the stress atlas" in table.loc[0, "note"]
     # and no such note where the atlas found an interval that covers
     three = np.repeat(np.arange(12), 3)  # 3 texts each: intervals that cover exist

@@ -47,7 +47,8 @@ def test_check_returns_the_value_and_names_the_argument():
     assert registry.DESIGN.check("icc") == "icc"
     assert registry.DF_ADJUST.check(None) is None
     with pytest.raises(
-        ValueError, match=r"^`design` must be one of \['cluster_robust', 'icc', 'icc_weighted'\]"
+        ValueError,
+        match=r"^`design` must be one of \['cluster_robust', 'icc', 'icc_weighted', 'persons'\]",
     ):
         registry.DESIGN.check(None)
     with pytest.raises(ValueError, match=r"^`--design` must be one of"):

@@ -299,14 +299,15 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
     ----------
     successes, trials : array_like
         Per-person successes and relevant texts (persons last).
-    design : {"icc", "icc_weighted", "cluster_robust"}, default "icc"
+    design : {"icc", "icc_weighted", "cluster_robust", "persons"}, default "icc"
         ``icc``: Kish's :math:`1 + \hat\rho(B - 1)` with the ANOVA ICC and B the mean
         relevant texts per contributing person (the paper's). ``icc_weighted``: the same
         with the size-weighted cluster size :math:`B_w = \sum n_i^2 / N` in place of B,
         the design effect of the pooled proportion when persons hold unequal numbers of
         texts (equal to ``icc`` when they hold the same number). ``cluster_robust``: the
         ratio of the cluster-robust (linearization) variance of :math:`\hat p` to the
-        simple-random-sampling variance :math:`\hat p(1 - \hat p)/N`.
+        simple-random-sampling variance :math:`\hat p(1 - \hat p)/N`. ``persons``: the
+        worst case, an ICC of 1, :math:`B_w` (each person counts once).
 
     Returns
     -------
@@ -354,7 +355,7 @@ def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:
             "it needs at least two persons with a relevant text"
             + (
                 " and, when outcomes vary, at least one person with two or more texts"
-                if design != "cluster_robust"
+                if design in ("icc", "icc_weighted")
                 else ""
             ),
             int(undefined.sum()),
@@ -385,6 +386,13 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
         # even though the ICC itself is not estimable then. B_w = 1 there too (it is 1
         # exactly when every contributing person has one text).
         deff = np.where(b == 1, 1.0, 1 + rho * (b - 1))
+    elif design == "persons":
+        # ICC 1: every text of a person says what one text says. The ANOVA ICC is
+        # reported beside it, not used; a design of fewer than two persons has none.
+        rho, _ = _anova_icc(y, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = (n * n).sum(-1) / total_n
+        deff = np.where(m >= 2, b, np.nan)
     else:
         b = np.full(p.shape, np.nan)
         rho = np.full(p.shape, np.nan)
@@ -522,12 +530,13 @@ def clustered_proportion_ci(
         ragged batch with them changes nothing.
     method : str, default "agresti_coull"
         Base analytic method, as in :func:`proportion_ci`.
-    design : {"icc", "icc_weighted", "cluster_robust"}, default "icc"
+    design : {"icc", "icc_weighted", "cluster_robust", "persons"}, default "icc"
         How the design effect is estimated: the paper's ANOVA ICC with Kish's design
         effect on the mean cluster size (``icc``) or on the size-weighted cluster size
         (``icc_weighted``, for unequal numbers of texts per person), or the
         cluster-robust (linearization) variance of the ratio estimator that R's survey
-        package computes for a one-stage cluster design.
+        package computes for a one-stage cluster design, or the worst case of an ICC of
+        1 (``persons``: n_eff is the effective number of persons).
     df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
         Degrees-of-freedom adjustment of the effective sample size, with df = m - 1.
     confidence_level : float, default 0.95
@@ -577,6 +586,14 @@ def clustered_proportion_ci(
       :math:`B_w = B` when all persons hold the same number of texts, and
       :math:`B_w > B` otherwise, so the paper's ``icc`` understates the design effect
       of unequal sizes and its intervals under-cover.
+    - ``design="persons"``: the worst case, an ICC of 1, with the size-weighted size:
+      :math:`\mathrm{DEFF} = B_w` and :math:`n_{eff} = N^2 / \sum_i n_i^2`, Kish's
+      effective number of persons (m when every person holds as many texts). It is for
+      designs whose data cannot show the variation between persons (nearly every
+      outcome the same, with many texts per person): there a small estimated ICC may be
+      an artefact of the few persons sampled, and the interval of ``icc_weighted`` too
+      narrow (see ``validation/ATLAS.md``). The result's ``icc`` is the ANOVA
+      estimate, reported but not used.
     - ``design="cluster_robust"``:
       :math:`\widehat{\mathrm{var}}(\hat p) = \frac{m}{m-1}\sum_i (y_i - \hat p n_i)^2 / N^2`
       and :math:`n_{eff} = \hat p(1 - \hat p)/\widehat{\mathrm{var}}(\hat p)`. Where that

@@ -61,6 +61,7 @@ __all__ = [
     "recommended_method",
     "recommended_scheme",
     "recommend_for_counts",
+    "caveat_region",
     "coverage_caveat",
 ]
 
@@ -76,6 +77,9 @@ HIERARCHICAL_MIN_TEXTS = 10
 PROPORTION_METHOD = "agresti_coull"
 #: The recommended design adjustment of an analytic interval on nested texts.
 NESTED_DESIGN = "icc_weighted"
+#: The recommended design where the data cannot show the variation between persons
+#: (:func:`caveat_region`): the worst case, an ICC of 1.
+WORST_CASE_DESIGN = "persons"
 #: The recommended degrees-of-freedom adjustment on nested texts.
 NESTED_DF_ADJUST = "dean_pagano"
 #: The recommended bootstrap interval.
@@ -309,6 +313,7 @@ def choose_interval(
     pseudo_count: int | str = RECOMMENDED,
     n_resamples: int | str = RECOMMENDED,
     strict: bool = True,
+    worst_case: bool = False,
 ) -> IntervalChoice:
     """Choose the interval method of a metric, keeping every option the caller passed.
 
@@ -327,6 +332,10 @@ def choose_interval(
     strict : bool, default True
         Raise for a passed option the chosen method cannot use. :func:`perfci.report`
         passes False: its options apply to the rows whose method uses them.
+    worst_case : bool, default False
+        Whether the data lie in a region where the atlas found no interval with an
+        estimated ICC that covers (:func:`caveat_region`): the recommended design of a
+        nested proportion is then ``"persons"`` (ICC 1) instead of ``"icc_weighted"``.
 
     Returns
     -------
@@ -401,7 +410,8 @@ def choose_interval(
                         )
         if not groups:
             return IntervalChoice(chosen)
-        chosen_design = NESTED_DESIGN if not _given(design) else design
+        recommended_design = WORST_CASE_DESIGN if worst_case else NESTED_DESIGN
+        chosen_design = recommended_design if not _given(design) else design
         if chosen_design is None:
             if strict and isinstance(df_adjust, str) and _given(df_adjust):
                 raise ValueError(
@@ -435,9 +445,9 @@ def choose_interval(
 
 
 def recommend_for_counts(
-    metric: str, relevant: Any, **options: Any
+    metric: str, relevant: Any, successes: Any = None, **options: Any
 ) -> list[tuple[IntervalChoice | None, Any]]:
-    r"""Choose the interval of each data set of a batch from its relevant texts per person.
+    r"""Choose the interval of each data set of a batch from its counts per person.
 
     The one rule :func:`perfci.metric_ci` applies to one data set, applied to many: the
     harness scores it with this function, so that what it measures is what users get.
@@ -448,6 +458,9 @@ def recommend_for_counts(
         Any name in :data:`perfci.METRICS`.
     relevant : array_like, shape (\*batch, persons)
         Relevant texts per person of each data set (persons with none are not persons).
+    successes : array_like, optional
+        For a proportion metric, its successes per person (the same shape): with them
+        the data sets in :func:`caveat_region` get the worst-case design.
     **options
         The options of :func:`perfci.metric_ci` (``method``, ``design``, ...).
 
@@ -467,6 +480,10 @@ def recommend_for_counts(
     >>> relevant = np.array([[3, 2, 4, 0], [1, 1, 0, 1], [5, 0, 0, 0]])
     >>> [(c and c.label, mask.tolist()) for c, mask in policy.recommend_for_counts("f1", relevant)]
     [(None, [False, False, True]), ('bootstrap (scheme=iid, interval=percentile, pseudo_count=1)', [False, True, False]), ('bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)', [True, False, False])]
+    >>> trials = np.full((2, 12), 30)
+    >>> hits = np.stack([np.full(12, 30), np.arange(12) + 15])  # no variation; much
+    >>> [(c.label, mask.tolist()) for c, mask in policy.recommend_for_counts("recall", trials, hits)]
+    [('agresti_coull (design=icc_weighted, df_adjust=dean_pagano)', [False, True]), ('agresti_coull (design=persons, df_adjust=dean_pagano)', [True, False])]
     """  # noqa: E501
     relevant = np.asarray(relevant, dtype=float)
     persons = np.count_nonzero(relevant, axis=-1)
@@ -474,7 +491,16 @@ def recommend_for_counts(
         per_person = relevant.sum(-1) / persons
     # One relevant text per person is a simple random sample of texts.
     independent = np.all(relevant <= 1, axis=-1) | (persons < 2)
-    region = np.where(persons < 2, -1, region_code(metric, per_person, independent))
+    worst = np.zeros(persons.shape, dtype=bool)
+    if successes is not None and metric in registry.PROPORTION_METRIC:
+        from .design import _anova_icc  # the ICC the report prints
+
+        y = np.asarray(successes, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            estimate = y.sum(-1) / relevant.sum(-1)
+            icc, _ = _anova_icc(y, relevant)
+        worst = caveat_region(metric, estimate, persons, per_person, icc) & ~independent
+    region = np.where(persons < 2, -1, np.where(independent, 0, np.where(worst, 2, 1)))
     out: list[tuple[IntervalChoice | None, Any]] = []
     for code in np.unique(region):  # a few regions; the work is batched over each
         mask = region == code
@@ -482,25 +508,17 @@ def recommend_for_counts(
             out.append((None, mask))
             continue
         first = np.argmax(mask.ravel())  # every member of a region gets the same choice
-        b = None if independent.ravel()[first] else float(per_person.ravel()[first])
+        b = None if code == 0 else float(per_person.ravel()[first])
         nested_options = options if b is not None else _drop_nested(options)
         choice = choose_interval(
-            metric, groups=b is not None, relevant_texts_per_person=b, **nested_options
+            metric,
+            groups=b is not None,
+            relevant_texts_per_person=b,
+            worst_case=bool(code == 2),
+            **nested_options,
         )
         out.append((choice, mask))
     return out
-
-
-def region_code(metric: str, per_person: Any, independent: Any) -> np.ndarray:
-    """Return the design region of each data set (the choice depends on the data only so).
-
-    0: independent texts (or at most one relevant text per person); 1: nested. The
-    atlas found one recommendation per metric for every nested design it covers (see the
-    module notes), so two regions suffice; :func:`coverage_caveat` marks the designs
-    where none covers.
-    """
-    del metric, per_person  # the same choice for every nested design of a metric
-    return np.where(np.asarray(independent), 0, 1)
 
 
 def _drop_nested(options: dict[str, Any]) -> dict[str, Any]:
@@ -508,10 +526,10 @@ def _drop_nested(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k not in (*_ANALYTIC_OPTIONS, "scheme")}
 
 
-#: Regions of nested designs where no interval of the atlas covered (``validation/ATLAS.md``,
-#: suite ``atlas-icc``): many relevant texts per person with a high ICC, or a rate near 0
-#: or 1 (a few persons far from the rest carry the variation, and most samples miss
-#: them), with fewer persons than this.
+#: Regions of nested designs where no interval with an estimated ICC covered in the atlas
+#: (``validation/ATLAS.md``, suite ``atlas-icc``): many relevant texts per person with a
+#: high ICC, or a rate near 0 or 1 (a few persons far from the rest carry the variation,
+#: and most samples miss them), with fewer persons than this.
 CAVEAT_PERSONS = 40
 #: Relevant texts per person from which the caveat applies.
 CAVEAT_TEXTS = 10
@@ -521,6 +539,35 @@ CAVEAT_ICC = 0.25
 CAVEAT_EDGE = 0.03
 
 
+def caveat_region(
+    metric: str, estimate: Any, persons: Any, relevant_texts_per_person: Any, icc: Any
+) -> np.ndarray:
+    """Return where the atlas found no interval with an estimated ICC that covers.
+
+    Nested proportion metrics with at least :data:`CAVEAT_TEXTS` relevant texts per
+    person, fewer than :data:`CAVEAT_PERSONS` persons, and an estimated ICC of at least
+    :data:`CAVEAT_ICC` or an estimate within :data:`CAVEAT_EDGE` of 0 or 1. Vectorized
+    over data sets (NaN counts as not estimated).
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> policy.caveat_region("recall", [0.99, 0.9, 0.9], 20, [30, 30, 3], [0.0, 0.1, 0.4])
+    array([ True, False, False])
+    """
+    estimate = np.asarray(estimate, dtype=float)
+    if metric not in registry.PROPORTION_METRIC:
+        return np.zeros(estimate.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        icc = np.asarray(icc, dtype=float)
+        high_icc = np.isfinite(icc) & (icc >= CAVEAT_ICC)
+        edge = np.minimum(estimate, 1 - estimate) <= CAVEAT_EDGE
+        design = (np.asarray(persons) < CAVEAT_PERSONS) & (
+            np.asarray(relevant_texts_per_person, dtype=float) >= CAVEAT_TEXTS
+        )
+    return design & (high_icc | edge)
+
+
 def coverage_caveat(
     metric: str,
     *,
@@ -528,6 +575,7 @@ def coverage_caveat(
     persons: int | None,
     relevant_texts_per_person: float | None,
     icc: float | None,
+    design: str | None = None,
 ) -> str | None:
     """Return a warning where the atlas found no interval that covers, else None.
 
@@ -543,6 +591,9 @@ def coverage_caveat(
         Mean relevant texts per such person.
     icc : float or None
         The estimated ICC (NaN or None where not estimated).
+    design : str, optional
+        The design of the interval the note is about; ``"persons"`` (the worst case the
+        policy chooses in this region) gets a note saying so.
 
     Examples
     --------
@@ -554,22 +605,27 @@ def coverage_caveat(
     ...                        relevant_texts_per_person=3, icc=0.1) is None
     True
     """
-    if persons is None or relevant_texts_per_person is None or persons >= CAVEAT_PERSONS:
+    if persons is None or relevant_texts_per_person is None:
         return None
-    if relevant_texts_per_person < CAVEAT_TEXTS or metric not in registry.PROPORTION_METRIC:
+    if not caveat_region(metric, estimate, persons, relevant_texts_per_person, icc):
         return None
     high_icc = icc is not None and math.isfinite(icc) and icc >= CAVEAT_ICC
-    edge = min(estimate, 1 - estimate) <= CAVEAT_EDGE
-    if not (high_icc or edge):
-        return None
     why = (
         f"an estimated ICC of {icc:.2f}"
         if high_icc
         else f"an estimate within {CAVEAT_EDGE} of 0 or 1, which hides the variation "
         "between persons"
     )
+    where = f"{persons} persons, {relevant_texts_per_person:.0f} relevant texts each, {why}"
+    if design == WORST_CASE_DESIGN:
+        return (
+            f"the data cannot show the variation between persons here ({where}): in the "
+            "stress atlas no interval with an estimated ICC covered 0.93 in such designs, "
+            "so this one assumes the worst case, each person counting once "
+            "(design=persons); more persons, not more texts, would narrow it"
+        )
     return (
-        "no interval method covered 0.93 in the stress atlas for designs like this "
-        f"({persons} persons, {relevant_texts_per_person:.0f} relevant texts each, {why}); "
-        "the interval is likely too narrow: more persons, not more texts, would help"
+        f"no interval method covered 0.93 in the stress atlas for designs like this "
+        f"({where}); the interval is likely too narrow: more persons, not more texts, "
+        "would help"
     )

@@ -166,15 +166,17 @@ def _interval(
             f"`groups` must give at least 2 persons with a relevant text for {metric}; "
             f"got {persons}."
         )
-    choice = policy.choose_interval(
-        metric,
-        groups=nested,
-        relevant_texts_per_person=(
-            None if independent_texts or persons is None else relevant_n / persons
-        ),
-        strict=strict,
-        **options,
-    )
+    if nested:
+        # the one rule the harness scores: per data set, from the per-person counts
+        successes = (
+            proportion_counts(cells, metric)[0][None] if metric in PROPORTION_METRICS else None
+        )
+        [(found, _)] = policy.recommend_for_counts(
+            metric, relevant[None], successes, strict=strict, **options
+        )
+        choice = cast(policy.IntervalChoice, found)  # two persons at least: checked above
+    else:
+        choice = policy.choose_interval(metric, strict=strict, **options)
     total = cells.sum(0) if nested else cells
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -436,6 +438,7 @@ def _note(ci: MetricCI) -> str:
             persons=ci.persons,
             relevant_texts_per_person=ci.relevant_n / ci.persons,
             icc=ci.icc,
+            design=getattr(ci.result, "design", None),
         )
         if caveat is not None:
             notes.append(caveat)

@@ -425,6 +425,10 @@ DESIGN = _choices(
             "ANOVA ICC and Kish's 1 + icc (B_w - 1), B_w = sum n_i^2 / N the size-weighted size",
         ),
         ("cluster_robust", "linearization variance of the ratio estimator (R survey's)"),
+        (
+            "persons",
+            "the worst case, ICC 1: each person counts once, n_eff = (sum n_i)^2 / sum n_i^2",
+        ),
     ],
 )
 
