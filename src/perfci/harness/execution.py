@@ -252,16 +252,23 @@ def _recommended_ends(metric: str, counts: np.ndarray, scale: Scale, level: floa
     computed in one batched call of the public function that choice names.
     """
     from .. import policy
-    from ..metrics import RELEVANT_TEXTS
+    from ..metrics import RELEVANT_TEXTS, proportion_counts
 
+    successes = None
     if metric == "proportion":
-        relevant = counts.sum(-1)
+        relevant, successes = counts.sum(-1), counts[..., 0]
     elif counts.ndim == 4:  # k x k matrices: every text is relevant to a macro average
         relevant = counts.sum(axis=(-2, -1))
+    elif metric in registry.PROPORTION_METRIC:
+        successes, relevant = proportion_counts(counts, metric)
     else:
         relevant = counts[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
     low, high = np.full(counts.shape[0], np.nan), np.full(counts.shape[0], np.nan)
-    groups = policy.recommend_for_counts("recall" if metric == "proportion" else metric, relevant)
+    # a proportion is scored as the recall of its successes (any proportion metric: one
+    # rule); the successes let the policy see the estimate and the ICC
+    groups = policy.recommend_for_counts(
+        "recall" if metric == "proportion" else metric, relevant, successes
+    )
     streams = rng.spawn(len(groups))
     for (choice, mask), stream in zip(groups, streams, strict=True):
         if choice is None:
