@@ -153,13 +153,13 @@ class Choices:
     --------
     >>> from perfci._core.registry import DESIGN
     >>> DESIGN.names
-    ('icc', 'icc_weighted', 'cluster_robust')
+    ('icc', 'icc_weighted', 'cluster_robust', 'persons')
     >>> "icc" in DESIGN
     True
     >>> DESIGN.check("anova")
     Traceback (most recent call last):
     ...
-    ValueError: `design` must be one of ['cluster_robust', 'icc', 'icc_weighted']; got 'anova'.
+    ValueError: `design` must be one of ['cluster_robust', 'icc', 'icc_weighted', 'persons']; got 'anova'.
     """
 
     argument: str
