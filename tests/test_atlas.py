@@ -137,10 +137,10 @@ def test_report_says_when_no_method_covers():
     # 12 persons with 30 texts each and a recall near 1: the atlas's region where no
     # interval with an estimated ICC covered (the few persons far from the rest are
     # mostly not sampled): the worst-case design, said in the notes
-    rng = np.random.default_rng(5)
     person = np.repeat(np.arange(12), 30)
     truth = np.ones(person.size, dtype=int)
-    pred = (rng.random(person.size) < 0.995).astype(int)
+    pred = truth.copy()
+    pred[:10] = 0  # one person misses a third of their texts: all the variation is theirs
     table = pc.report(truth, pred, groups=person, metrics=["recall"])
     assert "design=persons" in table.loc[0, "method"]
     assert "the data cannot show the variation between persons" in table.loc[0, "note"]
@@ -150,6 +150,8 @@ def test_report_says_when_no_method_covers():
     table = pc.report(truth, pred, groups=person, metrics=["recall"], design="icc_weighted")
     assert "no interval method covered 0.93 in the stress atlas" in table.loc[0, "note"]
     # and no such note where the atlas found an interval that covers
+    rng = np.random.default_rng(5)
+    pred = (rng.random(person.size) < 0.995).astype(int)
     three = np.repeat(np.arange(12), 3)  # 3 texts each: intervals that cover exist
     few = pc.report(truth[: three.size], pred[: three.size], groups=three, metrics=["recall"])
     assert "stress atlas" not in few.loc[0, "note"]

@@ -250,9 +250,15 @@ def test_coverage_caveat_only_where_no_interval_covered():
     caveat = policy.coverage_caveat("recall", **design)
     assert caveat.startswith("no interval method covered 0.93 in the stress atlas")
     assert "20 persons, 30 relevant texts each, an estimated ICC of 0.30" in caveat
-    edge = policy.coverage_caveat("recall", **{**design, "estimate": 0.975, "icc": 0.1})
-    assert "an estimate within 0.03 of 0 or 1" in edge
-    assert policy.coverage_caveat("recall", **{**design, "estimate": 0.025, "icc": None})
+    # many persons: the ICC counts at an estimate near 0 or 1 only
+    many = {**design, "persons": policy.CAVEAT_PERSONS}
+    assert policy.coverage_caveat("recall", **many) is None
+    assert policy.coverage_caveat("recall", **{**many, "estimate": 0.975})
+    # every outcome the same, at any number of persons and whatever the ICC estimate
+    for estimate in (0.0, 1.0):
+        assert policy.coverage_caveat("recall", **{**many, "estimate": estimate, "icc": 0.0})
+    # near 0 or 1 with variation spread over the persons (a low ICC): intervals covered
+    assert policy.coverage_caveat("recall", **{**design, "estimate": 0.975, "icc": 0.1}) is None
     for change in (
         {"persons": None},  # independent texts
         {"persons": policy.CAVEAT_PERSONS},  # enough persons

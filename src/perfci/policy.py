@@ -527,9 +527,8 @@ def _drop_nested(options: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Regions of nested designs where no interval with an estimated ICC covered in the atlas
-#: (``validation/ATLAS.md``, suite ``atlas-icc``): many relevant texts per person with a
-#: high ICC, or a rate near 0 or 1 (a few persons far from the rest carry the variation,
-#: and most samples miss them), with fewer persons than this.
+#: (``validation/ATLAS.md``, suite ``atlas-icc``; see :func:`caveat_region`): a high
+#: estimated ICC counts with fewer persons than this (or a rate near 0 or 1).
 CAVEAT_PERSONS = 40
 #: Relevant texts per person from which the caveat applies.
 CAVEAT_TEXTS = 10
@@ -545,15 +544,18 @@ def caveat_region(
     """Return where the atlas found no interval with an estimated ICC that covers.
 
     Nested proportion metrics with at least :data:`CAVEAT_TEXTS` relevant texts per
-    person, fewer than :data:`CAVEAT_PERSONS` persons, and an estimated ICC of at least
-    :data:`CAVEAT_ICC` or an estimate within :data:`CAVEAT_EDGE` of 0 or 1. Vectorized
-    over data sets (NaN counts as not estimated).
+    person whose data cannot show the variation between persons: every outcome the
+    same, or an estimated ICC of at least :data:`CAVEAT_ICC` with fewer than
+    :data:`CAVEAT_PERSONS` persons or an estimate within :data:`CAVEAT_EDGE` of 0 or 1
+    (a few persons far from the rest carry the variation, and most samples of persons
+    miss them). Vectorized over data sets (a NaN ICC counts as not estimated).
 
     Examples
     --------
     >>> from perfci import policy
-    >>> policy.caveat_region("recall", [0.99, 0.9, 0.9], 20, [30, 30, 3], [0.0, 0.1, 0.4])
-    array([ True, False, False])
+    >>> policy.caveat_region("recall", [1.0, 0.99, 0.9, 0.9], 20, [30, 30, 30, 3],
+    ...                      [0.0, 0.0, 0.4, 0.4])
+    array([ True, False,  True, False])
     """
     estimate = np.asarray(estimate, dtype=float)
     if metric not in registry.PROPORTION_METRIC:
@@ -562,10 +564,10 @@ def caveat_region(
         icc = np.asarray(icc, dtype=float)
         high_icc = np.isfinite(icc) & (icc >= CAVEAT_ICC)
         edge = np.minimum(estimate, 1 - estimate) <= CAVEAT_EDGE
-        design = (np.asarray(persons) < CAVEAT_PERSONS) & (
-            np.asarray(relevant_texts_per_person, dtype=float) >= CAVEAT_TEXTS
-        )
-    return design & (high_icc | edge)
+        identical = (estimate == 0) | (estimate == 1)
+        few = np.asarray(persons) < CAVEAT_PERSONS
+        many_texts = np.asarray(relevant_texts_per_person, dtype=float) >= CAVEAT_TEXTS
+    return many_texts & (identical | (high_icc & (few | edge)))
 
 
 def coverage_caveat(
@@ -598,7 +600,7 @@ def coverage_caveat(
     Examples
     --------
     >>> from perfci import policy
-    >>> policy.coverage_caveat("recall", estimate=0.99, persons=20,
+    >>> policy.coverage_caveat("recall", estimate=1.0, persons=20,
     ...                        relevant_texts_per_person=30, icc=0.0)[:44]
     'no interval method covered 0.93 in the stres'
     >>> policy.coverage_caveat("recall", estimate=0.9, persons=20,
@@ -610,12 +612,12 @@ def coverage_caveat(
     if not caveat_region(metric, estimate, persons, relevant_texts_per_person, icc):
         return None
     high_icc = icc is not None and math.isfinite(icc) and icc >= CAVEAT_ICC
-    why = (
-        f"an estimated ICC of {icc:.2f}"
-        if high_icc
-        else f"an estimate within {CAVEAT_EDGE} of 0 or 1, which hides the variation "
-        "between persons"
-    )
+    if estimate in (0.0, 1.0):
+        why = "every outcome the same, which hides the variation between persons"
+    elif high_icc:
+        why = f"an estimated ICC of {icc:.2f}"
+    else:  # not reached: the region needs one of the two
+        why = "an estimate near 0 or 1"
     where = f"{persons} persons, {relevant_texts_per_person:.0f} relevant texts each, {why}"
     if design == WORST_CASE_DESIGN:
         return (
