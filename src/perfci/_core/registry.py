@@ -160,7 +160,7 @@ class Choices:
     Traceback (most recent call last):
     ...
     ValueError: `design` must be one of ['cluster_robust', 'icc', 'icc_weighted', 'persons']; got 'anova'.
-    """
+    """  # noqa: E501
 
     argument: str
     help: str
