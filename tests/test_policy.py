@@ -257,8 +257,10 @@ def test_coverage_caveat_only_where_no_interval_covered():
     # every outcome the same, at any number of persons and whatever the ICC estimate
     for estimate in (0.0, 1.0):
         assert policy.coverage_caveat("recall", **{**many, "estimate": estimate, "icc": 0.0})
-    # near 0 or 1 with variation spread over the persons (a low ICC): intervals covered
-    assert policy.coverage_caveat("recall", **{**design, "estimate": 0.975, "icc": 0.1}) is None
+    # near 0 or 1 with any sign of clustering, at any number of persons
+    assert policy.coverage_caveat("recall", **{**many, "estimate": 0.975, "icc": 0.01})
+    # near 0 or 1 with no sign of clustering (an ICC of 0): intervals covered
+    assert policy.coverage_caveat("recall", **{**many, "estimate": 0.975, "icc": 0.0}) is None
     for change in (
         {"persons": None},  # independent texts
         {"persons": policy.CAVEAT_PERSONS},  # enough persons

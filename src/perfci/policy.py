@@ -545,17 +545,19 @@ def caveat_region(
 
     Nested proportion metrics with at least :data:`CAVEAT_TEXTS` relevant texts per
     person whose data cannot show the variation between persons: every outcome the
-    same, or an estimated ICC of at least :data:`CAVEAT_ICC` with fewer than
-    :data:`CAVEAT_PERSONS` persons or an estimate within :data:`CAVEAT_EDGE` of 0 or 1
-    (a few persons far from the rest carry the variation, and most samples of persons
-    miss them). Vectorized over data sets (a NaN ICC counts as not estimated).
+    same; an estimate within :data:`CAVEAT_EDGE` of 0 or 1 with any sign of clustering
+    (an estimated ICC above 0: near the edge a few persons far from the rest carry the
+    variation, and most samples of persons miss them or see one of them); or an
+    estimated ICC of at least :data:`CAVEAT_ICC` with fewer than
+    :data:`CAVEAT_PERSONS` persons (too few persons to estimate a high ICC well).
+    Vectorized over data sets (a NaN ICC counts as not estimated).
 
     Examples
     --------
     >>> from perfci import policy
-    >>> policy.caveat_region("recall", [1.0, 0.99, 0.9, 0.9], 20, [30, 30, 30, 3],
-    ...                      [0.0, 0.0, 0.4, 0.4])
-    array([ True, False,  True, False])
+    >>> policy.caveat_region("recall", [1.0, 0.99, 0.99, 0.9, 0.9], 20,
+    ...                      [30, 30, 30, 30, 3], [0.0, 0.0, 0.02, 0.4, 0.4])
+    array([ True, False,  True,  True, False])
     """
     estimate = np.asarray(estimate, dtype=float)
     if metric not in registry.PROPORTION_METRIC:
@@ -567,7 +569,8 @@ def caveat_region(
         identical = (estimate == 0) | (estimate == 1)
         few = np.asarray(persons) < CAVEAT_PERSONS
         many_texts = np.asarray(relevant_texts_per_person, dtype=float) >= CAVEAT_TEXTS
-    return many_texts & (identical | (high_icc & (few | edge)))
+        clustered = np.isfinite(icc) & (icc > 0)
+    return many_texts & (identical | (high_icc & few) | (edge & clustered))
 
 
 def coverage_caveat(
@@ -614,10 +617,13 @@ def coverage_caveat(
     high_icc = icc is not None and math.isfinite(icc) and icc >= CAVEAT_ICC
     if estimate in (0.0, 1.0):
         why = "every outcome the same, which hides the variation between persons"
-    elif high_icc:
-        why = f"an estimated ICC of {icc:.2f}"
-    else:  # not reached: the region needs one of the two
-        why = "an estimate near 0 or 1"
+    elif min(estimate, 1 - estimate) <= CAVEAT_EDGE:
+        why = (
+            f"an estimate within {CAVEAT_EDGE} of 0 or 1 with signs of clustering (ICC "
+            f"{icc:.2f}): a few persons may carry all the variation"
+        )
+    else:
+        why = f"an estimated ICC of {icc:.2f} from few persons"
     where = f"{persons} persons, {relevant_texts_per_person:.0f} relevant texts each, {why}"
     if design == WORST_CASE_DESIGN:
         return (
