@@ -614,7 +614,6 @@ def coverage_caveat(
         return None
     if not caveat_region(metric, estimate, persons, relevant_texts_per_person, icc):
         return None
-    high_icc = icc is not None and math.isfinite(icc) and icc >= CAVEAT_ICC
     if estimate in (0.0, 1.0):
         why = "every outcome the same, which hides the variation between persons"
     elif min(estimate, 1 - estimate) <= CAVEAT_EDGE:
