@@ -214,13 +214,17 @@ def test_recommended_method_is_the_bootstrap_alone_and_by_relevant_texts_nested(
 
 
 def test_recommended_nested_method_switches_at_ten_relevant_texts_per_person():
-    # 5 persons, 8 reference positives each, and 2 negatives that one of A and B calls
+    # 10 persons, 8 reference positives each, and 2 negatives that one of A and B calls
     # positive: 8 relevant texts per person for recall, 10 for F1 (tp + fp + fn of either)
-    rows = [(5, 2, 0, 1), (4, 1, 1, 2), (6, 0, 1, 1), (3, 2, 1, 2), (5, 1, 0, 2)]
+    rows = [(5, 2, 0, 1), (4, 1, 1, 2), (6, 0, 1, 1), (3, 2, 1, 2), (5, 1, 0, 2)] * 2
     t, a, b, g = _texts_from_tables(rows)
     assert pc.compare(t, a, b, "recall", groups=g).method.startswith("Newcombe")
     at_ten = pc.compare(t, a, b, "f1", groups=g, rng=1)
     assert at_ten.method.startswith("paired bootstrap (scheme=hierarchical")
+    # the same texts of fewer than 10 persons: the cluster-robust interval
+    first = g < 5
+    few = pc.compare(t[first], a[first], b[first], "f1", groups=g[first])
+    assert few.method.startswith("cluster-robust")
     # each person split in two: 5 relevant texts per person for F1
     halves = g * 2 + np.arange(g.size) % 2
     assert pc.compare(t, a, b, "f1", groups=halves).method.startswith("cluster-robust")

@@ -101,10 +101,11 @@ def test_recommended_methods_of_a_batch_are_the_rule_per_data_set():
     cells[3, 0, 0], cells[3, 1, 0] = 10, 9.0  # 9.5
     for metric, few in (("accuracy", "newcombe"), ("kappa", "cluster_robust")):
         got = comparison.recommended_methods(cells, metric, True).tolist()
-        assert got == [few, "bootstrap", None, few], metric
+        # two persons: many texts each, but fewer than HIERARCHICAL_MIN_PERSONS
+        assert got == [few, "cluster_robust", None, few], metric
         per_person = [8, 10, None, 9.5]
         assert got == [
-            None if b is None else policy.recommended_comparison(metric, True, b)
+            None if b is None else policy.recommended_comparison(metric, True, b, 2)
             for b in per_person
         ]
         assert comparison.recommended_methods(cells, metric, False).tolist() == ["bootstrap"] * 4

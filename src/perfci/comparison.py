@@ -66,6 +66,7 @@ from .metrics import (
     metric_values,
 )
 from .policy import (
+    HIERARCHICAL_MIN_PERSONS,
     HIERARCHICAL_MIN_TEXTS,
     PAIRED_PROPORTIONS,
     RECOMMENDED,
@@ -345,10 +346,16 @@ def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndar
     relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
     persons = np.count_nonzero(relevant, -1)
     per_person = relevant.sum(-1) / np.maximum(1, persons)
-    # the policy's two nested choices, by its threshold (a vectorized call of the rule)
-    few = recommended_comparison(metric, True, None)
-    many = recommended_comparison(metric, True, float(HIERARCHICAL_MIN_TEXTS))
-    chosen = np.where(per_person >= HIERARCHICAL_MIN_TEXTS, many, few).astype(object)
+    # the policy's nested choices, by its thresholds (a vectorized call of the rule)
+    b = float(HIERARCHICAL_MIN_TEXTS)
+    few_texts = recommended_comparison(metric, True, None)
+    many = recommended_comparison(metric, True, b, HIERARCHICAL_MIN_PERSONS)
+    many_few_persons = recommended_comparison(metric, True, b, HIERARCHICAL_MIN_PERSONS - 1)
+    chosen = np.where(
+        per_person >= HIERARCHICAL_MIN_TEXTS,
+        np.where(persons >= HIERARCHICAL_MIN_PERSONS, many, many_few_persons),
+        few_texts,
+    ).astype(object)
     # a data set with fewer than two persons with a relevant text has no interval about
     # persons whatever the method (NaN with a warning): it does not take part in the choice
     chosen[persons < MIN_PERSONS] = None

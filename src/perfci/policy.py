@@ -24,9 +24,11 @@ said here and the atlas rows are cited in ``docs/choosing.md``:
   under-covered (0.85-0.90 at 10 persons) where the hierarchical one covered.
 - paired differences (:func:`recommended_comparison`, not in the paper): the paired
   percentile bootstrap on independent texts; on nested texts the hierarchical paired
-  bootstrap from :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person, and below it
-  Newcombe's interval on the effective sample size for accuracy, recall and
-  specificity, the cluster-robust interval (m - 1 df) for the other metrics. The cluster
+  bootstrap from :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person and
+  :data:`HIERARCHICAL_MIN_PERSONS` persons (the cluster-robust interval with fewer
+  persons), and below those texts Newcombe's interval on the effective sample size for
+  accuracy, recall and specificity, the cluster-robust interval (t on the effective
+  number of persons - 1 df) for the other metrics. The cluster
   percentile bootstrap of a difference covered only 0.39-0.93 with 5-20 persons.
 
 Where the atlas found no method that covers (many texts per person with a high ICC, or
@@ -72,6 +74,9 @@ RECOMMENDED = "recommended"
 #: hierarchical paired bootstrap rather than Newcombe's or the cluster-robust interval
 #: (see the module notes). A single metric's nested bootstrap is hierarchical always.
 HIERARCHICAL_MIN_TEXTS = 10
+#: Persons from which a paired nested comparison with many texts per person uses the
+#: hierarchical paired bootstrap (the cluster-robust interval below).
+HIERARCHICAL_MIN_PERSONS = 10
 
 #: The recommended analytic interval of a proportion metric.
 PROPORTION_METHOD = "agresti_coull"
@@ -120,7 +125,10 @@ def recommended_method(metric: str) -> str:
 
 
 def recommended_comparison(
-    metric: str, nested: bool, relevant_texts_per_person: float | None = None
+    metric: str,
+    nested: bool,
+    relevant_texts_per_person: float | None = None,
+    persons: int | None = None,
 ) -> str:
     """Return the recommended interval method of a paired difference between two classifiers.
 
@@ -136,6 +144,8 @@ def recommended_comparison(
     relevant_texts_per_person : float, optional
         Mean relevant texts per person with one (nested texts; a text is relevant if it
         is for either classifier). None counts as few.
+    persons : int, optional
+        Persons with a relevant text (nested texts). None counts as many.
 
     Returns
     -------
@@ -143,9 +153,10 @@ def recommended_comparison(
         On independent texts :data:`COMPARISON_METHOD` (``"bootstrap"``, the paired
         percentile bootstrap). On nested texts, from :data:`HIERARCHICAL_MIN_TEXTS`
         relevant texts per person on, ``"bootstrap"`` (whose recommended scheme is then
-        the hierarchical one); below, ``"newcombe"`` (Newcombe's interval on the
-        effective sample size) for accuracy, recall and specificity and
-        :data:`NESTED_COMPARISON_METHOD` (``"cluster_robust"``) for the other metrics.
+        the hierarchical one) with at least :data:`HIERARCHICAL_MIN_PERSONS` persons
+        and :data:`NESTED_COMPARISON_METHOD` (``"cluster_robust"``) with fewer; below,
+        ``"newcombe"`` (Newcombe's interval on the effective sample size) for accuracy,
+        recall and specificity and ``"cluster_robust"`` for the other metrics.
 
     Notes
     -----
@@ -165,6 +176,8 @@ def recommended_comparison(
     ('newcombe', 'cluster_robust')
     >>> policy.recommended_comparison("f1", True, 25.0)
     'bootstrap'
+    >>> policy.recommended_comparison("f1", True, 25.0, persons=6)
+    'cluster_robust'
     """  # noqa: E501
     registry.BINARY_METRIC.check(metric)
     if not isinstance(nested, bool):
@@ -174,7 +187,10 @@ def recommended_comparison(
     if relevant_texts_per_person is not None and (
         relevant_texts_per_person >= HIERARCHICAL_MIN_TEXTS
     ):
-        return "bootstrap"
+        # the hierarchical bootstrap of a difference under-covered with 5 persons and a
+        # high ICC (atlas-paired: 0.83-0.89), where the cluster-robust interval covered
+        few = persons is not None and persons < HIERARCHICAL_MIN_PERSONS
+        return NESTED_COMPARISON_METHOD if few else "bootstrap"
     return "newcombe" if metric in PAIRED_PROPORTIONS else NESTED_COMPARISON_METHOD
 
 
