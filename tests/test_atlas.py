@@ -155,3 +155,15 @@ def test_report_says_when_no_method_covers():
     three = np.repeat(np.arange(12), 3)  # 3 texts each: intervals that cover exist
     few = pc.report(truth[: three.size], pred[: three.size], groups=three, metrics=["recall"])
     assert "stress atlas" not in few.loc[0, "note"]
+
+
+def test_report_says_a_bootstrap_of_few_persons_is_approximate():
+    # 6 persons: the atlas found designs with 5 persons where no bootstrap covered 0.90
+    rng = np.random.default_rng(8)
+    person = np.repeat(np.arange(6), 12)
+    truth = rng.integers(0, 2, person.size)
+    pred = np.where(rng.random(person.size) < 0.85, truth, 1 - truth)
+    table = pc.report(truth, pred, groups=person, metrics=["f1", "recall"], rng=1)
+    notes = dict(zip(table["metric"], table["note"], strict=True))
+    assert "few persons (6): in the stress atlas no bootstrap interval" in notes["f1"]
+    assert "no bootstrap interval" not in notes["recall"]  # an analytic interval
