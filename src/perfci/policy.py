@@ -14,14 +14,14 @@ said here and the atlas rows are cited in ``docs/choosing.md``:
   B_w = sum n_i^2 / N (``design="icc_weighted"``) and the Dean-Pagano
   degrees-of-freedom adjustment. The paper's B = N / m (``"icc"``) is the same for equal
   sizes but under-covers when persons contribute unequal numbers of texts (atlas-sizes:
-  0.82-0.90 at 20-40 persons with a size CV of 1.5), where B_w covers; the
+  as low as 0.82 at 20-40 persons with a size CV of 1.5), where B_w covers; the
   cluster-robust design under-covers there too.
 - every other metric (F1, kappa, MCC, PNA, macro averages): the pseudo-count
   (lambda = 1) percentile bootstrap, iid on independent texts (the paper's) and
   **hierarchical** on nested texts whatever the number of texts per person. The paper
   preferred the cluster bootstrap with about 3 texts per person; in the atlas's
   per-person confusion designs (rare positives, unequal sizes) the cluster bootstrap
-  under-covered (0.85-0.90 at 10 persons) where the hierarchical one covered.
+  under-covered (as low as 0.87 at 10 persons) where the hierarchical one covered.
 - paired differences (:func:`recommended_comparison`, not in the paper): the paired
   percentile bootstrap on independent texts; on nested texts the hierarchical paired
   bootstrap from :data:`HIERARCHICAL_MIN_TEXTS` relevant texts per person and
@@ -29,7 +29,7 @@ said here and the atlas rows are cited in ``docs/choosing.md``:
   persons), and below those texts Newcombe's interval on the effective sample size for
   accuracy, recall and specificity, the cluster-robust interval (t on the effective
   number of persons - 1 df) for the other metrics. The cluster
-  percentile bootstrap of a difference covered only 0.39-0.93 with 5-20 persons.
+  percentile bootstrap of a difference covered only 0.35-0.94 with 5-20 persons.
 
 Where the atlas found no method that covers (many texts per person with a high ICC, or
 a rate near 0 or 1, and fewer than :data:`CAVEAT_PERSONS` persons),
@@ -160,12 +160,14 @@ def recommended_comparison(
 
     Notes
     -----
-    In the atlas the cluster percentile bootstrap of a difference covered 0.39-0.95 (far
-    below at 5-10 persons); the hierarchical one covered from about 10 relevant texts
-    per person but under-covered with few; the cluster-robust interval under-covered
-    where sizes are unequal and the ICC high (0.86-0.90 at 20-40 persons with a size CV
-    of 1 and ICC 0.3), where Newcombe's effective-size interval did better for paired
-    proportions.
+    In the atlas (suite ``atlas-paired``) the cluster percentile bootstrap of a
+    difference covered 0.35-0.94 with 5-20 persons; the hierarchical one covered from
+    about 10 relevant texts per person and 10 persons, but under-covered with fewer
+    texts, and with 5 persons and a high ICC (0.83-0.89); the cluster-robust interval
+    (t on the effective number of persons - 1) covered there and with few texts,
+    except for recall with unequal sizes and a high ICC at 10-20 persons and 30 texts
+    (0.90), where Newcombe's effective-size interval of paired proportions and the
+    hierarchical bootstrap did better.
 
     Examples
     --------
@@ -230,7 +232,7 @@ def recommended_scheme(relevant_texts_per_person: float | None) -> str:
         return "iid"
     # The stress atlas (suites atlas-confusion and atlas-multiclass): the hierarchical
     # bootstrap with a pseudo count covered at every number of texts per person, the
-    # cluster bootstrap under-covered (0.85-0.90 at 10 persons) even where the paper's
+    # cluster bootstrap under-covered (as low as 0.87 at 10 persons) even where the paper's
     # simpler designs had it cover.
     return "hierarchical"
 
