@@ -87,6 +87,16 @@ def _level(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
 
 
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def _n_resamples(text: str) -> int | str:
     if text == "exact":
         return text
@@ -255,6 +265,17 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p)
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     p.add_argument("--by", metavar="COL", help="column of subgroups: a report per subgroup")
+    p.add_argument(
+        "--score",
+        metavar="COL",
+        help="column of the classifier's scores (e.g. probabilities): adds the roc_auc row",
+    )
+    p.add_argument(
+        "--threshold",
+        type=_number,
+        metavar="T",
+        help="read the --pred column as scores and count a score of at least T as positive",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
@@ -387,7 +408,7 @@ _ARGUMENT_FLAGS = {
     },
 }
 #: Flags whose value is a column of the file.
-_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by")
+_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by", "score")
 #: Parsed values that are not flags the user typed as ``--name``.
 _NOT_FLAGS = ("command", "debug", "json", "file", "action", "suite")
 
