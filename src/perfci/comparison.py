@@ -43,7 +43,7 @@ from ._core.validation import (
     dataset_generators,
 )
 from .analytic import proportion_ci
-from .auc import RocAucComparison, compare_auc
+from .auc import RocAucComparison, _compare_auc
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
@@ -730,10 +730,9 @@ def compare(
                 "`pseudo_count` does not apply to roc_auc (its bootstrap resamples the score "
                 f"counts as they are); got {pseudo_count!r}."
             )
-        return compare_auc(
+        return _compare_auc(
             y_true,
-            pred_a,
-            pred_b,
+            {"pred_a": pred_a, "pred_b": pred_b},
             groups,
             method=method,
             positive=positive,
@@ -742,6 +741,7 @@ def compare(
             interval=interval,
             n_resamples=n_resamples,
             rng=rng,
+            batch=None,
         )
     level, pseudo_count, n_resamples, root = _compare_iv(
         metric,

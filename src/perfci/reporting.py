@@ -28,7 +28,7 @@ from ._core.validation import (
     check_rng,
 )
 from .analytic import ProportionCI, proportion_ci
-from .auc import RocAucCI, auc_ci
+from .auc import RocAucCI, _auc_ci
 from .bootstrap import BootstrapCI, bootstrap_ci
 from .counting import (
     ConfusionCounts,
@@ -471,19 +471,20 @@ def _auc_metric_ci(
                 f"roc_auc (the AUC of a score); leave `{name}` unset."
             )
     chosen = policy.AUC_METHOD if method == RECOMMENDED else method
-    given = {
+    given: dict[str, Any] = {
         "scheme": None if scheme == RECOMMENDED else scheme,
         "interval": "percentile" if interval == RECOMMENDED else interval,
         "n_resamples": policy.N_RESAMPLES if n_resamples == RECOMMENDED else n_resamples,
     }
-    ci = auc_ci(
+    ci = _auc_ci(
         y_true,
-        y_score,
-        groups=groups,
+        {"y_pred": y_score},
+        groups,
         method=chosen,
         confidence_level=confidence_level,
         positive=positive,
         rng=rng,
+        batch=None,
         **given,
     )
     return _auc_metric(ci)
@@ -922,13 +923,18 @@ def report(
         if with_auc and scores is not None:
             try:
                 ci = _auc_metric(
-                    auc_ci(
+                    _auc_ci(
                         t[mask],
-                        scores[mask],
-                        groups=None if g is None else g[mask],
+                        {"score": scores[mask]},
+                        None if g is None else g[mask],
                         method=policy.AUC_METHOD,
                         confidence_level=level,
                         positive=positive,
+                        scheme=None,
+                        interval="percentile",
+                        n_resamples=policy.N_RESAMPLES,
+                        rng=None,
+                        batch=None,
                     )
                 )
             except ValueError as exc:

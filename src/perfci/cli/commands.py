@@ -237,21 +237,25 @@ def _numbers(frame: pd.DataFrame, name: str, option: str, path: str) -> Any:
     return values
 
 
-def _refuse_scores_as_labels(frame: pd.DataFrame, name: str, option: str, path: str) -> None:
+def _refuse_scores_as_labels(
+    frame: pd.DataFrame, name: str, option: str, path: str, hint: str | None = None
+) -> None:
     """Refuse a label column that looks like scores, saying what to do with scores."""
     from ..counting import score_like
 
     found = score_like(_column(frame, name, option, path).str.strip().to_numpy())
     if found is not None:
+        hint = hint or (
+            f"Give it as `--score {name}` for the ROC AUC, and/or add `--threshold T` to "
+            "count a score of at least T as positive."
+        )
         raise ValueError(
-            f"`{option}` column {name!r} looks like scores, not labels: {found}. Give it as "
-            f"`--score {name}` for the ROC AUC, and/or add `--threshold T` to count a score "
-            "of at least T as positive."
+            f"`{option}` column {name!r} looks like scores, not labels: {found}. {hint}"
         )
 
 
 def _thresholded(args: argparse.Namespace, frame: pd.DataFrame) -> Any:
-    """The ``--pred`` scores as labels in the coding of ``--truth``: score >= T positive."""
+    """Return the ``--pred`` scores as labels coded as ``--truth``: score >= T positive."""
     import numpy as np
 
     from ..counting import normalize_labels
@@ -342,11 +346,57 @@ def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
     return text
 
 
+def _auc_comparison_text(result: Any, name_a: str, name_b: str) -> str:
+    r = result
+    text = (
+        f"roc_auc: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; difference "
+        f"{r.difference:+.4f}, {100 * r.confidence_level:g}% interval [{r.low:+.4f}, "
+        f"{r.high:+.4f}] by {r.method}; {r.test} p = {r.p_value:.4g}; {r.n_positive} "
+        f"positive and {r.n_negative} negative texts"
+    )
+    return text + (f" from {r.persons} persons" if r.persons is not None else "")
+
+
 def compare(args: argparse.Namespace) -> None:
     """``perfci compare``: the paired difference of a metric between two classifiers."""
     from ..comparison import compare as compare_
 
     frame = _read_table(args.file)
+    if args.metric == "roc_auc":
+        values, positive = _labels(args, {"y_true": ("--truth", args.truth)}, frame)
+        scores = {
+            key: _numbers(frame, column, flag, args.file)
+            for key, flag, column in (
+                ("a", "--pred-a", args.pred_a),
+                ("b", "--pred-b", args.pred_b),
+            )
+        }
+        result: Any = compare_(
+            values["y_true"],
+            scores["a"],
+            scores["b"],
+            "roc_auc",
+            _column(frame, args.group, "--group", args.file),
+            method=args.method,
+            positive=positive,
+            confidence_level=args.confidence_level,
+            rng=args.seed,
+        )
+        rendering.emit(
+            _comparison_payload(result, args.pred_a, args.pred_b),
+            args.json,
+            _auc_comparison_text(result, args.pred_a, args.pred_b),
+        )
+        return
+    for flag, column in (("--pred-a", args.pred_a), ("--pred-b", args.pred_b)):
+        _refuse_scores_as_labels(
+            frame,
+            column,
+            flag,
+            args.file,
+            "Compare two scores' ROC AUCs with `--metric roc_auc`, or threshold the scores "
+            "into labels first.",
+        )
     columns = {
         "y_true": ("--truth", args.truth),
         "pred_a": ("--pred-a", args.pred_a),

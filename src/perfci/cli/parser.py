@@ -165,8 +165,9 @@ def _file_columns(p: argparse.ArgumentParser, *, pred: tuple[str, ...] = ("--pre
     p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
     for flag in pred:
         which = {"--pred": "", "--pred-a": " A", "--pred-b": " B"}[flag]
+        what = " (scores with --metric roc_auc)" if flag != "--pred" else ""
         p.add_argument(
-            flag, required=True, metavar="COL", help=f"column of classifier{which} labels"
+            flag, required=True, metavar="COL", help=f"column of classifier{which} labels{what}"
         )
 
 
@@ -284,11 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "compare",
         "paired difference of a metric between two classifiers",
-        ("metrics", registry.BINARY_METRIC),
+        ("metrics", registry.COMPARE_METRIC),
         ("methods", registry.COMPARE_METHOD),
     )
     _file_columns(p, pred=("--pred-a", "--pred-b"))
-    _choice(p, "--metric", registry.BINARY_METRIC, required=True)
+    _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     _labels(p)
