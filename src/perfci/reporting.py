@@ -908,7 +908,8 @@ def report(
         subsets += [(v, b == v) for v in sorted(pd.unique(b), key=str)]
     frames, skipped = [], []
     for value, mask in subsets:
-        where = "" if by is None else f" in subgroup {value!r}"
+        shown = value.item() if isinstance(value, np.generic) else value
+        where = "" if by is None else f" in subgroup {shown!r}"
         rows, s = _report_one(
             t[mask],
             p[mask],
