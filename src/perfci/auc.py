@@ -688,10 +688,11 @@ def auc_ci(
     :math:`G^* - 1` degrees of freedom, :math:`G^* = (\sum_i T_i)^2 / \sum_i T_i^2` the
     effective number of persons of Kish over their texts :math:`T_i` (I for equal
     sizes), as :func:`perfci.compare` uses for its cluster-robust interval. In
-    ``validation/auc_study.py`` the normal quantile under-covered with few persons
-    (0.85 at 5 and 0.89 at 10 equal persons, an AUC of 0.8) where t on I - 1 covered
-    0.93; with unequal numbers of texts (a CV of 1) t on I - 1 still under-covered (0.90
-    at 5 to 10 persons) and t on :math:`G^* - 1` covered 0.93-0.95. With one text per
+    ``validation/auc_study.py`` (``validation/AUC_STUDY.md``) the normal quantile
+    under-covered with few persons (0.85 at 5 and 0.90 at 10 equal persons, an AUC of 0.8
+    and a person effect on the score) where t on I - 1 covered 0.93; with unequal numbers
+    of texts (a CV of 1) t on I - 1 still under-covered (0.89-0.90 at 5 to 10 persons)
+    and t on :math:`G^* - 1` covered 0.93-0.95. With one text per
     person the texts are a simple random sample and the unclustered interval is used.
 
     *Bootstrap*: the counts of texts at each (score, reference label) cell are
