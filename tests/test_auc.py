@@ -488,6 +488,17 @@ def test_cli_score_and_threshold(capsys, texts_csv):
     assert recall["estimate"] == pytest.approx(((s >= 0.99) & (y == 1)).sum() / (y == 1).sum())
 
 
+def test_cli_threshold_counts_high_scores_as_the_positive_label(capsys, texts_csv):
+    # with --positive 0 a score of at least T is a 0: the recall of 0 is the specificity
+    argv = ["report", texts_csv, "--truth", "human", "--pred", "score", "--threshold", "0.5"]
+    status, out, _ = run(capsys, *argv, "--positive", "0", "--json")
+    assert status == 0
+    texts = pc.load_example()
+    recall = next(r for r in json.loads(out) if r["metric"] == "recall")
+    y, s = texts["human"], texts["score"]
+    assert recall["estimate"] == pytest.approx(((s >= 0.5) & (y == 0)).sum() / (y == 0).sum())
+
+
 def test_cli_threshold_keeps_text_labels(capsys, tmp_path):
     path = tmp_path / "t.csv"
     frame = pd.DataFrame(

@@ -273,8 +273,8 @@ def _thresholded(args: argparse.Namespace, frame: pd.DataFrame) -> Any:
         },
         rows=("row", 1),
     )
-    if given.coded:
-        labels: tuple[Any, Any] = ("1", "0")
+    if given.coded:  # the positive label is 1, or 0 with --positive 0
+        labels: tuple[Any, Any] = (str(given.positive), str(1 - given.positive))
     else:
         others = [c for c in given.classes.tolist() if c != given.positive]
         negative = args.negative if args.negative is not None else others[0]
