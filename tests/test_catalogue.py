@@ -49,6 +49,8 @@ Y = rng0.integers(0, 2, size=40).tolist()  # reference labels, 0/1
 P = [y if rng0.random() < 0.8 else 1 - y for y in Y]  # classifier A
 Q = [y if rng0.random() < 0.7 else 1 - y for y in Y]  # classifier B
 G = [f"p{i // 4}" for i in range(40)]  # 10 persons of 4 texts
+S = [round(0.4 * y + 0.6 * rng0.random(), 2) for y in Y]  # a score of each text
+T = [round(0.3 * y + 0.7 * rng0.random(), 2) for y in Y]  # a second score
 SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
 
 
@@ -343,6 +345,89 @@ def shape_kind() -> list[Case]:
         Case("too few cells", (1, 20)),
         Case("more cells than memory holds", (10**6, 10**6)),
         Case("None", None),
+    ]
+
+
+def scores_kind(name: str) -> list[Case]:
+    """Scores, one finite number per text."""
+    mine = S if name != "score_b" else T
+    return [
+        Case("None", None),
+        Case("a scalar", 0.5),
+        Case("a string", "0.5"),
+        Case("strings", [str(v) for v in mine]),
+        Case("booleans", [v > 0.5 for v in mine]),
+        Case("empty", []),
+        Case("one score too few", mine[:-1]),
+        Case("NaN inside", [np.nan, *mine[1:]]),
+        Case("infinity inside", [np.inf, *mine[1:]]),
+        Case("a 2-D array", [mine]),
+        Case("integers", [int(10 * v) for v in mine], OK),
+    ]
+
+
+def auc_labels_kind() -> list[Case]:
+    """Reference labels of an AUC: both classes needed."""
+    return [
+        Case("None", None),
+        Case("a scalar", 1),
+        Case("empty", []),
+        Case("one label too few", Y[:-1], names=("y_score", "score_a", "score_b")),
+        Case("NaN inside", [np.nan, *Y[1:]]),
+        Case("None inside", [None, *Y[1:]]),
+        Case("a dict", {1: 0}),
+        Case("one class only", [1] * len(Y)),
+        Case("scores", S),
+        Case("three classes without positive", [2, *Y[1:]], names=("positive",)),
+    ]
+
+
+def auc_bootstrap_kinds() -> dict[str, list[Case | None]]:
+    """The bootstrap options of auc_ci and compare_auc, with method='bootstrap'."""
+    boot = {"method": "bootstrap", "n_resamples": 200}
+    return {
+        "scheme": also(choice_kind(registry.BOOTSTRAP_SCHEME, none_ok=True), **boot),
+        "interval": also(choice_kind(registry.BOOTSTRAP_INTERVAL), **boot),
+        "n_resamples": also(positive_int_kind(), method="bootstrap"),
+        "rng": also(rng_kind(), **boot),
+        "batch": also(positive_int_kind(optional=True), **boot),
+    }
+
+
+def auc_extra(score: str) -> list[tuple[str, dict[str, Any], str, tuple[str, ...]]]:
+    """Cases of several arguments at once shared by auc_ci and compare_auc."""
+    return [
+        (
+            "a scheme with the DeLong method",
+            {"method": "delong", "scheme": "iid"},
+            RAISES,
+            ("scheme",),
+        ),
+        (
+            "bootstrap resamples with DeLong",
+            {"method": "delong", "n_resamples": 500},
+            RAISES,
+            ("n_resamples",),
+        ),
+        (
+            "a cluster scheme without groups",
+            {"method": "bootstrap", "scheme": "cluster"},
+            RAISES,
+            ("scheme",),
+        ),
+        (
+            "one person with the hierarchical scheme",
+            {"method": "bootstrap", "scheme": "hierarchical", "groups": ["a"] * len(Y)},
+            RAISES,
+            ("groups",),
+        ),
+        (
+            "one positive for DeLong",
+            {"y_true": [1] + [0] * (len(Y) - 1), "method": "delong"},
+            RAISES,
+            ("y_true",),
+        ),
+        ("three classes with positive", {"y_true": [2, *Y[1:]], "positive": 1}, OK, ()),
     ]
 
 
@@ -694,7 +779,7 @@ ENTRIES = [
         {
             "y_true": labels_kind("y_true"),
             "y_pred": labels_kind("y_pred"),
-            "metric": choice_kind(registry.METRIC),
+            "metric": choice_kind(registry.ANY_METRIC),
             "groups": groups_kind(),
             "method": choice_kind(registry.METRIC_CI_METHOD),
             "positive": label_kind(),
@@ -784,8 +869,29 @@ ENTRIES = [
             "n_resamples": positive_int_kind(extra=(Case("'exact'", "exact"),)),
             "rng": rng_kind(),
             "bayes": bool_kind(),
+            "score": [
+                Case("a string", "0.5"),
+                Case("a scalar", 0.5),
+                Case("one score too few", S[:-1]),
+                Case("NaN inside", [np.nan, *S[1:]]),
+                Case("strings", [str(v) for v in S]),
+                Case("a 2-D array", [S]),
+                Case(
+                    "scores",
+                    S,
+                    OK,
+                    also={"metrics": ["recall", "roc_auc"]},
+                    check=lambda t: list(t["metric"]) == ["recall", "roc_auc"],
+                ),
+            ],
         },
         [
+            (
+                "roc_auc without a score",
+                {"metrics": ["roc_auc"]},
+                RAISES,
+                ("metrics", "score"),
+            ),
             (
                 "an unknown bayes_sampler with bayes=True",
                 {"bayes": True, "bayes_sampler": None},
@@ -821,7 +927,7 @@ ENTRIES = [
                 Case("strings of another code", ["yes"] * len(Q), names=("pred_b", "positive")),
             ],
             "metric": [
-                *choice_kind(registry.BINARY_METRIC),
+                *choice_kind(registry.COMPARE_METRIC),
                 Case("a macro average", "macro_f1"),
             ],
             "method": [
@@ -879,6 +985,74 @@ ENTRIES = [
                 RAISES,
                 ("n_resamples",),
             ),
+        ],
+    ),
+    Entry(
+        "metric_ci(roc_auc)",
+        pc.metric_ci,
+        {"y_true": Y, "y_pred": S, "metric": "roc_auc"},
+        ("y_true", "y_pred", "metric"),
+        {
+            "y_pred": scores_kind("y_pred"),
+            "method": also(choice_kind(registry.METRIC_CI_AUC_METHOD), n_resamples=200),
+        },
+        [
+            ("a design for roc_auc", {"design": "icc"}, RAISES, ("design",)),
+            ("a df adjustment for roc_auc", {"df_adjust": None}, RAISES, ("df_adjust",)),
+            ("a pseudo count for roc_auc", {"pseudo_count": 1}, RAISES, ("pseudo_count",)),
+            ("an analytic method for roc_auc", {"method": "wilson"}, RAISES, ("method",)),
+            ("a scheme with DeLong", {"scheme": "iid"}, RAISES, ("scheme",)),
+            (
+                "the bootstrap with the recommended options",
+                {"method": "bootstrap", "rng": 1, "groups": G},
+                OK,
+                (),
+            ),
+        ],
+    ),
+    Entry(
+        "auc_ci",
+        pc.auc_ci,
+        {"y_true": Y, "y_score": S},
+        ("y_true", "y_score"),
+        {
+            "y_true": auc_labels_kind(),
+            "y_score": scores_kind("y_score"),
+            "groups": groups_kind(),
+            "method": choice_kind(registry.AUC_METHOD),
+            "confidence_level": level_kind(),
+            "positive": label_kind(),
+            **auc_bootstrap_kinds(),
+        },
+        auc_extra("y_score"),
+    ),
+    Entry(
+        "compare_auc",
+        pc.compare_auc,
+        {"y_true": Y, "score_a": S, "score_b": T},
+        ("y_true", "score_a", "score_b"),
+        {
+            "y_true": auc_labels_kind(),
+            "score_a": scores_kind("score_a"),
+            "score_b": scores_kind("score_b"),
+            "groups": groups_kind(),
+            "method": choice_kind(registry.COMPARE_AUC_METHOD),
+            "confidence_level": level_kind(),
+            "positive": label_kind(),
+            **auc_bootstrap_kinds(),
+        },
+        auc_extra("score_a"),
+    ),
+    Entry(
+        "compare(roc_auc)",
+        pc.compare,
+        {"y_true": Y, "pred_a": S, "pred_b": T, "metric": "roc_auc"},
+        ("y_true", "pred_a", "pred_b", "metric"),
+        {"pred_b": scores_kind("pred_b")},
+        [
+            ("a pseudo count for roc_auc", {"pseudo_count": 1}, RAISES, ("pseudo_count",)),
+            ("newcombe for roc_auc", {"method": "newcombe"}, RAISES, ("method",)),
+            ("the paired bootstrap", {"method": "bootstrap", "n_resamples": 200, "rng": 1}, OK, ()),
         ],
     ),
     Entry(
@@ -1171,6 +1345,8 @@ COVERED = {
     pc.metric_ci: "metric_ci",
     pc.report: "report",
     pc.compare: "compare",
+    pc.auc_ci: "auc_ci",
+    pc.compare_auc: "compare_auc",
     pc.plan_sample_size: "plan_sample_size",
     pc.half_width_curves: "half_width_curves",
     pc.bayes.grid_intervals: "bayes.grid_intervals",
@@ -1190,6 +1366,8 @@ def test_every_argument_of_every_public_function_has_cases(function):
 
 #: Registered choices no catalogued function takes, and where they are tested instead.
 NOT_CATALOGUED = {
+    "BINARY_METRIC": "a paired_nested suite's metric (tests/test_harness.py); compare takes "
+    "COMPARE_METRIC",
     "CONFUSION_SAMPLER": "fit_confusion runs MCMC (tests/test_bayes.py)",
     "OUTPUT_FORMAT": "a command-line flag (tests/test_registry.py)",
     "VALIDATE_ACTION": "a command-line argument (tests/test_registry.py)",

@@ -369,8 +369,8 @@ def test_cli_near_misses_of_the_positive_label_are_refused(capsys, tmp_path):
             "human,score\n1,0.91\n0,0.12\n1,0.55\n1,0.87\n",
             ["--truth", "human", "--pred", "score"],
             "`--pred` column 'score' looks like scores, not labels: 4 distinct numbers from "
-            "0.12 to 0.91, some not whole (e.g. 0.91). perfci counts labels: threshold the "
-            "scores into labels first",
+            "0.12 to 0.91, some not whole (e.g. 0.91). Give it as `--score score` for the ROC "
+            "AUC, and/or add `--threshold T` to count a score of at least T as positive.",
         ),
         (
             "human,model\nyes,yes\nno,no\n",

@@ -22,6 +22,7 @@ SRC = Path(pc.__file__).parent
 BAD = "no-such-name"
 Y = [1, 0, 1, 1, 0, 1, 1, 0]
 P = [1, 0, 0, 1, 1, 1, 1, 0]
+SCORES = [0.9, 0.2, 0.4, 0.8, 0.6, 0.7, 0.5, 0.3]
 
 ALL_CHOICES = {
     name: value for name, value in vars(registry).items() if isinstance(value, registry.Choices)
@@ -69,6 +70,12 @@ def test_metric_names_are_built_from_the_binary_ones():
         binary + tuple(f"macro_{m}" for m in binary) + tuple(f"micro_{m}" for m in binary)
     )
     assert registry.BOOTSTRAP_METRIC.names == ("proportion", *registry.METRIC.names)
+    # the AUC of a score is no function of confusion counts: it extends the lists of
+    # metric_ci/report and compare only, never METRIC (what counts-based code reads)
+    assert registry.ANY_METRIC.names == (*registry.METRIC.names, "roc_auc")
+    assert registry.COMPARE_METRIC.names == (*binary, "roc_auc")
+    assert registry.METRIC_CI_AUC_METHOD.names == ("recommended", *registry.AUC_METHOD.names)
+    assert tuple(pc.AUC_METHODS) == registry.AUC_METHOD.names
 
 
 PUBLIC_CONSTANTS = [
@@ -471,7 +478,13 @@ PYTHON_CASES = [
     (pc.operating_characteristics, (), "method", registry.EXACT_METHOD),
     (pc.plan_sample_size, (0.9, 0.05), "method", registry.PLAN_METHOD),
     (pc.metric_ci, (Y, P, "recall"), "method", registry.METRIC_CI_METHOD),
-    (pc.metric_ci, (Y, P), "metric", registry.METRIC),
+    (pc.metric_ci, (Y, P), "metric", registry.ANY_METRIC),
+    (pc.metric_ci, (Y, SCORES, "roc_auc"), "method", registry.METRIC_CI_AUC_METHOD),
+    (pc.auc_ci, (Y, SCORES), "method", registry.AUC_METHOD),
+    (pc.auc_ci, (Y, SCORES), "scheme", registry.BOOTSTRAP_SCHEME),
+    (pc.auc_ci, (Y, SCORES), "interval", registry.BOOTSTRAP_INTERVAL),
+    (pc.compare_auc, (Y, SCORES, SCORES), "method", registry.COMPARE_AUC_METHOD),
+    (pc.compare, (Y, SCORES, SCORES, "roc_auc"), "method", registry.COMPARE_AUC_METHOD),
     (pc.metric_ci, (Y, P, "recall"), "design", registry.DESIGN),
     (pc.metric_ci, (Y, P, "recall"), "df_adjust", registry.DF_ADJUST),
     (pc.metric_ci, (Y, P, "f1"), "scheme", registry.BOOTSTRAP_SCHEME),
@@ -481,7 +494,7 @@ PYTHON_CASES = [
     (pc.bootstrap_ci, ([5, 1],), "metric", registry.BOOTSTRAP_METRIC),
     (pc.bootstrap_ci, ([5, 1], "proportion"), "scheme", registry.BOOTSTRAP_SCHEME),
     (pc.bootstrap_ci, ([5, 1], "proportion"), "interval", registry.BOOTSTRAP_INTERVAL),
-    (pc.compare, (Y, P, P), "metric", registry.BINARY_METRIC),
+    (pc.compare, (Y, P, P), "metric", registry.COMPARE_METRIC),
     (pc.compare, (Y, P, P, "recall"), "method", registry.COMPARE_METHOD),
     (pc.compare, (Y, P, P, "recall"), "scheme", registry.BOOTSTRAP_SCHEME),
     (pc.compare, (Y, P, P, "recall"), "interval", registry.BOOTSTRAP_INTERVAL),
@@ -533,7 +546,7 @@ CLI_CHOICES = {
     ("bootstrap", "--metric"): registry.BOOTSTRAP_METRIC,
     ("bootstrap", "--interval"): registry.BOOTSTRAP_INTERVAL,
     ("report", "--format"): registry.OUTPUT_FORMAT,
-    ("compare", "--metric"): registry.BINARY_METRIC,
+    ("compare", "--metric"): registry.COMPARE_METRIC,
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,

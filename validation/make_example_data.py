@@ -12,7 +12,9 @@ by both, and each therapist a style that makes their reflections easier or harde
 recognise (so texts are nested in persons, with an ICC of roughly 0.1 for recall).
 Prompt B misses a few more reflections than prompt A and over-calls a little less. A
 three-class code of the utterance's function (``human_topic``, ``model_topic``:
-"question", "reflection", "other") gives a multi-class example.
+"question", "reflection", "other") gives a multi-class example. ``score`` and
+``score_b`` are the two prompts' probabilities that an utterance is a reflection
+(``model == (score >= 0.5)``, and likewise for B), for the ROC AUC.
 """
 
 from pathlib import Path
@@ -47,6 +49,26 @@ topic_true = np.where(human, 1, rng.choice([0, 2], size=n, p=[0.4, 0.6]))
 confused = rng.random(n) < special.expit(-2.0 + 0.8 * difficulty)
 topic_pred = np.where(confused, rng.choice(3, size=n), topic_true)
 
+# Scores: each prompt's probability that the utterance is a reflection, consistent with
+# its label (label 1 exactly where the score is at least 0.5). The label was drawn as
+# u < rate, so logit(rate) - logit(u) is positive exactly for label 1; a per-utterance
+# scale (drawn here, after every draw above, so that the columns above do not change)
+# makes the scores less extreme than the labels' margins alone, and rounding to four
+# decimals gives ties, as real model probabilities printed to a file have.
+scale = rng.uniform(0.5, 1.0, size=n)
+
+
+def score_of(label, rate):
+    margin = special.logit(rate) - special.logit(u)
+    score = np.round(special.expit(scale * margin), 4)
+    # rounding must not carry a score across the threshold
+    return np.where(label, np.maximum(score, 0.5), np.minimum(score, 0.4999))
+
+
+score_a = score_of(model_a, np.where(human, hit_a, false_alarm_a))
+score_b = score_of(model_b, np.where(human, hit_b, false_alarm_b))
+assert np.array_equal(model_a, score_a >= 0.5) and np.array_equal(model_b, score_b >= 0.5)
+
 frame = pd.DataFrame(
     {
         "person": [f"T{i + 1:02d}" for i in person],
@@ -57,6 +79,8 @@ frame = pd.DataFrame(
         "model_b": model_b.astype(int),
         "human_topic": topics[topic_true],
         "model_topic": topics[topic_pred],
+        "score": score_a,
+        "score_b": score_b,
     }
 )
 out = Path(__file__).resolve().parents[1] / "src" / "perfci" / "data" / "example_texts.csv"

@@ -19,6 +19,7 @@ _SUBMODULES = ("bayes", "figures", "harness", "policy")
 #: Every public name and the module that defines it.
 _NAMES = {
     "ANALYTIC_METHODS": "analytic",
+    "AUC_METHODS": "auc",
     "BINARY_METRICS": "metrics",
     "BOOTSTRAP_INTERVALS": "bootstrap",
     "BootstrapCI": "bootstrap",
@@ -29,18 +30,23 @@ _NAMES = {
     "DESIGNS": "design",
     "DF_ADJUSTMENTS": "design",
     "DegenerateBootstrapWarning": "bootstrap",
+    "DegenerateIntervalWarning": "auc",
     "HIERARCHICAL_MIN_TEXTS": "reporting",
     "METRICS": "metrics",
     "MetricCI": "reporting",
     "OperatingCharacteristics": "exact",
     "PROPORTION_METRICS": "metrics",
     "ProportionCI": "analytic",
+    "RocAucCI": "auc",
+    "RocAucComparison": "auc",
     "SCHEMES": "bootstrap",
     "SampleSizePlan": "planning",
     "UndefinedMetricWarning": "_core.validation",
+    "auc_ci": "auc",
     "bootstrap_ci": "bootstrap",
     "clustered_proportion_ci": "design",
     "compare": "comparison",
+    "compare_auc": "auc",
     "compute_metric": "metrics",
     "confusion": "counting",
     "design_effect": "design",
@@ -63,6 +69,14 @@ if TYPE_CHECKING:  # static analysers see the eager imports
     from . import bayes, policy
     from ._core.validation import UndefinedMetricWarning
     from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
+    from .auc import (
+        AUC_METHODS,
+        DegenerateIntervalWarning,
+        RocAucCI,
+        RocAucComparison,
+        auc_ci,
+        compare_auc,
+    )
     from .bootstrap import (
         BOOTSTRAP_INTERVALS,
         SCHEMES,
@@ -122,6 +136,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ANALYTIC_METHODS",
+    "AUC_METHODS",
     "BINARY_METRICS",
     "BOOTSTRAP_INTERVALS",
     "CELLS",
@@ -136,15 +151,20 @@ __all__ = [
     "Comparison",
     "ConfusionCounts",
     "DegenerateBootstrapWarning",
+    "DegenerateIntervalWarning",
     "MetricCI",
     "OperatingCharacteristics",
     "ProportionCI",
+    "RocAucCI",
+    "RocAucComparison",
     "SampleSizePlan",
     "UndefinedMetricWarning",
+    "auc_ci",
     "bayes",
     "bootstrap_ci",
     "clustered_proportion_ci",
     "compare",
+    "compare_auc",
     "compute_metric",
     "confusion",
     "design_effect",

@@ -43,6 +43,7 @@ from ._core.validation import (
     dataset_generators,
 )
 from .analytic import proportion_ci
+from .auc import RocAucComparison, _compare_auc
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
@@ -512,7 +513,7 @@ def compare(
     pseudo_count: int = 0,
     n_resamples: int = _N_RESAMPLES,
     rng: Any = None,
-) -> Comparison:
+) -> Comparison | RocAucComparison:
     r"""Paired difference of a metric between two classifiers scored on the same texts.
 
     Parameters
@@ -524,7 +525,10 @@ def compare(
     pred_a, pred_b : array_like
         The two classifiers' labels for the same texts, the shape of `y_true`.
     metric : str
-        A binary metric (:data:`perfci.BINARY_METRICS`).
+        A binary metric (:data:`perfci.BINARY_METRICS`), or ``"roc_auc"``: then `pred_a`
+        and `pred_b` are the two classifiers' scores, and the result is
+        :func:`perfci.compare_auc`'s (a :class:`perfci.RocAucComparison` with the same
+        core fields: ``difference``, ``low``, ``high``, ``p_value``, ``test``, ``method``).
     groups : array_like, optional
         Person ids, one per text (``(n_texts,)``, shared by every data set, or the
         shape of `y_true`): texts nested in persons, the persons sampled from a
@@ -712,7 +716,33 @@ def compare(
     >>> print(f"cluster-robust [{nested.robust_low:.3f}, {nested.robust_high:.3f}] on "
     ...       f"{nested.df:.1f} df (the effective number of the {nested.persons} persons - 1)")
     cluster-robust [0.008, 0.064] on 27.2 df (the effective number of the 40 persons - 1)
+
+    Two scores' ROC AUCs, with DeLong's paired test:
+
+    >>> auc = pc.compare(texts["human"], texts["score"], texts["score_b"], "roc_auc")
+    >>> print(f"{auc.difference:.4f} [{auc.low:.4f}, {auc.high:.4f}], p = {auc.p_value:.2g}")
+    0.0021 [0.0012, 0.0030], p = 2.5e-06
     """  # noqa: E501
+    registry.COMPARE_METRIC.check(metric)
+    if metric == "roc_auc":
+        if check_pseudo_count(pseudo_count):
+            raise ValueError(
+                "`pseudo_count` does not apply to roc_auc (its bootstrap resamples the score "
+                f"counts as they are); got {pseudo_count!r}."
+            )
+        return _compare_auc(
+            y_true,
+            {"pred_a": pred_a, "pred_b": pred_b},
+            groups,
+            method=method,
+            positive=positive,
+            confidence_level=confidence_level,
+            scheme=scheme,
+            interval=interval,
+            n_resamples=n_resamples,
+            rng=rng,
+            batch=None,
+        )
     level, pseudo_count, n_resamples, root = _compare_iv(
         metric,
         method,

@@ -12,7 +12,7 @@ import pandas as pd
 from ._core.results import ResultMixin
 from .metrics import CELLS
 
-__all__ = ["ConfusionCounts", "LabelSet", "confusion", "normalize_labels"]
+__all__ = ["ConfusionCounts", "LabelSet", "confusion", "normalize_labels", "score_like"]
 
 
 @dataclass(frozen=True)
@@ -401,26 +401,49 @@ def _as_number(value: Any) -> float | None:
     return None
 
 
-def _refuse_scores(shown: str, values: np.ndarray) -> None:
-    """Refuse an argument of numbers with many distinct values, some not whole: scores."""
+def score_like(values: Any) -> str | None:
+    """Say why distinct label values look like scores, or return None if they do not.
+
+    Numbers (or number strings) with more than :data:`MAX_FRACTIONAL_LABELS` distinct
+    values, some not whole, are scores: a column of model probabilities, not labels. The
+    one rule :func:`normalize_labels` and the command line apply.
+
+    Examples
+    --------
+    >>> from perfci.counting import score_like
+    >>> score_like(["0.91", "0.12", "0.5"])
+    '3 distinct numbers from 0.12 to 0.91, some not whole (e.g. 0.91)'
+    >>> score_like([0, 1]) is None
+    True
+    """
+    values = pd.unique(np.asarray(values).ravel())
     if values.size <= MAX_FRACTIONAL_LABELS or values.dtype.kind in "biu":
-        return
+        return None
     if values.dtype.kind == "f":
         numbers_ = values.astype(float)
     else:
         parsed = [_as_number(v) for v in values.tolist()]
         if any(v is None for v in parsed):
-            return
+            return None
         numbers_ = np.asarray(parsed, dtype=float)
     fractional = numbers_[numbers_ != np.round(numbers_)]
     if fractional.size == 0:
-        return
-    raise ValueError(
-        f"{shown} looks like scores, not labels: {numbers_.size} distinct numbers from "
-        f"{numbers_.min():g} to {numbers_.max():g}, some not whole (e.g. {fractional[0]:g}). "
-        "perfci counts labels: threshold the scores into labels first (e.g. 1 where the "
-        "score is at least 0.5, else 0) and pass those."
+        return None
+    return (
+        f"{numbers_.size} distinct numbers from {numbers_.min():g} to {numbers_.max():g}, "
+        f"some not whole (e.g. {fractional[0]:g})"
     )
+
+
+def _refuse_scores(shown: str, values: np.ndarray) -> None:
+    """Refuse an argument of numbers with many distinct values, some not whole: scores."""
+    found = score_like(values)
+    if found is not None:
+        raise ValueError(
+            f"{shown} looks like scores, not labels: {found}. perfci counts labels: "
+            "threshold the scores into labels first (e.g. 1 where the score is at least "
+            "0.5, else 0) and pass those."
+        )
 
 
 def _coding(shown: str, values: np.ndarray) -> str:

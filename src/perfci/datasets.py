@@ -18,9 +18,11 @@ def load_example() -> pd.DataFrame:
         One row per utterance with columns ``person`` (therapist id, about 25
         utterances each, 15 to 34), ``site`` (``"clinic_a"`` or ``"clinic_b"``, a subgroup),
         ``text_id``, ``human`` (the human code: is the utterance a reflection, 0/1),
-        ``model`` and ``model_b`` (two LLM prompts' codes, 0/1), and ``human_topic`` /
+        ``model`` and ``model_b`` (two LLM prompts' codes, 0/1), ``human_topic`` /
         ``model_topic`` (a three-class code, "question", "reflection" or "other", by the
-        human and by the first prompt).
+        human and by the first prompt), and ``score`` / ``score_b`` (each prompt's
+        probability that the utterance is a reflection, to four decimals: ``model`` is 1
+        exactly where ``score`` is at least 0.5, and likewise for B).
 
     Notes
     -----
@@ -35,9 +37,11 @@ def load_example() -> pd.DataFrame:
     >>> import perfci as pc
     >>> texts = pc.load_example()
     >>> texts.shape
-    (1069, 8)
+    (1069, 10)
     >>> pc.confusion(texts["human"], texts["model"]).counts
     array([221,  40,  30, 778])
+    >>> bool(((texts["score"] >= 0.5) == texts["model"]).all())
+    True
     """
     with resources.files("perfci").joinpath("data/example_texts.csv").open() as f:
         return pd.read_csv(f)

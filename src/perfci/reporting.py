@@ -24,9 +24,11 @@ from ._core.validation import (
     check_confidence_level,
     check_label,
     check_positive_int,
+    check_real_array,
     check_rng,
 )
 from .analytic import ProportionCI, proportion_ci
+from .auc import RocAucCI, _auc_ci
 from .bootstrap import BootstrapCI, bootstrap_ci
 from .counting import (
     ConfusionCounts,
@@ -87,9 +89,11 @@ class MetricCI(ResultMixin):
         The nested-data adjustment of analytic intervals: ICC, design effect and
         :math:`n_{eff} = N/\mathrm{DEFF}` before any df adjustment (NaN where not
         applicable).
-    result : ProportionCI, ClusteredProportionCI or BootstrapCI
+    result : ProportionCI, ClusteredProportionCI, BootstrapCI or RocAucCI
         The underlying result (in :meth:`to_dict`; :meth:`to_frame` and
-        :meth:`to_xarray` hold the fields above only, see the result's own).
+        :meth:`to_xarray` hold the fields above only, see the result's own). For
+        ``roc_auc`` it is :func:`perfci.auc_ci`'s :class:`~perfci.RocAucCI`, and
+        `relevant_n` counts every text (positives and negatives).
     """
 
     _exclude: ClassVar[tuple[str, ...]] = ("result",)
@@ -106,7 +110,7 @@ class MetricCI(ResultMixin):
     icc: float
     design_effect: float
     n_eff: float
-    result: ProportionCI | ClusteredProportionCI | BootstrapCI
+    result: ProportionCI | ClusteredProportionCI | BootstrapCI | RocAucCI
 
     @property
     def half_width(self) -> float:
@@ -248,7 +252,7 @@ def _metric_ci_iv(
     metric: Any, options: dict[str, Any], positive: Any, confidence_level: Any, rng: Any
 ) -> tuple[float, np.random.Generator]:
     """Check every option of :func:`metric_ci` before the labels are read."""
-    registry.METRIC.check(metric)
+    registry.ANY_METRIC.check(metric)
     policy.check_options(**options)
     check_label("positive", positive)
     return _check_level(confidence_level), check_rng(rng)
@@ -264,6 +268,7 @@ def _report_iv(
     rng: Any,
     bayes: Any,
     bayes_sampler: Any,
+    has_score: bool,
 ) -> tuple[float, list[str] | None, np.random.Generator]:
     """Check every option of :func:`report` before the labels are read."""
     policy.check_options(design=design, df_adjust=df_adjust)
@@ -282,7 +287,12 @@ def _report_iv(
         if not metrics:
             raise ValueError("`metrics` must name at least one metric (or be None for all).")
         for m in metrics:
-            registry.METRIC.check(m, "metrics")
+            registry.ANY_METRIC.check(m, "metrics")
+        if "roc_auc" in metrics and not has_score:
+            raise ValueError(
+                "`metrics` names roc_auc, the AUC of a score: pass the classifier's scores "
+                "as `score`."
+            )
     if not (isinstance(n_resamples, str) and n_resamples == RECOMMENDED):
         # the report's bootstrap rows are never a proportion: "exact" does not apply
         check_positive_int("n_resamples", n_resamples, " or 'recommended'")
@@ -311,14 +321,18 @@ def metric_ci(
     Parameters
     ----------
     y_true, y_pred : array_like
-        Reference (human) and classifier labels, one per text.
+        Reference (human) and classifier labels, one per text; for ``"roc_auc"``,
+        `y_pred` is the classifier's score of each text.
     metric : str
-        Any name in :data:`perfci.METRICS`.
+        Any name in :data:`perfci.METRICS`, or ``"roc_auc"`` (the ROC AUC of a score:
+        :func:`perfci.auc_ci`).
     groups : array_like, optional
         Person ids, one per text: the texts are nested in persons.
     method : str, default "recommended"
         ``"recommended"`` (see the notes), an analytic method of
-        :func:`proportion_ci` (proportion metrics only), or ``"bootstrap"``.
+        :func:`proportion_ci` (proportion metrics only), or ``"bootstrap"``; for
+        ``"roc_auc"``, ``"recommended"`` (``delong_logit``), ``"delong"``,
+        ``"delong_logit"`` or ``"bootstrap"``, as in :func:`perfci.auc_ci`.
     positive : object, optional
         The positive label (as in :func:`confusion`); for multi-class labels, a class
         gives its one-vs-rest metric.
@@ -378,6 +392,12 @@ def metric_ci(
     than ignored. With at most one relevant text per person the texts are a simple random
     sample, and the independent-text interval is used.
 
+    ``"roc_auc"`` is not a function of confusion counts: it goes to
+    :func:`perfci.auc_ci`, whose recommended method (:data:`perfci.policy.AUC_METHOD`)
+    is DeLong's variance on the logit scale, clustered (Obuchowski) with `groups`. The
+    options of proportion intervals (`design`, `df_adjust`, `pseudo_count`) do not apply
+    to it; the bootstrap options do, with ``method="bootstrap"``.
+
     Examples
     --------
     >>> import perfci as pc
@@ -388,7 +408,25 @@ def metric_ci(
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "f1", groups=texts["person"], rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
     0.863 [0.801, 0.906] by bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)
+    >>> ci = pc.metric_ci(texts["human"], texts["score"], "roc_auc", groups=texts["person"])
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
+    0.975 [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski, t with 37.6 df)
     """
+    registry.ANY_METRIC.check(metric)
+    if metric == "roc_auc":
+        return _auc_metric_ci(
+            y_true,
+            y_pred,
+            groups,
+            method=method,
+            positive=positive,
+            confidence_level=confidence_level,
+            unused={"design": design, "df_adjust": df_adjust, "pseudo_count": pseudo_count},
+            scheme=scheme,
+            interval=interval,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     options = {
         "method": method,
         "design": design,
@@ -407,6 +445,66 @@ def metric_ci(
         confidence_level=level,
         rng=generator,
         strict=True,
+    )
+
+
+def _auc_metric_ci(
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    *,
+    method: Any,
+    positive: Any,
+    confidence_level: Any,
+    unused: dict[str, Any],
+    scheme: Any,
+    interval: Any,
+    n_resamples: Any,
+    rng: Any,
+) -> MetricCI:
+    """:func:`metric_ci` of ``"roc_auc"``: :func:`perfci.auc_ci` with the policy's defaults."""
+    registry.METRIC_CI_AUC_METHOD.check(method)
+    for name, value in unused.items():
+        if not (isinstance(value, str) and value == RECOMMENDED):
+            raise ValueError(
+                f"`{name}` is an option of the intervals of labels; it does not apply to "
+                f"roc_auc (the AUC of a score); leave `{name}` unset."
+            )
+    chosen = policy.AUC_METHOD if method == RECOMMENDED else method
+    given: dict[str, Any] = {
+        "scheme": None if scheme == RECOMMENDED else scheme,
+        "interval": "percentile" if interval == RECOMMENDED else interval,
+        "n_resamples": policy.N_RESAMPLES if n_resamples == RECOMMENDED else n_resamples,
+    }
+    ci = _auc_ci(
+        y_true,
+        {"y_pred": y_score},
+        groups,
+        method=chosen,
+        confidence_level=confidence_level,
+        positive=positive,
+        rng=rng,
+        batch=None,
+        **given,
+    )
+    return _auc_metric(ci)
+
+
+def _auc_metric(ci: RocAucCI) -> MetricCI:
+    return MetricCI(
+        metric="roc_auc",
+        estimate=ci.estimate,
+        low=ci.low,
+        high=ci.high,
+        confidence_level=ci.confidence_level,
+        method=ci.description,
+        population=ci.population,
+        relevant_n=ci.n_positive + ci.n_negative,
+        persons=ci.persons,
+        icc=np.nan,
+        design_effect=np.nan,
+        n_eff=np.nan,
+        result=ci,
     )
 
 
@@ -458,6 +556,39 @@ def _note(ci: MetricCI) -> str:
                 "covered 0.90 in every design with 5 persons; read it as approximate"
             )
     return "; ".join(notes)
+
+
+def _auc_note(ci: MetricCI) -> str:
+    result = cast(RocAucCI, ci.result)
+    notes = []
+    fewer = min(result.n_positive, result.n_negative)
+    if fewer < FEW_RELEVANT_TEXTS:
+        which = "positives" if result.n_positive <= result.n_negative else "negatives"
+        notes.append(f"only {fewer} {which}: too few to support a claim about roc_auc")
+    elif ci.half_width > WIDE_HALF_WIDTH:
+        notes.append(f"wide interval (half-width {ci.half_width:.2f})")
+    if np.isnan(ci.low):
+        notes.append("no logit interval at an AUC of 0 or 1 (the classes are separated)")
+    if ci.persons is not None and ci.persons < FEW_PERSONS:
+        notes.append(f"only {ci.persons} persons: too few to speak for new persons")
+    return "; ".join(notes)
+
+
+def _auc_row(ci: MetricCI, with_class: bool) -> dict:
+    row = {
+        "metric": ci.metric,
+        "estimate": ci.estimate,
+        "low": ci.low,
+        "high": ci.high,
+        "method": ci.method,
+        "relevant_n": ci.relevant_n,
+        "persons": pd.NA if ci.persons is None else ci.persons,
+        "icc": np.nan,
+        "design_effect": np.nan,
+        "n_eff": np.nan,
+        "note": _auc_note(ci),
+    }
+    return {"class": "", **row} if with_class else row
 
 
 _COLUMNS = [
@@ -650,6 +781,7 @@ def report(
     groups: Any = None,
     *,
     by: Any = None,
+    score: Any = None,
     positive: Any = None,
     metrics: list[str] | None = None,
     confidence_level: float = 0.95,
@@ -671,11 +803,15 @@ def report(
     by : array_like, optional
         A subgroup label per text (e.g. gender or site): the report is repeated per
         subgroup, after the rows for all texts (``by = "all"``).
+    score : array_like, optional
+        The classifier's score of each text (e.g. the probability behind `y_pred`):
+        adds a ``roc_auc`` row (per subgroup too) with the recommended AUC interval of
+        :func:`metric_ci` (DeLong on the logit scale; clustered with `groups`).
     positive : object, optional
         The positive label of binary labels (as in :func:`confusion`). Multi-class
         labels give per-class one-vs-rest rows and ``macro_``/``micro_`` rows.
     metrics : list of str, optional
-        Metrics to report; default all that apply.
+        Metrics to report; default all that apply (``roc_auc`` when `score` is given).
     confidence_level : float, default 0.95
         Confidence level.
     design, df_adjust : str or None, default "recommended"
@@ -711,7 +847,8 @@ def report(
     ------
     ValueError
         For bad labels, unknown names, or an option of the wrong type or range:
-        `metrics` that is not a non-empty list of names, `bayes` that is not a boolean,
+        `metrics` that is not a non-empty list of names (or names ``roc_auc`` without
+        `score`), a `score` that is not one finite number per text, `bayes` that is not a boolean,
         `n_resamples` that is not a positive integer or "recommended", a `positive`
         that is not one label, a level outside (0, 1), an `rng` that cannot seed a
         generator. Options are checked before any row is computed, so a bad one is an
@@ -744,6 +881,7 @@ def report(
         rng,
         bayes,
         bayes_sampler,
+        score is not None,
     )
     options = {
         "method": RECOMMENDED,
@@ -758,9 +896,17 @@ def report(
     t, p = given.values["y_true"], given.values["y_pred"]
     positive = given.positive
     g = None if groups is None else _as_label_array("groups", groups)
-    for name, arr in (("y_pred", p), ("groups", g)):
+    scores = None
+    if score is not None:
+        scores = check_real_array(
+            "score", score.to_numpy() if isinstance(score, pd.Series | pd.Index) else score
+        )
+        if scores.ndim != 1:
+            raise ValueError(f"`score` must be one-dimensional; got shape {scores.shape}.")
+    for name, arr in (("y_pred", p), ("groups", g), ("score", scores)):
         if arr is not None and arr.shape != t.shape:
             raise ValueError(f"`{name}` must have one value per text ({t.size}); got {arr.size}.")
+    with_auc = scores is not None and (metrics is None or "roc_auc" in metrics)
     subsets: list[tuple[Any, np.ndarray]] = [("all", np.ones(t.size, dtype=bool))]
     if by is not None:
         b = _as_label_array("by", by)
@@ -769,7 +915,8 @@ def report(
         subsets += [(v, b == v) for v in sorted(pd.unique(b), key=str)]
     frames, skipped = [], []
     for value, mask in subsets:
-        where = "" if by is None else f" in subgroup {value!r}"
+        shown = value.item() if isinstance(value, np.generic) else value
+        where = "" if by is None else f" in subgroup {shown!r}"
         rows, s = _report_one(
             t[mask],
             p[mask],
@@ -781,6 +928,27 @@ def report(
             where,
         )
         skipped += s
+        if with_auc and scores is not None:
+            try:
+                ci = _auc_metric(
+                    _auc_ci(
+                        t[mask],
+                        {"score": scores[mask]},
+                        None if g is None else g[mask],
+                        method=policy.AUC_METHOD,
+                        confidence_level=level,
+                        positive=positive,
+                        scheme=None,
+                        interval="percentile",
+                        n_resamples=policy.N_RESAMPLES,
+                        rng=None,
+                        batch=None,
+                    )
+                )
+            except ValueError as exc:
+                skipped.append(f"roc_auc{where} ({str(exc).rstrip('.')})")
+            else:
+                rows.append(_auc_row(ci, "class" in (rows[0] if rows else {})))
         frame = pd.DataFrame(rows)
         if by is not None:
             frame.insert(0, "by", value)

@@ -25,11 +25,15 @@ from typing import Any
 
 __all__ = [
     "ANALYTIC_METHOD",
+    "ANY_METRIC",
+    "AUC_METHOD",
     "BINARY_METRIC",
     "BOOTSTRAP_INTERVAL",
     "BOOTSTRAP_METRIC",
     "BOOTSTRAP_SCHEME",
+    "COMPARE_AUC_METHOD",
     "COMPARE_METHOD",
+    "COMPARE_METRIC",
     "CONFUSION_SAMPLER",
     "CREDIBLE_INTERVAL",
     "DESIGN",
@@ -44,6 +48,7 @@ __all__ = [
     "MAX_RESAMPLES",
     "METHOD_KEYS",
     "METRIC",
+    "METRIC_CI_AUC_METHOD",
     "METRIC_CI_METHOD",
     "OUTPUT_FORMAT",
     "PLAN_METHOD",
@@ -315,6 +320,26 @@ METRIC = _choices(
     ],
 )
 
+_SCORE_METRICS = (
+    (
+        "roc_auc",
+        "area under the ROC curve of a score: the chance that a random positive text "
+        "scores above a random negative one (ties count half)",
+    ),
+)
+
+ANY_METRIC = _choices(
+    "metric",
+    "a metric of labels (binary, or a macro_ / micro_ average), or roc_auc of a score",
+    [*((e.name, e.help) for e in METRIC.entries), *_SCORE_METRICS],
+)
+
+COMPARE_METRIC = _choices(
+    "metric",
+    "a binary metric of two classifiers' labels, or roc_auc of their scores",
+    [*((e.name, e.help) for e in BINARY_METRIC.entries), *_SCORE_METRICS],
+)
+
 BOOTSTRAP_METRIC = _choices(
     "metric",
     "what the bootstrap resamples: a proportion's [successes, failures] or a metric's cells",
@@ -391,6 +416,41 @@ COMPARE_METHOD = _choices(
             "Newcombe's paired score interval, on the effective sample size for nested texts "
             "(accuracy, recall, specificity)",
         ),
+    ],
+)
+
+AUC_METHOD = _choices(
+    "method",
+    "how the interval of an ROC AUC is computed",
+    [
+        (
+            "delong",
+            "DeLong's variance of the placement values, ties counting half (R pROC's); "
+            "with groups, Obuchowski's clustered variance and t on the effective persons - 1 df",
+        ),
+        (
+            "delong_logit",
+            "the same variance on the logit scale, back-transformed (inside (0, 1))",
+        ),
+        ("bootstrap", "bootstrap of the score counts (iid, cluster or hierarchical scheme)"),
+    ],
+)
+
+METRIC_CI_AUC_METHOD = AUC_METHOD.extended(
+    [("recommended", "the recommended method for roc_auc (perfci.policy)")]
+)
+
+COMPARE_AUC_METHOD = _choices(
+    "method",
+    "how the interval of a paired difference of two ROC AUCs is computed",
+    [
+        ("recommended", "the recommended method for roc_auc (perfci.policy)"),
+        (
+            "delong",
+            "DeLong's paired variance (R pROC's roc.test); with groups, Obuchowski's "
+            "clustered one and t on the effective persons - 1 df",
+        ),
+        ("bootstrap", "paired bootstrap of the joint score counts"),
     ],
 )
 

@@ -220,11 +220,84 @@ def _labels(args: argparse.Namespace, columns: dict[str, tuple[str, str]], frame
     return given.values, given.positive
 
 
+def _numbers(frame: pd.DataFrame, name: str, option: str, path: str) -> Any:
+    """Return a column of scores as finite floats; refuse cells that are not numbers."""
+    import numpy as np
+    import pandas as pd
+
+    text = _column(frame, name, option, path)
+    values = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        found = ", ".join(repr(v) for v in sorted(set(text[bad]))[:5])
+        raise ValueError(
+            f"`{option}` column {name!r} must hold a finite number (a score) for every text; "
+            f"it holds {found} in {_rows(bad)} of {path}."
+        )
+    return values
+
+
+def _refuse_scores_as_labels(
+    frame: pd.DataFrame, name: str, option: str, path: str, hint: str | None = None
+) -> None:
+    """Refuse a label column that looks like scores, saying what to do with scores."""
+    from ..counting import score_like
+
+    found = score_like(_column(frame, name, option, path).str.strip().to_numpy())
+    if found is not None:
+        hint = hint or (
+            f"Give it as `--score {name}` for the ROC AUC, and/or add `--threshold T` to "
+            "count a score of at least T as positive."
+        )
+        raise ValueError(
+            f"`{option}` column {name!r} looks like scores, not labels: {found}. {hint}"
+        )
+
+
+def _thresholded(args: argparse.Namespace, frame: pd.DataFrame) -> Any:
+    """Return the ``--pred`` scores as labels coded as ``--truth``: score >= T positive."""
+    import numpy as np
+
+    from ..counting import normalize_labels
+
+    scores = _numbers(frame, args.pred, "--pred", args.file)
+    truth = _column(frame, args.truth, "--truth", args.file, labels=True)
+    given = normalize_labels(
+        {"y_true": truth},
+        positive=args.positive,
+        negative=args.negative,
+        names={
+            "y_true": f"`--truth` column {args.truth!r}",
+            "positive": "`--positive`",
+            "negative": "`--negative`",
+        },
+        rows=("row", 1),
+    )
+    if given.coded:  # the positive label is 1, or 0 with --positive 0
+        labels: tuple[Any, Any] = (str(given.positive), str(1 - given.positive))
+    else:
+        others = [c for c in given.classes.tolist() if c != given.positive]
+        negative = args.negative if args.negative is not None else others[0]
+        if args.negative is None and len(others) != 1:
+            raise ValueError(
+                f"`--threshold` needs the negative label: `--truth` column {args.truth!r} "
+                f"has {len(others) + 1} labels; give `--negative LABEL`."
+            )
+        labels = (given.positive, negative)
+    return np.where(scores >= args.threshold, *labels).astype(object)
+
+
 def report(args: argparse.Namespace) -> None:
     """``perfci report``: every metric with its recommended interval."""
     from ..reporting import report as report_
 
     frame = _read_table(args.file)
+    # the scores are read before --threshold turns the --pred column (maybe the same) into labels
+    score = None if args.score is None else _numbers(frame, args.score, "--score", args.file)
+    if args.threshold is not None:
+        frame = frame.assign(**{args.pred: _thresholded(args, frame)})
+    else:
+        _refuse_scores_as_labels(frame, args.pred, "--pred", args.file)
     values, positive = _labels(
         args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}, frame
     )
@@ -235,6 +308,7 @@ def report(args: argparse.Namespace) -> None:
         values["y_pred"],
         groups,
         by=by,
+        score=score,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,
@@ -272,11 +346,57 @@ def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
     return text
 
 
+def _auc_comparison_text(result: Any, name_a: str, name_b: str) -> str:
+    r = result
+    text = (
+        f"roc_auc: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; difference "
+        f"{r.difference:+.4f}, {100 * r.confidence_level:g}% interval [{r.low:+.4f}, "
+        f"{r.high:+.4f}] by {r.method}; {r.test} p = {r.p_value:.4g}; {r.n_positive} "
+        f"positive and {r.n_negative} negative texts"
+    )
+    return text + (f" from {r.persons} persons" if r.persons is not None else "")
+
+
 def compare(args: argparse.Namespace) -> None:
     """``perfci compare``: the paired difference of a metric between two classifiers."""
     from ..comparison import compare as compare_
 
     frame = _read_table(args.file)
+    if args.metric == "roc_auc":
+        values, positive = _labels(args, {"y_true": ("--truth", args.truth)}, frame)
+        scores = {
+            key: _numbers(frame, column, flag, args.file)
+            for key, flag, column in (
+                ("a", "--pred-a", args.pred_a),
+                ("b", "--pred-b", args.pred_b),
+            )
+        }
+        result: Any = compare_(
+            values["y_true"],
+            scores["a"],
+            scores["b"],
+            "roc_auc",
+            _column(frame, args.group, "--group", args.file),
+            method=args.method,
+            positive=positive,
+            confidence_level=args.confidence_level,
+            rng=args.seed,
+        )
+        rendering.emit(
+            _comparison_payload(result, args.pred_a, args.pred_b),
+            args.json,
+            _auc_comparison_text(result, args.pred_a, args.pred_b),
+        )
+        return
+    for flag, column in (("--pred-a", args.pred_a), ("--pred-b", args.pred_b)):
+        _refuse_scores_as_labels(
+            frame,
+            column,
+            flag,
+            args.file,
+            "Compare two scores' ROC AUCs with `--metric roc_auc`, or threshold the scores "
+            "into labels first.",
+        )
     columns = {
         "y_true": ("--truth", args.truth),
         "pred_a": ("--pred-a", args.pred_a),

@@ -87,6 +87,16 @@ def _level(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
 
 
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def _n_resamples(text: str) -> int | str:
     if text == "exact":
         return text
@@ -155,8 +165,9 @@ def _file_columns(p: argparse.ArgumentParser, *, pred: tuple[str, ...] = ("--pre
     p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
     for flag in pred:
         which = {"--pred": "", "--pred-a": " A", "--pred-b": " B"}[flag]
+        what = " (scores with --metric roc_auc)" if flag != "--pred" else ""
         p.add_argument(
-            flag, required=True, metavar="COL", help=f"column of classifier{which} labels"
+            flag, required=True, metavar="COL", help=f"column of classifier{which} labels{what}"
         )
 
 
@@ -255,6 +266,17 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p)
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     p.add_argument("--by", metavar="COL", help="column of subgroups: a report per subgroup")
+    p.add_argument(
+        "--score",
+        metavar="COL",
+        help="column of the classifier's scores (e.g. probabilities): adds the roc_auc row",
+    )
+    p.add_argument(
+        "--threshold",
+        type=_number,
+        metavar="T",
+        help="read the --pred column as scores and count a score of at least T as positive",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
@@ -263,11 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "compare",
         "paired difference of a metric between two classifiers",
-        ("metrics", registry.BINARY_METRIC),
+        ("metrics", registry.COMPARE_METRIC),
         ("methods", registry.COMPARE_METHOD),
     )
     _file_columns(p, pred=("--pred-a", "--pred-b"))
-    _choice(p, "--metric", registry.BINARY_METRIC, required=True)
+    _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     _labels(p)
@@ -387,7 +409,7 @@ _ARGUMENT_FLAGS = {
     },
 }
 #: Flags whose value is a column of the file.
-_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by")
+_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by", "score")
 #: Parsed values that are not flags the user typed as ``--name``.
 _NOT_FLAGS = ("command", "debug", "json", "file", "action", "suite")
 
