@@ -41,6 +41,7 @@ _NAMES = {
     "bootstrap_ci": "bootstrap",
     "clustered_proportion_ci": "design",
     "compare": "comparison",
+    "compare_groups": "subgroups",
     "compute_metric": "metrics",
     "confusion": "counting",
     "design_effect": "design",
@@ -103,6 +104,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         plot_half_width_curves,
     )
     from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
+    from .subgroups import compare_groups
 
 
 def __getattr__(name: str) -> Any:
@@ -145,6 +147,7 @@ __all__ = [
     "bootstrap_ci",
     "clustered_proportion_ci",
     "compare",
+    "compare_groups",
     "compute_metric",
     "confusion",
     "design_effect",

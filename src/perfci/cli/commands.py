@@ -235,6 +235,7 @@ def report(args: argparse.Namespace) -> None:
         values["y_pred"],
         groups,
         by=by,
+        differences=args.differences,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,

@@ -255,6 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p)
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     p.add_argument("--by", metavar="COL", help="column of subgroups: a report per subgroup")
+    p.add_argument(
+        "--differences",
+        action="store_true",
+        help="with --by, add the difference of each subgroup from the first (in sorted order) "
+        "for every metric, with its interval",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
