@@ -38,6 +38,7 @@ import pytest
 
 import perfci as pc
 from perfci._core import registry
+from perfci.subgroups import compare_groups_counts
 
 #: A case must end well under the 10 s a user waits for an answer.
 SECONDS = 5.0
@@ -51,6 +52,7 @@ Q = [y if rng0.random() < 0.7 else 1 - y for y in Y]  # classifier B
 G = [f"p{i // 4}" for i in range(40)]  # 10 persons of 4 texts
 S = [round(0.4 * y + 0.6 * rng0.random(), 2) for y in Y]  # a score of each text
 T = [round(0.3 * y + 0.7 * rng0.random(), 2) for y in Y]  # a second score
+BY = ["a" if i < 20 else "b" for i in range(40)]  # two subgroups, the persons nested in them
 SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
 
 
@@ -450,6 +452,17 @@ class Entry:
         values = {**self.base, **changes}
         args = [values.pop(n) for n in self.positional]
         return self.function(*args, **values)
+
+
+def _compare_groups_ends(*args, **kwargs):
+    """The interval ends of :func:`perfci.compare_groups`' rows (NaN where undefined)."""
+    return pc.compare_groups(*args, **kwargs)[["low", "high"]].to_numpy(float)
+
+
+def _group_difference_ends(*args, **kwargs):
+    """The interval ends of :func:`perfci.subgroups.compare_groups_counts`."""
+    result = compare_groups_counts(*args, **kwargs)
+    return np.array([result.low, result.high], dtype=float)
 
 
 def _grid_fit():
@@ -884,6 +897,7 @@ ENTRIES = [
                     check=lambda t: list(t["metric"]) == ["recall", "roc_auc"],
                 ),
             ],
+            "differences": also(bool_kind(), by=BY),
         },
         [
             (
@@ -897,6 +911,117 @@ ENTRIES = [
                 {"bayes": True, "bayes_sampler": None},
                 RAISES,
                 ("bayes_sampler",),
+            ),
+            ("differences without by", {"differences": True}, RAISES, ("differences", "by")),
+            (
+                "differences with a person in two subgroups",
+                {"differences": True, "by": BY, "groups": [f"p{i % 10}" for i in range(40)]},
+                RAISES,
+                ("groups",),
+            ),
+            ("differences between subgroups", {"differences": True, "by": BY}, OK, ()),
+        ],
+    ),
+    Entry(
+        "compare_groups",
+        _compare_groups_ends,
+        {"y_true": Y, "y_pred": P, "metric": "recall", "by": BY},
+        ("y_true", "y_pred", "metric", "by"),
+        {
+            "y_true": labels_kind("y_true"),
+            "y_pred": labels_kind("y_pred"),
+            "metric": [*choice_kind(registry.BINARY_METRIC), Case("a macro average", "macro_f1")],
+            "by": [
+                Case("None", None),
+                Case("a scalar", "x"),
+                Case("empty", []),
+                Case("one label too few", BY[:-1]),
+                Case("None inside", [None, *BY[1:]]),
+                Case("one subgroup", ["a"] * len(Y)),
+                Case("a reference without relevant texts", ["ab"[y] for y in Y], NAN),
+            ],
+            "groups": groups_kind(),
+            "reference": [
+                *(c for c in label_kind() if c.label != "a label not among the labels"),
+                Case("not one of the subgroups", "c"),
+                Case("the second subgroup", "b", OK),
+            ],
+            "confidence_level": level_kind(),
+            "method": [
+                *choice_kind(registry.GROUP_METHOD),
+                Case("newcombe for f1", "newcombe", also={"metric": "f1"}),
+                Case("newcombe with groups", "newcombe", also={"groups": G}),
+                Case("the bootstrap", "bootstrap", OK, also={"n_resamples": 200}),
+            ],
+            "simultaneous": choice_kind(registry.SIMULTANEOUS),
+            "positive": label_kind(),
+            "n_resamples": also(
+                positive_int_kind(extra=(Case("'exact'", "exact"), Case("too many", 10**12))),
+                method="bootstrap",
+            ),
+            "rng": rng_kind(),
+        },
+        [
+            (
+                "bootstrap resamples with the cluster-robust interval",
+                {"groups": G, "n_resamples": 500},
+                RAISES,
+                ("n_resamples",),
+            ),
+            (
+                "a subgroup of one person",
+                {"groups": G, "by": ["a"] * 4 + ["b"] * 36},
+                NAN,
+                (),
+            ),
+            (
+                "a max-t band over three subgroups",
+                {"groups": G, "by": ["a"] * 12 + ["b"] * 12 + ["c"] * 16, "simultaneous": "max_t"},
+                OK,
+                (),
+            ),
+        ],
+    ),
+    Entry(
+        "compare_groups_counts",
+        _group_difference_ends,
+        {"counts": [40, 5, 10, 45], "reference_counts": [60, 4, 5, 31], "metric": "recall"},
+        ("counts", "reference_counts", "metric"),
+        {
+            "counts": cells_kind(4),
+            "reference_counts": cells_kind(4),
+            "metric": choice_kind(registry.BINARY_METRIC),
+            "nested": bool_kind(),
+            "method": [
+                *choice_kind(registry.GROUP_METHOD),
+                Case("newcombe for f1", "newcombe", also={"metric": "f1"}),
+            ],
+            "confidence_level": level_kind(),
+            "n_resamples": also(
+                positive_int_kind(extra=(Case("'exact'", "exact"), Case("too many", 10**12))),
+                method="bootstrap",
+            ),
+            "rng": rng_kind(),
+        },
+        [
+            (
+                "batch shapes that differ",
+                {"counts": [[40, 5, 10, 45], [4, 1, 1, 4]]},
+                RAISES,
+                ("reference_counts",),
+            ),
+            ("a fraction inside", {"counts": [40.5, 5, 10, 45]}, RAISES, ("counts",)),
+            (
+                "one person each, nested",
+                {"counts": [[40, 5, 10, 45]], "reference_counts": [[6, 4, 5, 31]], "nested": True},
+                NAN,
+                (),
+            ),
+            (
+                "no person axis, nested",
+                {"nested": True},
+                RAISES,
+                ("counts",),
             ),
         ],
     ),
@@ -1347,6 +1472,8 @@ COVERED = {
     pc.compare: "compare",
     pc.auc_ci: "auc_ci",
     pc.compare_auc: "compare_auc",
+    pc.compare_groups: "compare_groups",
+    compare_groups_counts: "compare_groups_counts",
     pc.plan_sample_size: "plan_sample_size",
     pc.half_width_curves: "half_width_curves",
     pc.bayes.grid_intervals: "bayes.grid_intervals",

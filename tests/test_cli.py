@@ -512,3 +512,31 @@ def test_validate_json(capsys, suite_workdir):
     assert json.loads(capsys.readouterr().out)["cells"] == 2
     assert main(["validate", "report", "res", "--figures", "figs", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["written"][-1].endswith("SUMMARY.md")
+
+
+def test_report_differences(capsys, example_csv):
+    argv = ["report", str(example_csv), "--truth", "human", "--pred", "model", "--by", "site"]
+    status, out, _ = run(capsys, *argv, "--group", "person", "--differences", "--json")
+    assert status == 0
+    rows = [r for r in json.loads(out) if r["reference"]]
+    assert [r["metric"] for r in rows] == list(pc.BINARY_METRICS)
+    assert {(r["site"], r["reference"]) for r in rows} == {("clinic_b", "clinic_a")}
+    texts = pc.load_example()
+    ref = pc.compare_groups(
+        texts["human"], texts["model"], "recall", texts["site"], groups=texts["person"]
+    ).iloc[0]
+    assert (rows[1]["estimate"], rows[1]["low"], rows[1]["high"]) == (
+        ref.difference,
+        ref.low,
+        ref.high,
+    )
+    status, out, _ = run(capsys, *argv, "--differences", "--seed", "1")
+    assert status == 0 and "Newcombe hybrid score interval" in out
+    status, out, err = run(capsys, *argv[:6], "--differences")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "`--differences` needs `--by`" in err
+    status, _, err = run(
+        capsys, *argv[:6], "--by", "human_topic", "--group", "person", "--differences"
+    )
+    assert status == 2 and err.count("\n") == 1
+    assert "`--group` column 'person' must nest persons in the subgroups of `--by` column" in err

@@ -498,6 +498,9 @@ PYTHON_CASES = [
     (pc.compare, (Y, P, P, "recall"), "method", registry.COMPARE_METHOD),
     (pc.compare, (Y, P, P, "recall"), "scheme", registry.BOOTSTRAP_SCHEME),
     (pc.compare, (Y, P, P, "recall"), "interval", registry.BOOTSTRAP_INTERVAL),
+    (pc.compare_groups, (Y, P), "metric", registry.BINARY_METRIC),
+    (pc.compare_groups, (Y, P, "recall"), "method", registry.GROUP_METHOD),
+    (pc.compare_groups, (Y, P, "recall"), "simultaneous", registry.SIMULTANEOUS),
     (pc.bayes.fit, GROUPED, "sampler", registry.SAMPLER),
     (pc.bayes.fit, GROUPED, "prior", registry.PRIOR),
 ]
@@ -507,6 +510,7 @@ EXTRA_KWARGS = {
     pc.operating_characteristics: {"n": 10, "p": 0.5},
     pc.effective_sample_size: {"icc": 0.1, "mean_cluster_size": 5},
     pc.bayes.fit: {"sampler": "grid"},
+    pc.compare_groups: {"by": ["a"] * 4 + ["b"] * 4},
 }
 
 

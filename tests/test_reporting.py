@@ -250,3 +250,79 @@ def test_report_with_bayesian_rows(texts):
     assert table.loc[1, "low"] == ref.interval("mu").low
     plain = pc.report(texts["human"], texts["model"], metrics=["recall"], bayes=True)
     assert plain.loc[1, "method"] == "bayes beta, uniform prior (eti)"
+
+
+def test_report_differences_are_the_compare_groups_rows(texts):
+    table = pc.report(
+        texts["human"],
+        texts["model"],
+        groups=texts["person"],
+        by=texts["site"],
+        differences=True,
+        metrics=["recall", "f1"],
+        rng=1,
+    )
+    assert list(table.columns[:3]) == ["by", "reference", "metric"]
+    assert table["by"].tolist() == ["all"] * 2 + ["clinic_a"] * 2 + ["clinic_b"] * 4
+    assert table["reference"].tolist() == [""] * 6 + ["clinic_a"] * 2
+    for metric in ("recall", "f1"):
+        row = table[(table["reference"] == "clinic_a") & (table["metric"] == metric)].iloc[0]
+        ref = pc.compare_groups(
+            texts["human"], texts["model"], metric, texts["site"], groups=texts["person"]
+        ).iloc[0]
+        assert (row["estimate"], row["low"], row["high"]) == (ref.difference, ref.low, ref.high)
+        assert row["method"] == ref.method
+        assert row["relevant_n"] == ref.relevant_n + ref.relevant_n_reference
+        assert row["persons"] == ref.persons + ref.persons_reference
+        assert row["note"].startswith(f"clinic_b {ref.estimate:.3f} (relevant n {ref.relevant_n}")
+    # without differences the table is as before: no reference column
+    plain = pc.report(texts["human"], texts["model"], by=texts["site"], metrics=["recall"])
+    assert "reference" not in plain.columns
+
+
+def test_report_differences_on_independent_texts_and_their_errors(texts):
+    table = pc.report(
+        texts["human"], texts["model"], by=texts["site"], differences=True, metrics=["recall", "f1"]
+    )
+    diff = table[table["reference"] != ""].set_index("metric")
+    ref = pc.compare_groups(texts["human"], texts["model"], "recall", texts["site"]).iloc[0]
+    assert (diff.loc["recall", "low"], diff.loc["recall", "high"]) == (ref.low, ref.high)
+    assert diff.loc["f1", "method"].startswith("independent bootstrap of each subgroup")
+    assert diff.loc["f1", "low"] < diff.loc["f1", "estimate"] < diff.loc["f1", "high"]
+    with pytest.raises(ValueError, match=r"^`differences` needs `by`"):
+        pc.report(texts["human"], texts["model"], differences=True)
+    with pytest.raises(ValueError, match=r"^`differences` must be True or False"):
+        pc.report(texts["human"], texts["model"], by=texts["site"], differences="yes")
+    with pytest.raises(ValueError, match=r"^`groups` must nest persons in the subgroups of `by`"):
+        pc.report(
+            texts["human"],
+            texts["model"],
+            groups=texts["person"],
+            by=texts["human_topic"],
+            differences=True,
+        )
+
+
+def test_report_differences_leave_out_undefined_ones_and_averages(texts):
+    y = [1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1]
+    p = [1, 0, 0, 1, 0, 1, 0, 0, 1, 1, 0, 0]
+    by = ["a"] * 4 + ["b"] * 4 + ["c"] * 4  # b has no human positives
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"recall difference of subgroup 'b'"):
+        table = pc.report(y, p, by=by, differences=True, metrics=["recall", "accuracy"])
+    diff = table[table["reference"] != ""]
+    assert set(zip(diff["by"], diff["metric"], strict=True)) == {
+        ("b", "accuracy"),
+        ("c", "accuracy"),
+        ("c", "recall"),
+    }
+    with pytest.warns(pc.UndefinedMetricWarning, match="differences of averages over classes"):
+        multi = pc.report(
+            texts["human_topic"],
+            texts["model_topic"],
+            by=texts["site"],
+            differences=True,
+            metrics=["recall", "macro_f1"],
+        )
+    diff = multi[multi["reference"] != ""]
+    assert sorted(diff["class"]) == ["other", "question", "reflection"]
+    assert (diff["metric"] == "recall").all()

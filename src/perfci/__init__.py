@@ -47,6 +47,7 @@ _NAMES = {
     "clustered_proportion_ci": "design",
     "compare": "comparison",
     "compare_auc": "auc",
+    "compare_groups": "subgroups",
     "compute_metric": "metrics",
     "confusion": "counting",
     "design_effect": "design",
@@ -117,6 +118,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         plot_half_width_curves,
     )
     from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
+    from .subgroups import compare_groups
 
 
 def __getattr__(name: str) -> Any:
@@ -165,6 +167,7 @@ __all__ = [
     "clustered_proportion_ci",
     "compare",
     "compare_auc",
+    "compare_groups",
     "compute_metric",
     "confusion",
     "design_effect",

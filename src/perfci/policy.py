@@ -30,6 +30,11 @@ said here and the atlas rows are cited in ``docs/choosing.md``:
   accuracy, recall and specificity, the cluster-robust interval (t on the effective
   number of persons - 1 df) for the other metrics. The cluster
   percentile bootstrap of a difference covered only 0.35-0.94 with 5-20 persons.
+- differences between subgroups (:func:`recommended_group_difference`, not in the paper):
+  Newcombe's hybrid score interval for proportion metrics on independent texts, the
+  difference of two independent pseudo-count percentile bootstraps for the other metrics,
+  and on nested texts the cluster-robust interval with t on the smaller effective number
+  of persons - 1 df (``docs/subgroups.md`` has the simulation behind the df).
 
 Where the atlas found no method that covers (many texts per person with a high ICC, or
 a rate near 0 or 1, and fewer than :data:`CAVEAT_PERSONS` persons),
@@ -60,6 +65,7 @@ __all__ = [
     "check_options",
     "choose_interval",
     "recommended_comparison",
+    "recommended_group_difference",
     "recommended_method",
     "recommended_scheme",
     "recommend_for_counts",
@@ -113,6 +119,15 @@ AUC_METHOD = "delong_logit"
 #: The recommended paired comparison of two ROC AUCs: DeLong's paired test and interval
 #: (R pROC's roc.test), clustered with groups.
 AUC_COMPARISON_METHOD = "delong"
+
+#: The recommended interval of a difference between subgroups of a proportion metric on
+#: independent texts.
+GROUP_PROPORTION_METHOD = "newcombe"
+#: The recommended interval of a difference between subgroups of any other metric on
+#: independent texts.
+GROUP_METHOD = "bootstrap"
+#: The recommended interval of a difference between subgroups on texts nested in persons.
+NESTED_GROUP_METHOD = "cluster_robust"
 
 _ANALYTIC_OPTIONS = ("design", "df_adjust")
 _BOOTSTRAP_OPTIONS = ("scheme", "interval", "pseudo_count", "n_resamples")
@@ -206,6 +221,55 @@ def recommended_comparison(
         few = persons is not None and persons < HIERARCHICAL_MIN_PERSONS
         return NESTED_COMPARISON_METHOD if few else "bootstrap"
     return "newcombe" if metric in PAIRED_PROPORTIONS else NESTED_COMPARISON_METHOD
+
+
+def recommended_group_difference(metric: str, nested: bool) -> str:
+    """Return the recommended interval method of a difference between two subgroups.
+
+    The one home of what :func:`perfci.compare_groups` does with ``method="recommended"``.
+
+    Parameters
+    ----------
+    metric : str
+        Any name in :data:`perfci.BINARY_METRICS`.
+    nested : bool
+        Whether the texts are nested in persons (``groups`` given).
+
+    Returns
+    -------
+    str
+        On independent texts :data:`GROUP_PROPORTION_METHOD` (``"newcombe"``, Newcombe's
+        hybrid score interval of two independent proportions) for accuracy, recall,
+        precision, specificity and npv, and :data:`GROUP_METHOD` (``"bootstrap"``, the
+        difference of two independent pseudo-count percentile bootstraps) for the other
+        metrics; on nested texts :data:`NESTED_GROUP_METHOD` (``"cluster_robust"``).
+
+    Notes
+    -----
+    Newcombe's interval is the square-and-add combination of two Wilson intervals, which
+    keeps the Wilson interval's coverage near 0 and 1 where a Wald interval of the
+    difference fails (Newcombe 1998). On nested texts, in a simulation of two subgroups
+    of 20 persons with 10 texts each and an ICC of 0.2, Newcombe's interval (which treats
+    the texts as independent) covered 0.76 and the cluster-robust one 0.96
+    (``tests/test_subgroups.py``); ``docs/subgroups.md`` has the simulation that chose its
+    degrees of freedom.
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> policy.recommended_group_difference("recall", False)
+    'newcombe'
+    >>> policy.recommended_group_difference("f1", False)
+    'bootstrap'
+    >>> policy.recommended_group_difference("recall", True)
+    'cluster_robust'
+    """
+    registry.BINARY_METRIC.check(metric)
+    if not isinstance(nested, bool):
+        raise ValueError(f"`nested` must be True or False; got {nested!r}.")
+    if nested:
+        return NESTED_GROUP_METHOD
+    return GROUP_PROPORTION_METHOD if metric in registry.PROPORTION_METRIC else GROUP_METHOD
 
 
 def recommended_scheme(relevant_texts_per_person: float | None) -> str:

@@ -33,6 +33,7 @@ from .bootstrap import BootstrapCI, bootstrap_ci
 from .counting import (
     ConfusionCounts,
     _as_label_array,
+    _sorted,
     confusion,
     normalize_labels,
     one_vs_rest,
@@ -775,6 +776,87 @@ def _report_one(y_true, y_pred, groups, positive, metrics, options, rng, where):
     return rows, skipped + s
 
 
+def _difference_rows(
+    t: np.ndarray,
+    p: np.ndarray,
+    b: np.ndarray,
+    g: np.ndarray | None,
+    positive: Any,
+    metrics: list[str] | None,
+    level: float,
+    n_resamples: int | str,
+    rng: np.random.Generator,
+) -> tuple[list[dict], list[str]]:
+    """Return the rows of :func:`report`'s differences between subgroups and those left out."""
+    from .subgroups import _compare_groups
+
+    multiclass = positive is None
+    classes = _sorted(pd.unique(np.concatenate([t, p]))) if multiclass else [positive]
+    chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
+    skipped = []
+    if multiclass and any(m in _AVERAGED for m in (metrics or _AVERAGED)):
+        skipped.append(
+            "the differences of averages over classes (a difference between subgroups is "
+            "of a binary metric: compare a class's one-vs-rest metric)"
+        )
+    rows: list[dict] = []
+    nested = g is not None
+    for cls in classes:
+        where = f" for class {cls!r}" if multiclass else ""
+        for metric, child in zip(chosen, rng.spawn(len(chosen)), strict=True):
+            method = policy.recommended_group_difference(metric, nested)
+            resamples = policy.N_RESAMPLES if isinstance(n_resamples, str) else n_resamples
+            table, notes = _compare_groups(
+                t,
+                p,
+                b,
+                g,
+                cls,
+                metric,
+                reference=None,
+                method=method,
+                simultaneous=None,
+                level=level,
+                n_resamples=resamples if method == "bootstrap" else policy.N_RESAMPLES,
+                root=child,
+            )
+            for row, note in zip(table.itertuples(), notes, strict=True):
+                if np.isnan(row.low):
+                    skipped.append(
+                        f"the {metric} difference{where} of subgroup {row.subgroup!r} from "
+                        f"{row.reference!r} ({note})"
+                    )
+                    continue
+                persons = pd.NA if not nested else int(row.persons) + int(row.persons_reference)
+                both = (
+                    f"{row.subgroup} {row.estimate:.3f} (relevant n {row.relevant_n}"
+                    + ("" if not nested else f", {row.persons} persons")
+                    + f") minus {row.reference} {row.estimate_reference:.3f} (relevant n "
+                    + f"{row.relevant_n_reference}"
+                    + ("" if not nested else f", {row.persons_reference} persons")
+                    + ")"
+                )
+                rows.append(
+                    {
+                        "by": row.subgroup,
+                        "reference": row.reference,
+                        **({"class": cls} if multiclass else {}),
+                        "metric": metric,
+                        "estimate": row.difference,
+                        "low": row.low,
+                        "high": row.high,
+                        "method": row.method,
+                        "relevant_n": int(row.relevant_n) + int(row.relevant_n_reference),
+                        "persons": persons,
+                        "icc": np.nan,
+                        "design_effect": np.nan,
+                        "n_eff": np.nan,
+                        "note": "; ".join(n for n in (both, note) if n),
+                    }
+                )
+    return rows, skipped
+
+
 def report(
     y_true: Any,
     y_pred: Any,
@@ -782,6 +864,7 @@ def report(
     *,
     by: Any = None,
     score: Any = None,
+    differences: bool = False,
     positive: Any = None,
     metrics: list[str] | None = None,
     confidence_level: float = 0.95,
@@ -807,6 +890,12 @@ def report(
         The classifier's score of each text (e.g. the probability behind `y_pred`):
         adds a ``roc_auc`` row (per subgroup too) with the recommended AUC interval of
         :func:`metric_ci` (DeLong on the logit scale; clustered with `groups`).
+    differences : bool, default False
+        With `by`, add after the subgroups' rows one row per metric and subgroup other
+        than the reference (the first subgroup in sorted order): the difference of the
+        subgroup's metric from the reference's, with the interval of
+        :func:`perfci.compare_groups` (``method="recommended"``). These rows have the
+        reference in a column ``reference`` (empty in the other rows); see the Returns.
     positive : object, optional
         The positive label of binary labels (as in :func:`confusion`). Multi-class
         labels give per-class one-vs-rest rows and ``macro_``/``micro_`` rows.
@@ -841,14 +930,21 @@ def report(
         ``design_effect``, ``n_eff`` and ``note`` (plus ``by`` and ``class`` where they
         apply). Notes flag fewer than 30 relevant texts, half-widths above 0.10,
         fewer than 5 (or 10) persons, and nested designs where the stress atlas found
-        no interval that covers (:func:`perfci.policy.coverage_caveat`).
+        no interval that covers (:func:`perfci.policy.coverage_caveat`). With
+        `differences`, a column ``reference`` follows ``by``; a row with a reference is
+        a difference: ``by`` is the subgroup, ``estimate``, ``low`` and ``high`` are the
+        difference (subgroup minus reference) and its interval, ``relevant_n`` and
+        ``persons`` count the texts and persons of both subgroups, and ``note`` gives
+        both estimates with their relevant n.
 
     Raises
     ------
     ValueError
         For bad labels, unknown names, or an option of the wrong type or range:
         `metrics` that is not a non-empty list of names (or names ``roc_auc`` without
-        `score`), a `score` that is not one finite number per text, `bayes` that is not a boolean,
+        `score`), a `score` that is not one finite number per text, `bayes` or
+        `differences` that is not a boolean, `differences` without `by` (or, with
+        `groups`, persons whose texts span subgroups),
         `n_resamples` that is not a positive integer or "recommended", a `positive`
         that is not one label, a level outside (0, 1), an `rng` that cannot seed a
         generator. Options are checked before any row is computed, so a bad one is an
@@ -858,7 +954,9 @@ def report(
     -----
     UndefinedMetricWarning
         Naming the metrics left out because they are undefined for the data (or a
-        subgroup), or have fewer than 2 persons with a relevant text.
+        subgroup), or have fewer than 2 persons with a relevant text; and the differences
+        left out because they are undefined (and, for multi-class labels, that averages
+        over classes have no difference rows: compare a class's one-vs-rest metric).
 
     Examples
     --------
@@ -870,6 +968,17 @@ def report(
     0   accuracy     0.935  0.917  0.948        1069       40
     1     recall     0.880  0.821  0.923         251       39
     2  precision     0.847  0.778  0.897         261       40
+
+    The difference between the two clinics, per metric (texts nested in therapists):
+
+    >>> table = pc.report(texts["human"], texts["model"], groups=texts["person"],
+    ...                   by=texts["site"], differences=True, metrics=["recall"], rng=1)
+    >>> table[["by", "reference", "metric", "estimate", "low", "high"]].round(3)
+             by reference  metric  estimate    low   high
+    0       all            recall     0.880  0.821  0.923
+    1  clinic_a            recall     0.860  0.760  0.924
+    2  clinic_b            recall     0.907  0.826  0.954
+    3  clinic_b  clinic_a  recall     0.047 -0.052  0.147
     """
     level, metrics, generator = _report_iv(
         design,
@@ -883,6 +992,13 @@ def report(
         bayes_sampler,
         score is not None,
     )
+    if not isinstance(differences, bool | np.bool_):
+        raise ValueError(f"`differences` must be True or False; got {differences!r}.")
+    if differences and by is None:
+        raise ValueError(
+            "`differences` needs `by` (a subgroup label per text): the differences are "
+            "between subgroups."
+        )
     options = {
         "method": RECOMMENDED,
         "design": design,
@@ -912,7 +1028,7 @@ def report(
         b = _as_label_array("by", by)
         if b.shape != t.shape:
             raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
-        subsets += [(v, b == v) for v in sorted(pd.unique(b), key=str)]
+        subsets += [(v, b == v) for v in _sorted(pd.unique(b))]
     frames, skipped = [], []
     for value, mask in subsets:
         shown = value.item() if isinstance(value, np.generic) else value
@@ -953,12 +1069,19 @@ def report(
         if by is not None:
             frame.insert(0, "by", value)
         frames.append(frame)
+    if differences:
+        rows, s = _difference_rows(t, p, b, g, positive, metrics, level, n_resamples, generator)
+        skipped += s
+        for frame in frames:
+            frame.insert(1, "reference", "")
+        if rows:
+            frames.append(pd.DataFrame(rows))
     if skipped:
         warnings.warn(
             "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=2
         )
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    lead = [c for c in ("by", "class") if c in table.columns]
+    lead = [c for c in ("by", "reference", "class") if c in table.columns]
     table = table.reindex(columns=lead + _COLUMNS)
     table["persons"] = table["persons"].astype("Int64")
     return table

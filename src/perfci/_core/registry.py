@@ -40,6 +40,7 @@ __all__ = [
     "DF_ADJUST",
     "ESTIMAND",
     "EXACT_METHOD",
+    "GROUP_METHOD",
     "HARNESS_FAMILIES",
     "HARNESS_FAMILY",
     "HARNESS_POPULATION",
@@ -59,6 +60,7 @@ __all__ = [
     "REQUIRED",
     "SAMPLER",
     "SCALE_KEYS",
+    "SIMULTANEOUS",
     "SUITE_KEYS",
     "SUITE_NAME_REGEX",
     "SUITE_TABLES",
@@ -452,6 +454,43 @@ COMPARE_AUC_METHOD = _choices(
         ),
         ("bootstrap", "paired bootstrap of the joint score counts"),
     ],
+)
+
+GROUP_METHOD = _choices(
+    "method",
+    "how the interval of a difference of a metric between two subgroups is computed",
+    [
+        (
+            "recommended",
+            "the recommended method for the metric and design (perfci.policy)",
+        ),
+        (
+            "newcombe",
+            "Newcombe's hybrid score interval of two independent proportions (independent "
+            "texts; accuracy, recall, precision, specificity, npv)",
+        ),
+        (
+            "cluster_robust",
+            "linearization variance of each subgroup, persons as clusters, t with the smaller "
+            "effective number of persons - 1 df",
+        ),
+        ("bootstrap", "independent pseudo-count percentile bootstrap of each subgroup"),
+    ],
+)
+
+SIMULTANEOUS = _choices(
+    "simultaneous",
+    "simultaneous band across the differences of several subgroups from the reference",
+    [
+        ("bonferroni", "each interval at level 1 - (1 - c)/k for k differences"),
+        (
+            "max_t",
+            "the joint critical value of the largest |t| of the k differences, which share "
+            "the reference (Dunnett)",
+        ),
+    ],
+    allow_none=True,
+    none_help="no simultaneous band",
 )
 
 BOOTSTRAP_SCHEME = _choices(

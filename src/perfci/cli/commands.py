@@ -309,6 +309,7 @@ def report(args: argparse.Namespace) -> None:
         groups,
         by=by,
         score=score,
+        differences=args.differences,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,

@@ -277,6 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="T",
         help="read the --pred column as scores and count a score of at least T as positive",
     )
+    p.add_argument(
+        "--differences",
+        action="store_true",
+        help="with --by, add the difference of each subgroup from the first (in sorted order) "
+        "for every metric, with its interval",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
