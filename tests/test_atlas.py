@@ -167,3 +167,27 @@ def test_report_says_a_bootstrap_of_few_persons_is_approximate():
     notes = dict(zip(table["metric"], table["note"], strict=True))
     assert "few persons (6): in the stress atlas no bootstrap interval" in notes["f1"]
     assert "no bootstrap interval" not in notes["recall"]  # an analytic interval
+
+
+def test_subgroup_difference_recommended_interval_covers_with_persons(tmp_path):
+    # two subgroups of 20 persons with about 10 texts each, ICC 0.2: the recommended
+    # difference with the persons covers; Newcombe on the pooled texts does not
+    ds = _run(
+        tmp_path,
+        {"kind": "subgroups_nested", "metric": "recall", "icc": 0.2, "prevalence": 0.4},
+        {"persons": [20], "texts_per_person": [10.0]},
+        [
+            {"name": "recommended", "family": "group_difference"},
+            {
+                "name": "pooled",
+                "family": "group_difference",
+                "method": "newcombe",
+                "counts": "pooled",
+            },
+        ],
+        replications=1500,
+    )
+    coverage, tolerance = _covers(ds, "recommended")
+    assert coverage >= NOMINAL_FLOOR - tolerance, coverage
+    pooled, tolerance = _covers(ds, "pooled")
+    assert pooled < NOMINAL_FLOOR - tolerance, pooled

@@ -205,6 +205,7 @@ _METHODS = {
         {"name": "pct", "family": "bootstrap", "interval": "percentile", "scheme": "cluster"}
     ],
     "paired_nested": [{"name": "robust", "family": "comparison", "method": "cluster_robust"}],
+    "subgroups_nested": [{"name": "rec", "family": "group_difference"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -214,6 +215,7 @@ _POPULATIONS = {
     "nested": {"rate": 0.9},
     "nested_confusion": {"metric": "f1"},
     "paired_nested": {"metric": "recall"},
+    "subgroups_nested": {"metric": "recall"},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -223,6 +225,7 @@ _GRIDS = {
     "nested": {"persons": [5], "texts_per_person": [3.0]},
     "nested_confusion": {"persons": [5], "texts_per_person": [5.0]},
     "paired_nested": {"persons": [5], "texts_per_person": [5.0]},
+    "subgroups_nested": {"persons": [5], "texts_per_person": [5.0]},
 }
 
 

@@ -759,6 +759,30 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             ),
         ),
         Family(
+            "group_difference",
+            "an interval of the difference of a metric between two subgroups "
+            "(perfci.subgroups.compare_groups_counts, what perfci.compare_groups computes)",
+            (
+                Option(
+                    "method", "the interval method", default="recommended", choices=GROUP_METHOD
+                ),
+                Option(
+                    "counts",
+                    "whether the persons are given (per_person) or the texts pooled as if "
+                    "independent (pooled)",
+                    default="per_person",
+                    choices=_choices(
+                        "counts",
+                        "what the method sees of each subgroup",
+                        [
+                            ("per_person", "the counts of each person (groups given)"),
+                            ("pooled", "the subgroup's pooled counts (texts as independent)"),
+                        ],
+                    ),
+                ),
+            ),
+        ),
+        Family(
             "recommended",
             "what method='recommended' chooses for each data set (perfci.policy), as "
             "perfci.metric_ci computes it",
@@ -793,6 +817,10 @@ HARNESS_POPULATION = _choices(
             "paired_nested",
             "two correlated classifiers on the same texts nested in persons (paired comparisons)",
         ),
+        (
+            "subgroups_nested",
+            "two subgroups of persons with their own performance (subgroup differences)",
+        ),
     ],
 )
 
@@ -818,24 +846,25 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         frozenset({"bootstrap"}), frozenset({"iid"}), frozenset({"percentile"}), False
     ),
     "nested_finite": Support(
-        frozenset(HARNESS_FAMILIES) - {"recommended", "comparison"},
+        frozenset(HARNESS_FAMILIES) - {"recommended", "comparison", "group_difference"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
     "nested": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison"},
+        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_confusion": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison"},
+        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
+    "subgroups_nested": Support(frozenset({"group_difference"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
         frozenset({"comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -1242,6 +1271,10 @@ def _optional(fields: Iterable[Field]) -> Mapping[str, Field]:
     return _fields(*fields)
 
 
+_SUBGROUP_FIELDS = (
+    _share("recall_b", "recall in the second subgroup (the reference)", default=0.8),
+    _share("specificity_b", "specificity in the second subgroup", default=0.9),
+)
 _PAIRED_FIELDS = (
     Field(
         "prevalence",
@@ -1402,6 +1435,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
                 )
             ),
             _optional((*_PERSON_FIELDS, _RATE)),
+        ),
+        PopulationSchema(
+            "subgroups_nested",
+            _optional((*_PERSON_FIELDS, *_PERSON_KEYS, *_CONFUSION_FIELDS, *_SUBGROUP_FIELDS)),
+            _optional((*_PERSON_FIELDS, *_CONFUSION_FIELDS, *_SUBGROUP_FIELDS)),
         ),
         PopulationSchema(
             "paired_nested",

@@ -424,6 +424,83 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
+def _binary_cells(matrices: np.ndarray) -> np.ndarray:
+    """Cells ``[tp, fp, fn, tn]`` of the first class against the rest of k x k matrices."""
+    return np.stack(
+        [
+            matrices[..., 0, 0],
+            matrices[..., 1:, 0].sum(-1),
+            matrices[..., 0, 1:].sum(-1),
+            matrices[..., 1:, 1:].sum((-2, -1)),
+        ],
+        axis=-1,
+    )
+
+
+def _subgroups_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    """Two subgroups of persons: intervals of the difference of a metric between them.
+
+    Subgroup A has ``recall`` and ``specificity``, the reference B ``recall_b`` and
+    ``specificity_b``; each draws ``persons`` persons of its own. Each method is
+    :func:`perfci.subgroups.compare_groups_counts` (what :func:`perfci.compare_groups`
+    computes) on the per-person counts, or on the pooled counts for ``counts = "pooled"``
+    (the texts treated as independent). The truth is metric(A) - metric(B) of the
+    populations' text-weighted pooled confusion matrices.
+    """
+    from .. import policy
+    from ..metrics import metric_values
+    from ..subgroups import compare_groups_counts
+    from .populations import draw_confusion, person_parameters, population_truth
+
+    params = person_parameters(suite, cell)
+    metric = params["metric"]
+    sides = [
+        {**params, "classes": 2},
+        {
+            **params,
+            "classes": 2,
+            "recall": params["recall_b"],
+            "specificity": params["specificity_b"],
+        },
+    ]
+    level = suite.confidence_level
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    shape = (scale.replications, int(params["persons"]))
+    counts, truths = [], []
+    for side, stream in zip(sides, data_rng.spawn(2), strict=True):
+        counts.append(_binary_cells(draw_confusion(side, shape, stream)))
+        pooled = population_truth("nested_confusion", side)
+        truths.append(float(metric_values(_binary_cells(pooled), metric)))
+    truth = truths[0] - truths[1]
+    out = np.empty((len(suite.methods), 6))
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        o = m.options
+        nested = o["counts"] == "per_person"
+        if o["method"] == "newcombe" and (nested or metric not in registry.PROPORTION_METRIC):
+            out[i] = 0.0  # Newcombe's interval is of independent proportions: not scored
+            continue
+        a, b = (c if nested else c.sum(1) for c in counts)
+        chosen = o["method"]
+        if chosen == "recommended":
+            chosen = policy.recommended_group_difference(metric, nested)
+        # the resamples only where the method is the bootstrap: it refuses them otherwise
+        resamples = {"n_resamples": scale.resamples} if chosen == "bootstrap" else {}
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = compare_groups_counts(
+                a,
+                b,
+                metric,
+                nested=nested,
+                method=o["method"],
+                confidence_level=level,
+                rng=rng,
+                **resamples,
+            )
+        out[i] = _score(result.low, result.high, truth)
+    return out
+
+
 _KERNELS: dict[str, Callable] = {
     "bernoulli": _bernoulli_cell,
     "confusion": _confusion_cell,
@@ -431,6 +508,7 @@ _KERNELS: dict[str, Callable] = {
     "nested": _infinite_cell,
     "nested_confusion": _infinite_cell,
     "paired_nested": _paired_cell,
+    "subgroups_nested": _subgroups_cell,
 }
 
 

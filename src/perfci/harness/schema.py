@@ -332,8 +332,8 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             f"`grid` of a {kind} population must have dims {', '.join(sorted(required))}"
             f"{also}; missing {sorted(missing)}."
         )
-    if kind in ("nested", "nested_confusion"):
-        needed = registry.PERSON_REQUIRED + (("metric",) if kind == "nested_confusion" else ())
+    if kind in ("nested", "nested_confusion", "paired_nested", "subgroups_nested"):
+        needed = registry.PERSON_REQUIRED + (("metric",) if kind != "nested" else ())
         for name in needed:
             if name not in grid and name not in population:
                 raise SuiteError(
