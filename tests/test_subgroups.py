@@ -617,3 +617,27 @@ def test_subgroups_are_in_natural_sorted_order():
     assert table["reference"].tolist() == [1, 1] and table["subgroup"].tolist() == [2, 10]
     report = pc.report(y, p, by=by, metrics=["accuracy"], differences=True)
     assert report["by"].tolist() == ["all", 1, 2, 10, 2, 10]
+
+
+def test_cluster_robust_differences_stay_in_the_metric_range():
+    # 3 persons per subgroup with one or two relevant texts each: t on about 1-2 df
+    # makes the linearization interval far wider than a difference can be; it is clipped
+    from perfci.comparison import compare_counts
+    from perfci.subgroups import compare_groups_counts
+
+    a = np.array([[[1, 0, 1, 3], [1, 1, 0, 2], [2, 0, 0, 1]]])
+    b = np.array([[[0, 1, 1, 2], [1, 0, 1, 3], [1, 0, 0, 2]]])
+    for metric, bound in (("recall", 1.0), ("kappa", 2.0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = compare_groups_counts(a, b, metric, nested=True, method="cluster_robust")
+        assert -bound <= r.low[0] <= r.high[0] <= bound, (metric, r.low, r.high)
+    joint = np.zeros((3, 8), dtype=int)
+    joint[:, 7] = [1, 0, 1]  # both right on a positive
+    joint[:, 6] = [0, 1, 0]  # only A right
+    joint[:, 5] = [1, 0, 0]  # only B right
+    joint[:, 0] = 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compare_counts(joint, "recall", nested=True, method="cluster_robust")
+    assert -1 <= c.robust_low <= c.robust_high <= 1

@@ -63,6 +63,7 @@ from .metrics import (
     BINARY_METRICS,
     PROPORTION_METRICS,
     RELEVANT_TEXTS,
+    difference_bound,
     metric_gradient,
     metric_values,
 )
@@ -976,7 +977,9 @@ def _compare_cells(
     with np.errstate(invalid="ignore"):
         t_quantile = stats.t.ppf(q, np.where(few, 1, df))
     half = np.where(zero | few, np.nan, t_quantile * se)
-    robust_low, robust_high = diff - half, diff + half
+    # a wider interval than the metric's range claims nothing more: clip to it
+    bound = difference_bound(metric)
+    robust_low, robust_high = np.maximum(diff - half, -bound), np.minimum(diff + half, bound)
 
     # Newcombe's interval and the test
     newcombe_low = newcombe_high = pvalue = np.full(sets, np.nan)

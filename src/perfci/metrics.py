@@ -160,6 +160,21 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     return arr
 
 
+def difference_bound(metric: str) -> float:
+    """Return the largest absolute difference of a binary metric between two classifiers.
+
+    Every binary metric lies in [0, 1] except kappa and MCC, which lie in [-1, 1]; an
+    interval of a difference is clipped to [-bound, bound].
+
+    Examples
+    --------
+    >>> from perfci.metrics import difference_bound
+    >>> difference_bound("recall"), difference_bound("kappa")
+    (1.0, 2.0)
+    """
+    return 2.0 if metric in ("kappa", "mcc") else 1.0
+
+
 def metric_values(counts: np.ndarray, metric: str) -> np.ndarray:
     """Evaluate `metric` on validated float counts, NaN where undefined, no warning.
 

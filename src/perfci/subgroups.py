@@ -56,6 +56,7 @@ from .counting import _as_label_array, _listing, _plain, _same, _sorted, normali
 from .metrics import (
     PROPORTION_METRICS,
     RELEVANT_TEXTS,
+    difference_bound,
     metric_gradient,
     metric_values,
     undefined_reason,
@@ -471,8 +472,13 @@ def _interval_at(
     reference: _Sides,
     differences: np.ndarray | None,
     level: float,
+    bound: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Return the ends of each difference (rows) at one level, by one method."""
+    """Return the ends of each difference (rows) at one level, by one method.
+
+    The cluster-robust ends are clipped to [-bound, bound], the range of a difference of
+    the metric (a wider interval claims nothing more, and the truth is always inside).
+    """
     if method == "newcombe":
         assert side.successes is not None and side.trials is not None
         assert reference.successes is not None and reference.trials is not None
@@ -483,7 +489,7 @@ def _interval_at(
             q = stats.t.ppf(0.5 + level / 2, np.where(np.isfinite(df), df, 1.0))
         d = side.estimate - reference.estimate
         half = np.where(se > 0, q * se, np.nan)
-        return d - half, d + half
+        return np.maximum(d - half, -bound), np.minimum(d + half, bound)
     assert differences is not None
     ends = type7_quantiles(differences, percentile_levels(level, differences.shape[0]))
     return ends[:, 0], ends[:, 1]
@@ -737,7 +743,9 @@ def compare_groups_counts(
             )
     problems = _problems(side, reference, nested, metric, chosen)
     bad = np.array([bool(p) for p in problems], dtype=bool)
-    low, high = _interval_at(chosen, side, reference, differences, level)
+    low, high = _interval_at(
+        chosen, side, reference, differences, level, bound=difference_bound(metric)
+    )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
     se, df = _robust_se(side, reference)
     n_invalid = np.zeros(sets, dtype=np.int64)
@@ -958,7 +966,9 @@ def _compare_groups(
 
     problems = _problems(side, reference_side, nested, metric, chosen)
     bad = np.array([bool(why) for why in problems], dtype=bool)
-    low, high = _interval_at(chosen, side, reference_side, differences, level)
+    low, high = _interval_at(
+        chosen, side, reference_side, differences, level, bound=difference_bound(metric)
+    )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
     se, df = _robust_se(side, reference_side)
     # what each row's number rests on, or why it is NaN: the warnings (and report's notes)
@@ -1030,7 +1040,9 @@ def _compare_groups(
             diffs = None if differences is None else differences[idx]
             if simultaneous == "bonferroni":
                 each = 1 - (1 - level) / k
-                lo, hi = _interval_at(chosen, sub, refs, diffs, each)
+                lo, hi = _interval_at(
+                    chosen, sub, refs, diffs, each, bound=difference_bound(metric)
+                )
                 attrs["simultaneous_level"] = each
             else:
                 # the max-t critical value of the multivariate normal with the correlation
@@ -1053,7 +1065,9 @@ def _compare_groups(
                 else:
                     c = _critical_value(v, v0, level, None)
                 each = float(2 * stats.norm.cdf(c) - 1)
-                lo, hi = _interval_at(chosen, sub, refs, diffs, each)
+                lo, hi = _interval_at(
+                    chosen, sub, refs, diffs, each, bound=difference_bound(metric)
+                )
                 attrs["critical_value"] = c
                 attrs["simultaneous_level"] = each
             band_low[idx], band_high[idx] = lo, hi
