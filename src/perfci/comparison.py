@@ -339,12 +339,21 @@ def _compare_iv(
     return level, lam, check_positive_int("n_resamples", n_resamples), check_rng(rng)
 
 
+def _relevant_joint_cells(metric: str) -> np.ndarray:
+    """Which of the eight joint cells are relevant texts: relevant for either classifier.
+
+    For precision a text is relevant if either calls it positive, so that swapping A and
+    B cannot change what counts.
+    """
+    cells = list(RELEVANT_TEXTS[metric][0])
+    return (_TO_A[:, cells].sum(1) + _TO_B[:, cells].sum(1)) > 0
+
+
 def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndarray:
     """Return the recommended method of each data set of joint counts ``(K, [persons,] 8)``."""
     if not nested:
         return np.full(cells.shape[0], recommended_comparison(metric, False), dtype=object)
-    relevant_cells = list(RELEVANT_TEXTS[metric][0])
-    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    is_relevant = _relevant_joint_cells(metric)
     relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
     persons = np.count_nonzero(relevant, -1)
     per_person = relevant.sum(-1) / np.maximum(1, persons)
@@ -428,8 +437,7 @@ def _effective_df(cells: np.ndarray, metric: str, nested: bool, m: np.ndarray) -
     few = m < MIN_PERSONS  # no interval: the df are reported as m - 1
     if not nested:
         return (m - 1).astype(float)
-    relevant_cells = list(RELEVANT_TEXTS[metric][0])
-    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    is_relevant = _relevant_joint_cells(metric)
     w = cells[..., is_relevant].sum(-1).astype(float)  # (K, persons)
     with np.errstate(invalid="ignore", divide="ignore"):
         effective = w.sum(-1) ** 2 / (w * w).sum(-1)
@@ -959,8 +967,7 @@ def _compare_cells(
 
     # the cluster-robust (linearization) interval
     # the clusters of the estimator: persons (or texts) with a relevant text
-    relevant_cells = list(RELEVANT_TEXTS[metric][0])
-    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    is_relevant = _relevant_joint_cells(metric)
     if nested:
         m = np.count_nonzero(cells[..., is_relevant].sum(-1), -1)
     else:
@@ -1117,8 +1124,7 @@ def _bootstrap(
     statistic = Statistic(f"{metric} difference", 8, difference)
     # A text is relevant if it is for either classifier (for precision: either calls it
     # positive), so that swapping A and B cannot change the scheme.
-    relevant_cells = list(RELEVANT_TEXTS[metric][0])
-    is_relevant = (_TO_A[:, relevant_cells].sum(1) + _TO_B[:, relevant_cells].sum(1)) > 0
+    is_relevant = _relevant_joint_cells(metric)
     if scheme is None:
         if not nested:
             scheme = "iid"

@@ -1275,27 +1275,16 @@ _SUBGROUP_FIELDS = (
     _share("recall_b", "recall in the second subgroup (the reference)", default=0.8),
     _share("specificity_b", "specificity in the second subgroup", default=0.9),
 )
+
+
+def _icc_of_shares(help: str) -> Field:
+    """Return the optional ICC of the persons' class shares (None: the `icc`)."""
+    return Field("icc_prevalence", help, float, False, minimum=0, maximum=1, open_maximum=True)
+
+
 _PAIRED_FIELDS = (
-    Field(
-        "prevalence",
-        "share of texts that are reference positives",
-        float,
-        False,
-        0.3,
-        minimum=0,
-        maximum=1,
-        open_minimum=True,
-        open_maximum=True,
-    ),
-    Field(
-        "icc_prevalence",
-        "ICC of the persons' shares of positives (default: icc)",
-        float,
-        False,
-        minimum=0,
-        maximum=1,
-        open_maximum=True,
-    ),
+    _share("prevalence", "share of texts that are reference positives", default=0.3),
+    _icc_of_shares("ICC of the persons' shares of positives (default: icc)"),
     _share("recall_a", "recall of classifier A", default=0.9),
     _share("recall_b", "recall of classifier B", default=0.85),
     _share("specificity_a", "specificity of classifier A", default=0.95),
@@ -1316,26 +1305,12 @@ _RATE = _share(
     "rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9
 )
 _CONFUSION_FIELDS = (
-    Field(
+    _share(
         "prevalence",
         "share of texts in the first (positive) class; the other classes share the rest",
-        float,
-        False,
-        0.3,
-        minimum=0,
-        maximum=1,
-        open_minimum=True,
-        open_maximum=True,
+        default=0.3,
     ),
-    Field(
-        "icc_prevalence",
-        "ICC of the persons' class shares (default: icc)",
-        float,
-        False,
-        minimum=0,
-        maximum=1,
-        open_maximum=True,
-    ),
+    _icc_of_shares("ICC of the persons' class shares (default: icc)"),
     _share(
         "recall",
         "share of first-class texts the classifier puts in the first class",

@@ -326,19 +326,8 @@ def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             truth = float(metric_values(one_vs_rest(truth_value), metric))
         else:
             # class 0 is the positive class: [tp, fp, fn, tn]
-            counts = np.stack(
-                [
-                    matrices[..., 0, 0],
-                    matrices[..., 1:, 0].sum(-1),
-                    matrices[..., 0, 1:].sum(-1),
-                    matrices[..., 1:, 1:].sum((-2, -1)),
-                ],
-                axis=-1,
-            )
-            pooled = truth_value
-            cells = np.array(
-                [pooled[0, 0], pooled[1:, 0].sum(), pooled[0, 1:].sum(), pooled[1:, 1:].sum()]
-            )
+            counts = _binary_cells(matrices)
+            cells = _binary_cells(truth_value)
             truth = float(metric_values(cells, metric))
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):

@@ -146,18 +146,27 @@ def person_sizes(
     return np.maximum(sizes, min_texts).astype(np.int64)
 
 
-def draw_nested(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
-    """Per-person successes and texts of persons of a ``nested`` population."""
-    latent = rng.standard_normal(shape)
-    rates = beta_quantile(latent, params["rate"], params["icc"])
-    n = person_sizes(
+def _sizes(params: dict, latent: np.ndarray, rng: np.random.Generator, informative=None):
+    """Texts per person of a cell's persons (:func:`person_sizes` with its parameters)."""
+    return person_sizes(
         rng,
         latent,
         params["texts_per_person"],
         params["size_cv"],
         params["min_texts"],
-        params["informative"],
+        params["informative"] if informative is None else informative,
     )
+
+
+def _nested_persons(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
+    """Rates and texts per person of persons of a ``nested`` population."""
+    latent = rng.standard_normal(shape)
+    return beta_quantile(latent, params["rate"], params["icc"]), _sizes(params, latent, rng)
+
+
+def draw_nested(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
+    """Per-person successes and texts of persons of a ``nested`` population."""
+    rates, n = _nested_persons(params, shape, rng)
     return rng.binomial(n, rates), n
 
 
@@ -194,15 +203,7 @@ def _confusion_persons(params: dict, shape: tuple[int, ...], rng: np.random.Gene
         person_rows[..., c, c] = diagonal
         person_rows[..., c, others] = (1 - diagonal)[..., None] * split
     person_shares = _dirichlet(rng, shares, params["icc_prevalence"], shape)
-    n = person_sizes(
-        rng,
-        latent,
-        params["texts_per_person"],
-        params["size_cv"],
-        params["min_texts"],
-        params["informative"],
-    )
-    return person_shares, person_rows, n
+    return person_shares, person_rows, _sizes(params, latent, rng)
 
 
 def draw_confusion(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
@@ -237,16 +238,7 @@ def _truth_cached(kind: str, items: tuple) -> np.ndarray:
     weighted, texts = 0.0, 0.0
     for _ in range(TRUTH_PERSONS // chunk):  # chunks of one fixed simulation
         if kind == "nested":
-            latent = rng.standard_normal(chunk)
-            rates = beta_quantile(latent, params["rate"], params["icc"])
-            n = person_sizes(
-                rng,
-                latent,
-                params["texts_per_person"],
-                params["size_cv"],
-                params["min_texts"],
-                params["informative"],
-            )
+            rates, n = _nested_persons(params, (chunk,), rng)
             weighted = weighted + np.sum(n * rates)
         else:
             person_shares, person_rows, n = _confusion_persons(params, (chunk,), rng)
@@ -289,14 +281,7 @@ def draw_paired(params: dict, shape: tuple[int, ...], rng: np.random.Generator) 
     prevalence = beta_quantile(
         rng.standard_normal(shape), params["prevalence"], params["icc_prevalence"]
     )
-    n = person_sizes(
-        rng,
-        sensitivity,
-        params["texts_per_person"],
-        params["size_cv"],
-        params["min_texts"],
-        0.0,  # paired populations have sizes unrelated to the rates
-    )
+    n = _sizes(params, sensitivity, rng, informative=0.0)  # unrelated to the rates
     positives = rng.binomial(n, prevalence)
     out = np.zeros((*shape, 8), dtype=np.int64)
     rho = params["agreement"]
