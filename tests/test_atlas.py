@@ -191,3 +191,23 @@ def test_subgroup_difference_recommended_interval_covers_with_persons(tmp_path):
     assert coverage >= NOMINAL_FLOOR - tolerance, coverage
     pooled, tolerance = _covers(ds, "pooled")
     assert pooled < NOMINAL_FLOOR - tolerance, pooled
+
+
+def test_clustered_auc_interval_covers_where_the_unclustered_one_does_not(tmp_path):
+    # 20 persons with about 20 texts each and a person effect on the score (60% of its
+    # within-class variance): Obuchowski's clustered DeLong interval (the recommended,
+    # logit scale) covers; DeLong's on the pooled texts does not
+    ds = _run(
+        tmp_path,
+        {"kind": "scored_nested", "prevalence": 0.3, "auc": 0.8, "score_icc": 0.6},
+        {"persons": [20], "texts_per_person": [20.0]},
+        [
+            {"name": "recommended", "family": "auc"},
+            {"name": "pooled", "family": "auc", "method": "delong", "counts": "pooled"},
+        ],
+        replications=2000,
+    )
+    coverage, tolerance = _covers(ds, "recommended")
+    assert coverage >= NOMINAL_FLOOR - tolerance, coverage
+    pooled, tolerance = _covers(ds, "pooled")
+    assert pooled < NOMINAL_FLOOR - tolerance, pooled

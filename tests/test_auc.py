@@ -19,7 +19,7 @@ import pytest
 from scipy import special, stats
 
 import perfci as pc
-from perfci.auc import _CellAUC, placements
+from perfci.auc import _CellAUC, auc_ci_counts, placements
 from perfci.cli import main
 
 REFERENCE = Path(__file__).parent / "reference"
@@ -539,3 +539,109 @@ def test_no_stray_warnings_on_the_example():
             pc.auc_ci(
                 texts["human"], texts["score"], groups=texts["person"], method=method, **extra
             )
+
+
+# ------------------------------------------------------------- counts (auc_ci_counts)
+
+
+def _level_counts(y, score, person):
+    """Positives and negatives per (person in order of first appearance, distinct score)."""
+    codes = np.unique(score, return_inverse=True)[1]
+    rows = pd.factorize(person)[0]
+    shape = (rows.max() + 1, codes.max() + 1)
+    pos, neg = np.zeros(shape), np.zeros(shape)
+    np.add.at(pos, (rows[y == 1], codes[y == 1]), 1)
+    np.add.at(neg, (rows[y == 0], codes[y == 0]), 1)
+    return pos, neg
+
+
+@pytest.mark.parametrize("method", ["delong", "delong_logit"])
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_counts_equal_the_labels_path(method, seed):
+    """auc_ci_counts on per-person level counts is auc_ci on the texts, to rounding."""
+    y, a, _, person = _nested(seed)
+    pos, neg = _level_counts(y, a, person)
+    for nested, counts in ((True, (pos, neg)), (False, (pos.sum(0), neg.sum(0)))):
+        labels = pc.auc_ci(y, a, groups=person if nested else None, method=method)
+        counted = auc_ci_counts(*counts, nested=nested, method=method)
+        for field in ("estimate", "low", "high", "se", "df"):
+            assert getattr(counted, field) == pytest.approx(getattr(labels, field), abs=1e-13)
+        assert counted.clustered == labels.clustered
+        assert (counted.n_positive, counted.n_negative) == (labels.n_positive, labels.n_negative)
+
+
+def test_counts_bootstrap_equals_the_labels_bootstrap_draw_for_draw():
+    y, a, _, person = _nested(6)
+    pos, neg = _level_counts(y, a, person)
+    for scheme in ("cluster", "hierarchical"):
+        labels = pc.auc_ci(
+            y, a, groups=person, method="bootstrap", scheme=scheme, rng=8, n_resamples=300
+        )
+        counted = auc_ci_counts(
+            pos, neg, nested=True, method="bootstrap", scheme=scheme, rng=8, n_resamples=300
+        )
+        np.testing.assert_array_equal(counted.bootstrap.distribution, labels.bootstrap.distribution)
+        assert (counted.low, counted.high) == (labels.low, labels.high)
+
+
+def test_counts_batch_equals_the_loop_and_padding_changes_nothing():
+    """A batch is the loop of single calls (spawned generators); empty persons are no persons."""
+    data = [_level_counts(*(lambda t: (t[0], t[1], t[3]))(_nested(s, persons=9))) for s in (1, 2)]
+    levels = max(p.shape[1] for p, _ in data)
+    persons = max(p.shape[0] for p, _ in data) + 3  # every data set padded with empty persons
+    pos = np.zeros((2, persons, levels))
+    neg = np.zeros((2, persons, levels))
+    for k, (p, n) in enumerate(data):
+        pos[k, : p.shape[0], : p.shape[1]] = p
+        neg[k, : n.shape[0], : n.shape[1]] = n
+    for method in ("delong", "delong_logit", "bootstrap"):
+        extra = {"n_resamples": 200, "rng": 5} if method == "bootstrap" else {}
+        batched = auc_ci_counts(pos, neg, nested=True, method=method, **extra)
+        streams = np.random.default_rng(5).spawn(2)
+        for k, (p, _) in enumerate(data):
+            if method == "bootstrap":
+                extra["rng"] = streams[k]
+            # trailing empty levels and empty persons change neither the AUC nor the draws
+            one = auc_ci_counts(pos[k], neg[k], nested=True, method=method, **extra)
+            assert (batched.low[k], batched.high[k]) == pytest.approx(
+                (one.low, one.high), abs=1e-14
+            )
+            assert batched.persons[k] == one.persons == p.shape[0]
+        if method != "bootstrap":
+            for k, (p, n) in enumerate(data):
+                tight = auc_ci_counts(p, n, nested=True, method=method)
+                assert batched.low[k] == pytest.approx(tight.low, abs=1e-14)
+                assert batched.df[k] == pytest.approx(tight.df, abs=1e-12)
+
+
+def test_counts_degenerate_data_sets_are_nan_with_one_warning_each():
+    pos = np.array([[3.0, 4, 5], [0, 0, 0], [1, 0, 0], [2, 2, 2]])
+    neg = np.array([[5.0, 4, 3], [4, 4, 4], [3, 2, 0], [0, 0, 0]])
+    with pytest.warns(pc.UndefinedMetricWarning) as caught:
+        ci = auc_ci_counts(pos, neg)
+    reasons = " ".join(str(w.message) for w in caught)
+    assert "2 of 4 data sets have no positive or no negative" in reasons
+    assert "1 of 4 data sets have too few texts for the DeLong variance" in reasons
+    assert np.isfinite(ci.low[0]) and np.isnan(ci.low[1:]).all()
+    assert np.isnan(ci.estimate[[1, 3]]).all() and ci.estimate[2] == pytest.approx(
+        0.3
+    )  # ties count half: 1.5 / 5
+    # one person with texts: no clustered variance
+    with pytest.warns(pc.UndefinedMetricWarning, match="fewer than 2 persons"):
+        one = auc_ci_counts(pos[None, :1], neg[None, :1], nested=True)
+    assert np.isnan(one.low[0]) and one.persons[0] == 1
+
+
+def test_counts_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="`positives` must be whole, non-negative"):
+        auc_ci_counts([1.5, 2], [1, 2])
+    with pytest.raises(ValueError, match="`negatives` must be whole, non-negative"):
+        auc_ci_counts([1, 2], [-1, 2])
+    with pytest.raises(ValueError, match="same shape"):
+        auc_ci_counts([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="one before it of persons"):
+        auc_ci_counts([1, 2], [1, 2], nested=True)
+    with pytest.raises(ValueError, match="`method`"):
+        auc_ci_counts([1, 2], [2, 1], method="hanley")
+    with pytest.raises(ValueError, match="needs nested=True"):
+        auc_ci_counts([1, 2], [2, 1], method="bootstrap", scheme="cluster")

@@ -540,3 +540,14 @@ def test_report_differences(capsys, example_csv):
     )
     assert status == 2 and err.count("\n") == 1
     assert "`--group` column 'person' must nest persons in the subgroups of `--by` column" in err
+
+
+def test_report_differences_from_a_reference(capsys, example_csv):
+    argv = ["report", str(example_csv), "--truth", "human", "--pred", "model", "--by", "site"]
+    status, out, _ = run(capsys, *argv, "--differences", "--reference", "clinic_b", "--json")
+    assert status == 0
+    rows = [r for r in json.loads(out) if r["reference"]]
+    assert {(r["site"], r["reference"]) for r in rows} == {("clinic_a", "clinic_b")}
+    status, out, err = run(capsys, *argv, "--differences", "--reference", "clinic_z")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "`--reference` 'clinic_z' is not one of the subgroups" in err

@@ -184,7 +184,7 @@ def test_family_options_types_defaults_and_unknown_keys():
         registry.check_family_options("bayes", {"estimand": "mu", "sampler": "nutpie"}, "m")
     with pytest.raises(ValueError, match=r"`m` has unknown keys \['level'\]"):
         registry.check_family_options("analytic", {"method": "wald", "level": 0.9}, "m")
-    with pytest.raises(ValueError, match=r"`m.family` must be one of \['analytic', 'bayes'"):
+    with pytest.raises(ValueError, match=r"`m.family` must be one of \['analytic', 'auc', 'bayes'"):
         registry.check_family_options("magic", {}, "m")
     with pytest.raises(ValueError, match=r"`m.scheme` must be one of \['iid'\] for a bernoulli"):
         registry.check_family_support(
@@ -206,6 +206,7 @@ _METHODS = {
     ],
     "paired_nested": [{"name": "robust", "family": "comparison", "method": "cluster_robust"}],
     "subgroups_nested": [{"name": "rec", "family": "group_difference"}],
+    "scored_nested": [{"name": "delong", "family": "auc", "method": "delong"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -216,6 +217,7 @@ _POPULATIONS = {
     "nested_confusion": {"metric": "f1"},
     "paired_nested": {"metric": "recall"},
     "subgroups_nested": {"metric": "recall"},
+    "scored_nested": {},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -226,6 +228,7 @@ _GRIDS = {
     "nested_confusion": {"persons": [5], "texts_per_person": [5.0]},
     "paired_nested": {"persons": [5], "texts_per_person": [5.0]},
     "subgroups_nested": {"persons": [5], "texts_per_person": [5.0]},
+    "scored_nested": {"persons": [5], "texts_per_person": [5.0]},
 }
 
 
@@ -244,6 +247,9 @@ _GOOD = {
     "specificity_b": 0.8,
     "agreement": 0.5,
     "metric": "kappa",
+    "auc": 0.8,
+    "score_icc": 0.3,
+    "score_levels": 10,
 }
 
 

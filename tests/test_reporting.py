@@ -326,3 +326,44 @@ def test_report_differences_leave_out_undefined_ones_and_averages(texts):
     diff = multi[multi["reference"] != ""]
     assert sorted(diff["class"]) == ["other", "question", "reflection"]
     assert (diff["metric"] == "recall").all()
+
+
+def test_report_differences_from_a_chosen_reference(texts):
+    table = pc.report(
+        texts["human"],
+        texts["model"],
+        by=texts["site"],
+        differences=True,
+        reference="clinic_b",
+        metrics=["recall"],
+    )
+    diff = table[table["reference"] != ""]
+    assert diff["by"].tolist() == ["clinic_a"] and diff["reference"].tolist() == ["clinic_b"]
+    ref = pc.compare_groups(
+        texts["human"], texts["model"], "recall", texts["site"], reference="clinic_b"
+    ).iloc[0]
+    assert (diff["low"].iloc[0], diff["high"].iloc[0]) == (ref.low, ref.high)
+    # the default reference gives the mirror difference, from the other side
+    default = pc.report(
+        texts["human"], texts["model"], by=texts["site"], differences=True, metrics=["recall"]
+    )
+    mirror = default[default["reference"] != ""]
+    assert mirror["estimate"].iloc[0] == pytest.approx(-diff["estimate"].iloc[0], abs=1e-12)
+    with pytest.raises(ValueError, match=r"^`reference` 'clinic_c' is not one of the subgroups"):
+        pc.report(
+            texts["human"],
+            texts["model"],
+            by=texts["site"],
+            differences=True,
+            reference="clinic_c",
+        )
+    with pytest.raises(ValueError, match=r"^`reference` names the subgroup .* needs differences"):
+        pc.report(texts["human"], texts["model"], by=texts["site"], reference="clinic_a")
+    with pytest.raises(ValueError, match=r"^`reference` must be a single label"):
+        pc.report(
+            texts["human"],
+            texts["model"],
+            by=texts["site"],
+            differences=True,
+            reference=["clinic_a"],
+        )

@@ -14,7 +14,13 @@ Prompt B misses a few more reflections than prompt A and over-calls a little les
 three-class code of the utterance's function (``human_topic``, ``model_topic``:
 "question", "reflection", "other") gives a multi-class example. ``score`` and
 ``score_b`` are the two prompts' probabilities that an utterance is a reflection
-(``model == (score >= 0.5)``, and likewise for B), for the ROC AUC.
+(``model == (score >= 0.5)``, and likewise for B), for the ROC AUC. ``run1``, ``run2``
+and ``run3`` are three runs of prompt A at a temperature above 0 (``run1`` is ``model``):
+each later run keeps the first run's draw on most utterances and redraws the rest, and
+its rates are shifted on the logit scale (run 2 a little more lenient, run 3 a little
+stricter), so the runs differ systematically as well as at random. ``human_b`` is a
+second human coder who coded a random 60% of the utterances (empty elsewhere), agreeing
+with the first except on some hard utterances.
 """
 
 from pathlib import Path
@@ -69,6 +75,19 @@ score_a = score_of(model_a, np.where(human, hit_a, false_alarm_a))
 score_b = score_of(model_b, np.where(human, hit_b, false_alarm_b))
 assert np.array_equal(model_a, score_a >= 0.5) and np.array_equal(model_b, score_b >= 0.5)
 
+# Repeated runs of prompt A and a second coder, drawn after everything above so that the
+# columns above do not change.
+rate_a = np.where(human, hit_a, false_alarm_a)
+runs = [model_a]
+for shift in (0.4, -0.3):
+    redraw = rng.random(n) < 0.15  # utterances on which this run samples anew
+    u_run = np.where(redraw, rng.random(n), u)
+    runs.append(u_run < special.expit(special.logit(rate_a) + shift))
+coded = rng.random(n) < 0.6
+disagree = rng.random(n) < special.expit(-3.0 + 1.0 * np.abs(difficulty))
+human_b = np.where(disagree, ~human, human).astype(float)
+human_b[~coded] = np.nan
+
 frame = pd.DataFrame(
     {
         "person": [f"T{i + 1:02d}" for i in person],
@@ -81,6 +100,10 @@ frame = pd.DataFrame(
         "model_topic": topics[topic_pred],
         "score": score_a,
         "score_b": score_b,
+        "run1": runs[0].astype(int),
+        "run2": runs[1].astype(int),
+        "run3": runs[2].astype(int),
+        "human_b": pd.array(human_b, dtype="Int64"),
     }
 )
 out = Path(__file__).resolve().parents[1] / "src" / "perfci" / "data" / "example_texts.csv"

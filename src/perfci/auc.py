@@ -45,6 +45,8 @@ from .bootstrap import (
     ONE_PERSON,
     BootstrapCI,
     assemble,
+    batch_shaped,
+    canonical_cells,
     check_resample_size,
     resample_intervals,
     warn_about,
@@ -58,6 +60,7 @@ __all__ = [
     "RocAucCI",
     "RocAucComparison",
     "auc_ci",
+    "auc_ci_counts",
     "compare_auc",
 ]
 
@@ -134,6 +137,11 @@ class RocAucCI(ResultMixin):
         return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
+        if np.ndim(self.estimate):
+            return (
+                f"RocAucCI(batch of shape {np.shape(self.estimate)}, "
+                f"confidence_level={self.confidence_level:g}, method={self.method!r})"
+            )
         return (
             f"RocAucCI(estimate={self.estimate:.4g}, low={self.low:.4g}, high={self.high:.4g}, "
             f"confidence_level={self.confidence_level:g}, method={self.method!r}, "
@@ -304,11 +312,6 @@ class _CellAUC:
         self.below = np.searchsorted(sorted_levels, level[self.pos], side="left")
         self.upto = np.searchsorted(sorted_levels, level[self.pos], side="right")
 
-    @classmethod
-    def of_first(cls, levels: np.ndarray, positive: np.ndarray) -> _CellAUC:
-        """Return the AUC of the first score's levels."""
-        return cls(levels[0], positive)
-
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         w_pos = weights[..., self.pos]
         cum = np.cumsum(weights[..., self.neg], axis=-1)
@@ -452,15 +455,64 @@ def _population(clustered: bool, persons: int | None) -> str:
     return "the ROC AUC in the population of texts this sample represents"
 
 
-def _warn_zero_width(what: str) -> None:
+def _warn_zero_width(what: str, stacklevel: int = 3) -> None:
     warnings.warn(
         f"the {what} has zero width: the standard error is 0 (every score tied, or the "
         "positives and negatives perfectly separated), so the data show no variation to "
         "estimate it from; this is R pROC's interval, and it claims a certainty the data do "
         "not give.",
         DegenerateIntervalWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
+
+
+def _delong_ends(
+    estimate: np.ndarray, se: np.ndarray, q: np.ndarray, method: str
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Interval ends of the DeLong methods, elementwise (NaN where there is no interval).
+
+    ``"delong"``: :math:`\hat\theta \pm q\,\mathrm{se}` clipped to [0, 1], R pROC's;
+    ``"delong_logit"``: the delta-method interval on the logit scale, NaN at an AUC of 0
+    or 1, where the logit is infinite.
+    """
+    if method == "delong":
+        return np.clip(estimate - q * se, 0.0, None), np.clip(estimate + q * se, None, 1.0)
+    inside = (estimate > 0) & (estimate < 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        center = special.logit(estimate)
+        spread = q * se / (estimate * (1 - estimate))
+        low = np.where(inside, special.expit(center - spread), np.nan)
+        high = np.where(inside, special.expit(center + spread), np.nan)
+    return low, high
+
+
+def _warn_delong(estimate: np.ndarray, se: np.ndarray, method: str, batched: bool) -> None:
+    """Warn of zero-width DeLong intervals and of logit intervals at an AUC of 0 or 1.
+
+    Once per kind; for a batch, the warning says in how many data sets.
+    """
+    defined = ~np.isnan(estimate) & ~np.isnan(se)
+    edge = defined & ((estimate == 0) | (estimate == 1))
+    if method == "delong_logit" and edge.any():
+        what = (
+            f"the AUC is {float(estimate[edge].flat[0]):g}"
+            if not batched
+            else f"the AUC is 0 or 1 in {int(edge.sum())} of {estimate.size} data sets"
+        )
+        warnings.warn(
+            f"the logit-scale DeLong interval of the ROC AUC is undefined: {what} (the "
+            "classes are perfectly separated), whose logit is infinite, and the standard "
+            "error is 0; returning NaN.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+    zero = defined & (se == 0)
+    if method == "delong_logit":
+        zero &= ~edge  # no interval at all there, warned above
+    if zero.any():
+        name = "DeLong" if method == "delong" else "logit-scale DeLong"
+        count = "" if not batched else f" in {int(zero.sum())} of {estimate.size} data sets"
+        _warn_zero_width(f"{name} interval of the ROC AUC{count}", stacklevel=5)
 
 
 def _delong_parts(data: _Scores, deviation: np.ndarray) -> tuple[float, bool, float, str]:
@@ -513,6 +565,60 @@ def _units(data: _Scores, per_person: bool) -> tuple[np.ndarray, np.ndarray, np.
     return counts, cells[:, :-1].T, cells[:, -1].astype(bool)
 
 
+def _level_counts(data: _Scores, scheme: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the positives and negatives at each distinct score.
+
+    ``(levels,)`` pooled for the iid scheme, else ``(persons, levels)``.
+    """
+    codes = np.unique(data.scores[0], return_inverse=True)[1].reshape(-1)
+    levels = int(codes.max()) + 1
+    if scheme == "iid":
+        return (
+            np.bincount(codes[data.positive], minlength=levels).astype(float),
+            np.bincount(codes[~data.positive], minlength=levels).astype(float),
+        )
+    m = int(data.persons or 0)
+    check_memory(
+        "groups",
+        16.0 * m * levels,
+        f"the per-person counts of {m} persons x {levels} distinct scores; round the scores "
+        "(fewer distinct values) or use scheme='iid'",
+    )
+    assert data.person is not None  # a scheme other than iid has persons (_scheme_for)
+    flat = data.person * levels + codes
+    shape = (m, levels)
+    pos = np.bincount(flat[data.positive], minlength=m * levels).reshape(shape)
+    neg = np.bincount(flat[~data.positive], minlength=m * levels).reshape(shape)
+    return pos.astype(float), neg.astype(float)
+
+
+def _scheme_for(data: _Scores, scheme: str | None) -> str:
+    """Return the bootstrap scheme: the named one, checked against the data, or the recommended."""
+    nested = data.person is not None
+    if scheme is None:
+        per_person = None if not nested else data.positive.size / float(data.persons or 1)
+        scheme = recommended_scheme(per_person)
+    if scheme != "iid":
+        if not nested:
+            raise ValueError(
+                f"`scheme` {scheme!r} resamples persons: it needs `groups` (person ids)."
+            )
+        if int(data.persons or 0) < MIN_PERSONS:
+            raise ValueError(
+                f"`groups` must give at least {MIN_PERSONS} persons for scheme {scheme!r}: "
+                f"{ONE_PERSON}; got {data.persons}."
+            )
+    return scheme
+
+
+def _check_some_valid(boot: BootstrapCI) -> None:
+    if boot.n_invalid_resamples == boot.n_resamples:
+        raise ValueError(
+            "`y_true` has too few positives or negatives for the bootstrap: no resample "
+            "holds both, so no interval exists."
+        )
+
+
 def _bootstrap(
     data: _Scores,
     metric: str,
@@ -524,23 +630,14 @@ def _bootstrap(
     rng: np.random.Generator,
     batch: int | None,
 ) -> tuple[BootstrapCI, str]:
-    nested = data.person is not None
-    if scheme is None:
-        per_person = None if not nested else data.positive.size / float(data.persons or 1)
-        scheme = recommended_scheme(per_person)
-    if scheme != "iid" and not nested:
-        raise ValueError(f"`scheme` {scheme!r} resamples persons: it needs `groups` (person ids).")
+    """Bootstrap the pair of scores of one data set: cells are joint (levels, label) values."""
+    scheme = _scheme_for(data, scheme)
     counts, levels, labels = _units(data, per_person=scheme != "iid")
+    if scheme != "iid":  # draws that do not depend on how the persons are ordered
+        counts = canonical_cells(counts, scheme, nested=True, rater_symmetric=False)
     statistic = Statistic(metric, counts.shape[-1], kind(levels, labels))
-    unit = counts
-    if scheme != "iid":
-        if unit.shape[0] < MIN_PERSONS:
-            raise ValueError(
-                f"`groups` must give at least {MIN_PERSONS} persons for scheme {scheme!r}: "
-                f"{ONE_PERSON}; got {unit.shape[0]}."
-            )
     parts = resample_intervals(
-        [unit],
+        [counts],
         statistic,
         scheme=scheme,
         interval=interval,
@@ -551,12 +648,9 @@ def _bootstrap(
         batch=batch,
     )
     warn_about(parts, statistic.metric, interval, n_resamples, True)
-    if parts["no_valid"][0]:
-        raise ValueError(
-            "`y_true` has too few positives or negatives for the bootstrap: no resample "
-            "holds both, so no interval exists."
-        )
-    return assemble(parts, statistic.metric, scheme, interval, 0, level, ()), scheme
+    boot = assemble(parts, statistic.metric, scheme, interval, 0, level, ())
+    _check_some_valid(boot)
+    return boot, scheme
 
 
 def auc_ci(
@@ -739,7 +833,7 @@ def auc_ci(
     >>> ci = pc.auc_ci(texts["human"], texts["score"], groups=texts["person"],
     ...                method="bootstrap", rng=1)
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.description}")
-    [0.957, 0.987] by bootstrap (scheme=hierarchical, interval=percentile)
+    [0.959, 0.987] by bootstrap (scheme=hierarchical, interval=percentile)
     """
     return _auc_ci(
         y_true,
@@ -792,9 +886,12 @@ def _auc_ci(
         "persons": data.persons,
     }
     if method == "bootstrap":
-        boot, used = _bootstrap(
-            data, _METRIC, _CellAUC.of_first, scheme, interval, n_resamples, level, generator, batch
+        used = _scheme_for(data, scheme)
+        pos, neg = _level_counts(data, used)
+        boot, _ = _bootstrap_counts(
+            pos, neg, used != "iid", used, interval, n_resamples, level, generator, batch
         )
+        _check_some_valid(boot)
         if boot.low == boot.high:
             _warn_zero_width("bootstrap interval of the ROC AUC")
         clustered = used != "iid"
@@ -815,24 +912,8 @@ def _auc_ci(
     q = _quantile(level, df)
     name = "DeLong" if method == "delong" else "DeLong, logit scale"
     description = f"{name} ({how})" if how else name
-    if method == "delong":
-        low, high = max(0.0, estimate - q * se), min(1.0, estimate + q * se)
-        if se == 0:
-            _warn_zero_width("DeLong interval of the ROC AUC")
-    elif estimate in (0.0, 1.0):
-        warnings.warn(
-            f"the logit-scale DeLong interval of the ROC AUC is undefined: the AUC is "
-            f"{estimate:g} (the classes are perfectly separated), whose logit is infinite, "
-            "and the standard error is 0; returning NaN.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-        low = high = math.nan
-    else:
-        center, spread = special.logit(estimate), q * se / (estimate * (1 - estimate))
-        low, high = float(special.expit(center - spread)), float(special.expit(center + spread))
-        if se == 0:
-            _warn_zero_width("logit-scale DeLong interval of the ROC AUC")
+    low, high = _delong_ends(np.asarray(estimate), np.asarray(se), np.asarray(q), method)
+    _warn_delong(np.asarray(estimate), np.asarray(se), method, False)
     return RocAucCI(
         estimate=estimate,
         low=float(low),
@@ -844,6 +925,252 @@ def _auc_ci(
         population=_population(clustered, data.persons),
         **common,
     )
+
+
+def _check_level_counts(positives: Any, negatives: Any, nested: bool) -> tuple[np.ndarray, ...]:
+    """Return the count arrays of :func:`auc_ci_counts` as floats of one shape, or raise."""
+    arrays = []
+    for name, value in (("positives", positives), ("negatives", negatives)):
+        arr = check_real_array(name, value)
+        if arr.ndim < 1 + nested:
+            raise ValueError(
+                f"`{name}` must have a last axis of score levels"
+                + (" and one before it of persons (nested=True)" if nested else "")
+                + f"; got shape {arr.shape}."
+            )
+        if np.any(arr < 0) or np.any(arr != np.floor(arr)):
+            raise ValueError(f"`{name}` must be whole, non-negative counts.")
+        arrays.append(arr.astype(float))
+    if arrays[0].shape != arrays[1].shape:
+        raise ValueError(
+            "`positives` and `negatives` must have the same shape (counts of the same score "
+            f"levels, and persons); got {arrays[0].shape} and {arrays[1].shape}."
+        )
+    return tuple(arrays)
+
+
+def auc_ci_counts(
+    positives: Any,
+    negatives: Any,
+    *,
+    nested: bool = False,
+    method: str = "delong",
+    confidence_level: float = 0.95,
+    scheme: str | None = None,
+    interval: str = "percentile",
+    n_resamples: int = _N_RESAMPLES,
+    rng: Any = None,
+    batch: int | None = None,
+) -> RocAucCI:
+    r"""ROC AUC interval from counts at each score level: what :func:`auc_ci` computes.
+
+    Parameters
+    ----------
+    positives, negatives : array_like of int
+        Reference positives and negatives at each distinct score, the levels in
+        increasing order of score on the last axis: shape ``(*batch, levels)``, or with
+        ``nested=True`` ``(*batch, persons, levels)`` per person (persons without a text
+        are not persons, so a ragged batch can be padded with them). Whole, non-negative.
+    nested : bool, default False
+        Whether the second-to-last axis is persons (Obuchowski's clustered variance, or a
+        cluster or hierarchical bootstrap).
+    method, confidence_level, scheme, interval, n_resamples, rng, batch
+        As in :func:`auc_ci`. Data set k of a batch draws from
+        ``np.random.default_rng(rng).spawn(size)[k]`` (:mod:`perfci._core.validation`).
+
+    Returns
+    -------
+    RocAucCI
+        As :func:`auc_ci`, every field but `method` and `confidence_level` of shape
+        ``batch`` (a float for one data set); `persons` counts persons with a text.
+
+    Raises
+    ------
+    ValueError
+        For counts that are not whole non-negative numbers, or of different shapes; an
+        unknown method or option (as :func:`auc_ci`).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For data sets without a positive or a negative (no AUC), with fewer than 2
+        positives or 2 negatives (no unclustered DeLong variance) or fewer than 2 persons
+        with a text (no clustered one): their interval is NaN, as is the logit interval at
+        an AUC of 0 or 1.
+    DegenerateIntervalWarning
+        For zero-width intervals, as :func:`auc_ci`.
+
+    Notes
+    -----
+    The AUC and DeLong's (or Obuchowski's) variance depend on the texts only through
+    these counts: the placement value of a positive at level l is the share of
+    negatives below l plus half those at l, the same for every positive there, so each
+    sum over texts of :func:`auc_ci` is a sum over levels weighted by the counts. On the
+    same data the two functions agree to rounding (``tests/test_auc.py``). A data set
+    whose persons each have one text is a simple random sample of texts, and gets the
+    unclustered interval, as in :func:`auc_ci`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.auc import auc_ci_counts
+    >>> rng = np.random.default_rng(0)
+    >>> positives = rng.poisson([1, 2, 4, 6, 8], size=(3, 12, 5))  # 3 data sets, 12 persons
+    >>> negatives = rng.poisson([8, 6, 4, 2, 1], size=(3, 12, 5))
+    >>> ci = auc_ci_counts(positives, negatives, nested=True, method="delong_logit")
+    >>> ci.estimate.shape, ci.low.shape, ci.description
+    ((3,), (3,), 'DeLong, logit scale (clustered: Obuchowski, t on the effective persons minus 1)')
+    """
+    level, n_resamples, generator = _auc_options_iv(
+        method,
+        registry.AUC_METHOD,
+        confidence_level,
+        None,
+        scheme,
+        interval,
+        n_resamples,
+        rng,
+        batch,
+    )
+    pos, neg = _check_level_counts(positives, negatives, nested)
+    batch_shape = pos.shape[: pos.ndim - 1 - nested]
+    per_person = (pos + neg).sum(-1) if nested else np.zeros((*batch_shape, 0))
+    persons = np.count_nonzero(per_person, axis=-1)
+    pooled_pos = pos.sum(-2) if nested else pos
+    pooled_neg = neg.sum(-2) if nested else neg
+    n_pos, n_neg = pooled_pos.sum(-1), pooled_neg.sum(-1)
+    both = (n_pos > 0) & (n_neg > 0)
+    # a nested data set of persons with one text each is a simple random sample of texts
+    clustered = np.asarray(persons < n_pos + n_neg) if nested else np.zeros(batch_shape, dtype=bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cum_neg = np.cumsum(pooled_neg, axis=-1)
+        v10 = (cum_neg - 0.5 * pooled_neg) / n_neg[..., None]
+        v01 = (n_pos[..., None] - np.cumsum(pooled_pos, axis=-1) + 0.5 * pooled_pos) / n_pos[
+            ..., None
+        ]
+        estimate = np.sum(pooled_pos * v10, axis=-1) / n_pos
+        estimate = np.where(both, estimate, np.nan)
+        dev_pos = (v10 - estimate[..., None]) / n_pos[..., None]
+        dev_neg = (v01 - estimate[..., None]) / n_neg[..., None]
+        variance = np.sum(pooled_pos * dev_pos**2, -1) * n_pos / (n_pos - 1) + np.sum(
+            pooled_neg * dev_neg**2, -1
+        ) * n_neg / (n_neg - 1)
+        variance = np.where((n_pos >= 2) & (n_neg >= 2), variance, np.nan)
+        df = np.full(batch_shape, math.inf)
+        if nested:
+            u = np.einsum("...ml,...l->...m", pos, dev_pos) + np.einsum(
+                "...ml,...l->...m", neg, dev_neg
+            )
+            m = persons.astype(float)
+            robust = m / (m - 1) * np.sum(u * u, axis=-1)
+            robust = np.where(m >= MIN_PERSONS, robust, np.nan)
+            variance = np.where(clustered, robust, variance)
+            effective = per_person.sum(-1) ** 2 / np.sum(per_person**2, axis=-1)
+            df = np.where(clustered, np.maximum(effective - 1, 1.0), math.inf)
+    if not both.all():
+        _warn_counts(
+            f"{int((~both).sum())} of {both.size} data sets have no positive or no negative "
+            "text: the ROC AUC compares the two, so it is NaN there"
+        )
+    no_variance = both & np.isnan(variance)
+    if method != "bootstrap" and no_variance.any():
+        _warn_counts(
+            f"{int(no_variance.sum())} of {both.size} data sets have too few texts for the "
+            "DeLong variance (fewer than 2 positives or 2 negatives, or with persons fewer "
+            "than 2 persons with a text): their interval is NaN"
+        )
+    common: dict[str, Any] = {
+        "estimate": batch_shaped(estimate, batch_shape),
+        "confidence_level": level,
+        "method": method,
+        "n_positive": batch_shaped(n_pos, batch_shape, int),
+        "n_negative": batch_shaped(n_neg, batch_shape, int),
+        "persons": batch_shaped(persons, batch_shape, int) if nested else None,
+    }
+    if method == "bootstrap":
+        boot, used = _bootstrap_counts(
+            pos, neg, nested, scheme, interval, n_resamples, level, generator, batch
+        )
+        is_clustered = used != "iid"
+        return RocAucCI(
+            low=batch_shaped(np.asarray(boot.low), batch_shape),
+            high=batch_shaped(np.asarray(boot.high), batch_shape),
+            se=batch_shaped(np.asarray(boot.standard_error), batch_shape),
+            description=f"bootstrap (scheme={used}, interval={interval})",
+            clustered=batch_shaped(np.full(batch_shape, is_clustered), batch_shape, bool),
+            df=batch_shaped(np.full(batch_shape, math.nan), batch_shape),
+            population=_population(is_clustered, None),
+            bootstrap=boot,
+            **common,
+        )
+    se = np.sqrt(variance)
+    q = np.where(np.isinf(df), special.ndtri(0.5 + level / 2), stats.t.ppf(0.5 + level / 2, df))
+    low, high = _delong_ends(estimate, se, q, method)
+    _warn_delong(estimate, se, method, bool(batch_shape))
+    name = "DeLong" if method == "delong" else "DeLong, logit scale"
+    any_clustered = bool(np.any(clustered))
+    how = " (clustered: Obuchowski, t on the effective persons minus 1)" if any_clustered else ""
+    return RocAucCI(
+        low=batch_shaped(low, batch_shape),
+        high=batch_shaped(high, batch_shape),
+        se=batch_shaped(se, batch_shape),
+        description=name + how,
+        clustered=batch_shaped(clustered, batch_shape, bool),
+        df=batch_shaped(df, batch_shape),
+        population=_population(any_clustered, None),
+        **common,
+    )
+
+
+def _warn_counts(reason: str) -> None:
+    warnings.warn(reason + ".", UndefinedMetricWarning, stacklevel=3)
+
+
+def _bootstrap_counts(
+    pos: np.ndarray,
+    neg: np.ndarray,
+    nested: bool,
+    scheme: str | None,
+    interval: str,
+    n_resamples: int,
+    level: float,
+    rng: np.random.Generator,
+    batch: int | None,
+) -> tuple[BootstrapCI, str]:
+    """Bootstrap for :func:`auc_ci_counts`: cells are (score level, label) pairs."""
+    levels = pos.shape[-1]
+    batch_shape = pos.shape[: pos.ndim - 1 - nested]
+    if scheme is None:
+        scheme = "hierarchical" if nested else "iid"
+    if scheme != "iid" and not nested:
+        raise ValueError(f"`scheme` {scheme!r} resamples persons: it needs nested=True counts.")
+    cells = np.concatenate([pos, neg], axis=-1)  # (..., [persons,] 2 L)
+    if scheme == "iid" and nested:
+        cells = cells.sum(-2)
+    flat = cells.reshape(-1, *cells.shape[len(batch_shape) :])
+    # persons without texts dropped and the rest sorted: draws do not depend on their order
+    units = [canonical_cells(c, scheme, nested=False, rater_symmetric=False) for c in flat]
+    if scheme != "iid":
+        units = [c[c.sum(-1) > 0] for c in units]
+    statistic = Statistic(
+        _METRIC,
+        2 * levels,
+        _CellAUC(np.tile(np.arange(levels), 2), np.repeat([True, False], levels)),
+    )
+    size = flat.shape[0]
+    parts = resample_intervals(
+        units,
+        statistic,
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=0,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        generators=dataset_generators(rng, size, bool(batch_shape)),
+        batch=batch,
+    )
+    warn_about(parts, statistic.metric, interval, n_resamples, not batch_shape)
+    return assemble(parts, statistic.metric, scheme, interval, 0, level, batch_shape), scheme
 
 
 # ----------------------------------------------------------------------- comparison

@@ -22,7 +22,10 @@ def load_example() -> pd.DataFrame:
         ``model_topic`` (a three-class code, "question", "reflection" or "other", by the
         human and by the first prompt), and ``score`` / ``score_b`` (each prompt's
         probability that the utterance is a reflection, to four decimals: ``model`` is 1
-        exactly where ``score`` is at least 0.5, and likewise for B).
+        exactly where ``score`` is at least 0.5, and likewise for B); ``run1``, ``run2``,
+        ``run3`` (three runs of the first prompt at a temperature above 0, ``run1`` being
+        ``model``: repeated runs) and ``human_b`` (a second human coder's code of a random
+        60% of the utterances, missing, ``pd.NA``, elsewhere).
 
     Notes
     -----
@@ -37,11 +40,11 @@ def load_example() -> pd.DataFrame:
     >>> import perfci as pc
     >>> texts = pc.load_example()
     >>> texts.shape
-    (1069, 10)
+    (1069, 14)
     >>> pc.confusion(texts["human"], texts["model"]).counts
     array([221,  40,  30, 778])
     >>> bool(((texts["score"] >= 0.5) == texts["model"]).all())
     True
     """
     with resources.files("perfci").joinpath("data/example_texts.csv").open() as f:
-        return pd.read_csv(f)
+        return pd.read_csv(f, dtype={"human_b": "Int64"})

@@ -316,14 +316,17 @@ def metric_ci(
     pseudo_count: int | str = RECOMMENDED,
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
-) -> MetricCI:
+    estimand: str | None = None,
+) -> Any:
     """Confidence interval for one metric from labels, with the paper's recommended method.
 
     Parameters
     ----------
     y_true, y_pred : array_like
         Reference (human) and classifier labels, one per text; for ``"roc_auc"``,
-        `y_pred` is the classifier's score of each text.
+        `y_pred` is the classifier's score of each text. A two-dimensional `y_pred`,
+        ``(n_texts, n_runs)`` (a column per run of a stochastic classifier), gives the
+        interval of repeated runs, :func:`perfci.runs.runs_ci`.
     metric : str
         Any name in :data:`perfci.METRICS`, or ``"roc_auc"`` (the ROC AUC of a score:
         :func:`perfci.auc_ci`).
@@ -358,12 +361,17 @@ def metric_ci(
         Bootstrap resamples ("recommended": 2000).
     rng : numpy.random.Generator, int or None
         Random generator or seed for the bootstrap (unused by analytic intervals).
+    estimand : {"new_run", "these_runs", "majority"}, optional
+        With repeated runs, what the interval is about (default ``"new_run"``; see
+        :mod:`perfci.runs`); only with a two-dimensional `y_pred`.
 
     Returns
     -------
-    MetricCI
+    MetricCI or RunsCI
         Estimate, interval, the method used (with its options), the population the
-        interval is about, the relevant n, persons, ICC, design effect and n_eff.
+        interval is about, the sources of variation it includes, the relevant n,
+        persons, ICC, design effect and n_eff; for repeated runs a
+        :class:`perfci.runs.RunsCI`.
 
     Raises
     ------
@@ -414,6 +422,31 @@ def metric_ci(
     0.975 [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski, t with 37.6 df)
     """
     registry.ANY_METRIC.check(metric)
+    if _has_runs(y_pred):
+        return _runs_metric_ci(
+            y_true,
+            y_pred,
+            metric,
+            groups,
+            method=method,
+            positive=positive,
+            confidence_level=confidence_level,
+            estimand="new_run" if estimand is None else estimand,
+            unused={
+                "design": design,
+                "df_adjust": df_adjust,
+                "scheme": scheme,
+                "interval": interval,
+                "pseudo_count": pseudo_count,
+            },
+            n_resamples=n_resamples,
+            rng=rng,
+        )
+    if estimand is not None:
+        raise ValueError(
+            "`estimand` says what an interval of repeated runs is about: it needs `y_pred` "
+            "with a column per run, (n_texts, n_runs)."
+        )
     if metric == "roc_auc":
         return _auc_metric_ci(
             y_true,
@@ -446,6 +479,52 @@ def metric_ci(
         confidence_level=level,
         rng=generator,
         strict=True,
+    )
+
+
+def _has_runs(y_pred: Any) -> bool:
+    """Whether `y_pred` has a column per run (two-dimensional)."""
+    if isinstance(y_pred, pd.DataFrame):
+        return True
+    return not isinstance(y_pred, pd.Series) and np.ndim(np.asarray(y_pred, dtype=object)) == 2
+
+
+def _runs_metric_ci(
+    y_true: Any,
+    y_pred: Any,
+    metric: str,
+    groups: Any,
+    *,
+    method: Any,
+    positive: Any,
+    confidence_level: Any,
+    estimand: Any,
+    unused: dict[str, Any],
+    n_resamples: Any,
+    rng: Any,
+) -> Any:
+    """:func:`metric_ci` of repeated runs: :func:`perfci.runs.runs_ci`."""
+    from .runs import runs_ci
+
+    registry.RUN_METHOD.check(method)
+    for name, value in unused.items():
+        if not (isinstance(value, str) and value == RECOMMENDED):
+            raise ValueError(
+                f"`{name}` is an option of the intervals of one run; with repeated runs "
+                f"(a column per run in `y_pred`) leave `{name}` unset."
+            )
+    resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
+    return runs_ci(
+        y_true,
+        y_pred,
+        metric,
+        groups=groups,
+        estimand=estimand,
+        method=method,
+        positive=positive,
+        confidence_level=confidence_level,
+        n_resamples=resamples,
+        rng=rng,
     )
 
 
@@ -783,6 +862,7 @@ def _difference_rows(
     g: np.ndarray | None,
     positive: Any,
     metrics: list[str] | None,
+    reference: Any,
     level: float,
     n_resamples: int | str,
     rng: np.random.Generator,
@@ -813,7 +893,7 @@ def _difference_rows(
                 g,
                 cls,
                 metric,
-                reference=None,
+                reference=reference,
                 method=method,
                 simultaneous=None,
                 level=level,
@@ -865,6 +945,7 @@ def report(
     by: Any = None,
     score: Any = None,
     differences: bool = False,
+    reference: Any = None,
     positive: Any = None,
     metrics: list[str] | None = None,
     confidence_level: float = 0.95,
@@ -896,6 +977,9 @@ def report(
         subgroup's metric from the reference's, with the interval of
         :func:`perfci.compare_groups` (``method="recommended"``). These rows have the
         reference in a column ``reference`` (empty in the other rows); see the Returns.
+    reference : object, optional
+        With `differences`, the subgroup the others are compared with (default the first
+        in sorted order), as in :func:`perfci.compare_groups`.
     positive : object, optional
         The positive label of binary labels (as in :func:`confusion`). Multi-class
         labels give per-class one-vs-rest rows and ``macro_``/``micro_`` rows.
@@ -999,6 +1083,12 @@ def report(
             "`differences` needs `by` (a subgroup label per text): the differences are "
             "between subgroups."
         )
+    check_label("reference", reference)
+    if reference is not None and not differences:
+        raise ValueError(
+            "`reference` names the subgroup the differences are from: it needs "
+            "differences=True (and `by`)."
+        )
     options = {
         "method": RECOMMENDED,
         "design": design,
@@ -1029,6 +1119,10 @@ def report(
         if b.shape != t.shape:
             raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
         subsets += [(v, b == v) for v in _sorted(pd.unique(b))]
+        if reference is not None:
+            from .subgroups import _levels
+
+            _levels(b, reference)  # a reference that is not a subgroup fails before the work
     frames, skipped = [], []
     for value, mask in subsets:
         shown = value.item() if isinstance(value, np.generic) else value
@@ -1070,7 +1164,9 @@ def report(
             frame.insert(0, "by", value)
         frames.append(frame)
     if differences:
-        rows, s = _difference_rows(t, p, b, g, positive, metrics, level, n_resamples, generator)
+        rows, s = _difference_rows(
+            t, p, b, g, positive, metrics, reference, level, n_resamples, generator
+        )
         skipped += s
         for frame in frames:
             frame.insert(1, "reference", "")

@@ -58,6 +58,8 @@ __all__ = [
     "PRIOR",
     "PROPORTION_METRIC",
     "REQUIRED",
+    "RUN_ESTIMAND",
+    "RUN_METHOD",
     "SAMPLER",
     "SCALE_KEYS",
     "SIMULTANEOUS",
@@ -456,6 +458,32 @@ COMPARE_AUC_METHOD = _choices(
     ],
 )
 
+RUN_ESTIMAND = _choices(
+    "estimand",
+    "what an interval of a classifier's repeated runs is about",
+    [
+        (
+            "new_run",
+            "the expected metric of a new run on the text population (texts and runs random)",
+        ),
+        ("these_runs", "the mean over the observed runs of each run's metric (texts random)"),
+        ("majority", "the majority-vote classifier of the observed runs (texts random)"),
+    ],
+)
+
+RUN_METHOD = _choices(
+    "method",
+    "how the interval of a metric of repeated runs is computed",
+    [
+        ("recommended", "the recommended method (variance_components)"),
+        (
+            "variance_components",
+            "the linearized crossed (texts or persons x runs) variance, Satterthwaite df",
+        ),
+        ("bootstrap", "the two-way bootstrap of texts (or persons) and runs, percentile"),
+    ],
+)
+
 GROUP_METHOD = _choices(
     "method",
     "how the interval of a difference of a metric between two subgroups is computed",
@@ -678,6 +706,15 @@ _SUITE_DF_ADJUST = _choices(
     [("none", "no adjustment"), *((e.name, e.help) for e in DF_ADJUST.entries)],
 )
 
+_COUNTS = _choices(
+    "counts",
+    "what the method sees of each data set",
+    [
+        ("per_person", "the counts of each person (groups given)"),
+        ("pooled", "the pooled counts (texts treated as independent)"),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -771,13 +808,36 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
                     "whether the persons are given (per_person) or the texts pooled as if "
                     "independent (pooled)",
                     default="per_person",
-                    choices=_choices(
-                        "counts",
-                        "what the method sees of each subgroup",
-                        [
-                            ("per_person", "the counts of each person (groups given)"),
-                            ("pooled", "the subgroup's pooled counts (texts as independent)"),
-                        ],
+                    choices=_COUNTS,
+                ),
+            ),
+        ),
+        Family(
+            "auc",
+            "an interval of the ROC AUC of a score (perfci.auc.auc_ci_counts, what "
+            "perfci.auc_ci computes)",
+            (
+                Option(
+                    "method",
+                    "the interval method",
+                    default="recommended",
+                    choices=AUC_METHOD.extended(
+                        [("recommended", "the recommended method for roc_auc (perfci.policy)")]
+                    ),
+                ),
+                Option(
+                    "counts",
+                    "whether the persons are given (per_person) or the texts pooled as if "
+                    "independent (pooled)",
+                    default="per_person",
+                    choices=_COUNTS,
+                ),
+                Option(
+                    "scheme",
+                    "the bootstrap scheme (method bootstrap)",
+                    default="recommended",
+                    choices=BOOTSTRAP_SCHEME.extended(
+                        [("recommended", "the scheme perfci.policy recommends")]
                     ),
                 ),
             ),
@@ -821,6 +881,11 @@ HARNESS_POPULATION = _choices(
             "subgroups_nested",
             "two subgroups of persons with their own performance (subgroup differences)",
         ),
+        (
+            "scored_nested",
+            "a classifier's score of texts nested in persons, with a person effect on the "
+            "score (ROC AUC)",
+        ),
     ],
 )
 
@@ -846,25 +911,28 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         frozenset({"bootstrap"}), frozenset({"iid"}), frozenset({"percentile"}), False
     ),
     "nested_finite": Support(
-        frozenset(HARNESS_FAMILIES) - {"recommended", "comparison", "group_difference"},
+        frozenset(HARNESS_FAMILIES) - {"recommended", "comparison", "group_difference", "auc"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
     "nested": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference"},
+        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_confusion": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference"},
+        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "subgroups_nested": Support(frozenset({"group_difference"}), frozenset(), frozenset(), False),
+    "scored_nested": Support(
+        frozenset({"auc"}), frozenset(BOOTSTRAP_SCHEME), frozenset({"percentile"}), False
+    ),
     "paired_nested": Support(
         frozenset({"comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -1301,6 +1369,37 @@ _PAIRED_FIELDS = (
     ),
     Field("metric", "the metric whose difference is scored", str, False, choices=BINARY_METRIC),
 )
+_SCORED_FIELDS = (
+    _share("prevalence", "share of texts that are reference positives", default=0.3),
+    Field(
+        "icc_prevalence",
+        "ICC of the persons' shares of positives",
+        float,
+        False,
+        0.1,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+    _share(
+        "auc",
+        "ROC AUC of the continuous score (binormal, equal variances); the truth is that of "
+        "the score rounded to score_levels levels, ties counting half",
+        default=0.8,
+    ),
+    Field(
+        "score_icc",
+        "share of the score's variance (within a class) that is between persons: a person "
+        "effect shifting the scores of all their texts",
+        float,
+        False,
+        0.3,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+    Field("score_levels", "distinct score levels", int, False, 20, minimum=2),
+)
 _RATE = _share(
     "rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9
 )
@@ -1420,6 +1519,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
             "paired_nested",
             _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PERSON_KEYS, *_PAIRED_FIELDS)),
             _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PAIRED_FIELDS)),
+        ),
+        PopulationSchema(
+            "scored_nested",
+            _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_SCORED_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], *_SCORED_FIELDS)),
         ),
         PopulationSchema(
             "nested_confusion",

@@ -310,6 +310,7 @@ def report(args: argparse.Namespace) -> None:
         by=by,
         score=score,
         differences=args.differences,
+        reference=args.reference,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,

@@ -283,6 +283,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --by, add the difference of each subgroup from the first (in sorted order) "
         "for every metric, with its interval",
     )
+    p.add_argument(
+        "--reference",
+        metavar="VALUE",
+        help="with --differences, the subgroup the others are compared with (default the "
+        "first in sorted order)",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)

@@ -490,6 +490,47 @@ def _subgroups_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
+def _scored_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    """Score the ROC AUC intervals of a classifier's score of nested texts.
+
+    Each method is :func:`perfci.auc.auc_ci_counts` (what :func:`perfci.auc_ci`
+    computes from scores) on the cell's per-person counts at each score level, batched,
+    or on the pooled counts for ``counts = "pooled"`` (the texts treated as independent).
+    The truth is the population AUC of the rounded score (:func:`populations.scored_truth`).
+    """
+    from .. import policy
+    from ..auc import auc_ci_counts
+    from .populations import draw_scored, person_parameters, scored_truth
+
+    params = person_parameters(suite, cell)
+    truth = scored_truth(params)
+    level = suite.confidence_level
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    pos, neg = draw_scored(params, (scale.replications, int(params["persons"])), data_rng)
+    out = np.empty((len(suite.methods), 6))
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        o = m.options
+        nested = o["counts"] == "per_person"
+        method = policy.AUC_METHOD if o["method"] == "recommended" else o["method"]
+        bootstrap: dict[str, Any] = (
+            {
+                "scheme": None if o["scheme"] == "recommended" else o["scheme"],
+                "n_resamples": scale.resamples,
+                "rng": rng,
+            }
+            if method == "bootstrap"
+            else {}
+        )
+        a, b = (pos, neg) if nested else (pos.sum(1), neg.sum(1))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = auc_ci_counts(
+                a, b, nested=nested, method=method, confidence_level=level, **bootstrap
+            )
+        out[i] = _score(result.low, result.high, truth)
+    return out
+
+
 _KERNELS: dict[str, Callable] = {
     "bernoulli": _bernoulli_cell,
     "confusion": _confusion_cell,
@@ -498,6 +539,7 @@ _KERNELS: dict[str, Callable] = {
     "nested_confusion": _infinite_cell,
     "paired_nested": _paired_cell,
     "subgroups_nested": _subgroups_cell,
+    "scored_nested": _scored_cell,
 }
 
 

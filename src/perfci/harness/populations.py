@@ -320,3 +320,65 @@ def paired_truth(params: dict, metric: str) -> float:
         )
         values.append(float(metric_values(cells, metric)))
     return values[0] - values[1]
+
+
+def _score_cuts(params: dict) -> tuple[float, np.ndarray]:
+    """Shift of the positives' scores and the cut points of a ``scored_nested`` population.
+
+    Within a class the score is N(0, 1) for negatives and N(delta, 1) for positives
+    (marginally over persons), delta = sqrt(2) Phi^-1(auc); the levels are the score
+    rounded to ``score_levels`` bins, equally spaced over delta / 2 +- 2.5.
+    """
+    from scipy import special
+
+    delta = float(np.sqrt(2) * special.ndtri(params["auc"]))
+    levels = int(params["score_levels"])
+    return delta, delta / 2 + np.linspace(-2.5, 2.5, levels - 1)
+
+
+def _binned(mean: np.ndarray, sd: float, cuts: np.ndarray) -> np.ndarray:
+    """Probabilities (..., L) of a N(mean, sd^2) score falling in each level."""
+    from scipy import special
+
+    cdf = special.ndtr((cuts - mean[..., None]) / sd) if sd > 0 else 1.0 * (cuts >= mean[..., None])
+    edges = np.concatenate(
+        [np.zeros((*cdf.shape[:-1], 1)), cdf, np.ones((*cdf.shape[:-1], 1))], axis=-1
+    )
+    return np.clip(np.diff(edges, axis=-1), 0.0, 1.0)
+
+
+def draw_scored(params: dict, shape: tuple[int, ...], rng: np.random.Generator):
+    """Per-person positives and negatives at each score level, each ``(*shape, L)``.
+
+    Person i has a share of positives from a Beta(prevalence, ``icc_prevalence``) and a
+    score shift b_i ~ N(0, ``score_icc``) that moves the scores of all their texts; a
+    text's score is b_i + delta y + e, e ~ N(0, 1 - score_icc), rounded to its level.
+    The sizes are unrelated to the shares and shifts.
+    """
+    delta, cuts = _score_cuts(params)
+    tau2 = float(params["score_icc"])
+    shift = np.sqrt(tau2) * rng.standard_normal(shape)
+    prevalence = beta_quantile(
+        rng.standard_normal(shape), params["prevalence"], params["icc_prevalence"]
+    )
+    n = _sizes({**params, "informative": 0.0}, shift, rng)
+    positives = rng.binomial(n, prevalence)
+    within = float(np.sqrt(1 - tau2))
+    pos = rng.multinomial(positives, _binned(shift + delta, within, cuts))
+    neg = rng.multinomial(n - positives, _binned(shift, within, cuts))
+    return pos, neg
+
+
+def scored_truth(params: dict) -> float:
+    """Return the population's ROC AUC of the rounded score, ties counting half.
+
+    In an infinite population a random positive and a random negative text come from
+    different persons, so their scores are independent N(delta, 1) and N(0, 1) (the
+    person shift is normal, independent of the shares and sizes, and of unit total
+    variance): the AUC is sum_l P(X in l) (P(Y below l) + P(Y in l) / 2).
+    """
+    delta, cuts = _score_cuts(params)
+    x = _binned(np.asarray(delta), 1.0, cuts)
+    y = _binned(np.asarray(0.0), 1.0, cuts)
+    below = np.concatenate([[0.0], np.cumsum(y)[:-1]])
+    return float(np.sum(x * (below + 0.5 * y)))

@@ -332,8 +332,10 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             f"`grid` of a {kind} population must have dims {', '.join(sorted(required))}"
             f"{also}; missing {sorted(missing)}."
         )
-    if kind in ("nested", "nested_confusion", "paired_nested", "subgroups_nested"):
-        needed = registry.PERSON_REQUIRED + (("metric",) if kind != "nested" else ())
+    if kind in ("nested", "nested_confusion", "paired_nested", "subgroups_nested", "scored_nested"):
+        needed = registry.PERSON_REQUIRED + (
+            ("metric",) if kind not in ("nested", "scored_nested") else ()
+        )
         for name in needed:
             if name not in grid and name not in population:
                 raise SuiteError(

@@ -1,0 +1,237 @@
+"""Repeated runs of a stochastic classifier (perfci.runs).
+
+References: with one text per unit the variance-components interval is the two-way
+crossed ANOVA without replication, whose mean squares come from statsmodels'
+``anova_lm`` on an OLS fit with text and run factors (written beside each check).
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from scipy import stats
+from statsmodels.stats.anova import anova_lm
+
+import perfci as pc
+from perfci.runs import majority_vote, run_sources, runs_ci, runs_ci_counts
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return pc.load_example()
+
+
+def _texts(seed=0, n=120, runs=4, run_shift=(0.0, 0.6, -0.4, 0.2), prevalence=0.4):
+    """Texts with a latent difficulty and runs with a systematic shift (probit scale)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < prevalence
+    difficulty = rng.normal(0, 1, n)
+    shift = np.asarray(run_shift[:runs])
+    base = np.where(truth, 1.2, -1.2)[:, None] + difficulty[:, None] + shift
+    pred = rng.random((n, runs)) < stats.norm.cdf(base)
+    return truth.astype(int), pred.astype(int)
+
+
+def _cells(truth, pred):
+    cell = 2 * (1 - pred) + (1 - truth[:, None])
+    return np.eye(4, dtype=int)[cell]
+
+
+def _anova_mean_squares(x):
+    """MS_text, MS_run, MS_residual of an (n, R) table by statsmodels."""
+    n, runs = x.shape
+    frame = pd.DataFrame(
+        {
+            "y": x.ravel().astype(float),
+            "text": np.repeat(np.arange(n), runs),
+            "run": np.tile(np.arange(runs), n),
+        }
+    )
+    table = anova_lm(smf.ols("y ~ C(text) + C(run)", data=frame).fit())
+    ms = table["sum_sq"] / table["df"]
+    return ms["C(text)"], ms["C(run)"], ms["Residual"]
+
+
+def test_recall_variance_is_the_two_way_anova_of_statsmodels():
+    truth, pred = _texts(1)
+    ci_new = runs_ci_counts(_cells(truth, pred), "recall")
+    ci_these = runs_ci_counts(_cells(truth, pred), "recall", estimand="these_runs")
+    x = pred[truth == 1]  # recall: the runs' labels of the human positives
+    n, runs = x.shape
+    ms_a, ms_b, ms_e = _anova_mean_squares(x)
+    assert ci_new.estimate == pytest.approx(x.mean(), abs=1e-12)
+    assert ci_new.var_units == pytest.approx(ms_a / (n * runs), rel=1e-9)
+    assert ci_new.var_runs == pytest.approx(max(ms_b - ms_e, 0) / (n * runs), rel=1e-9)
+    assert ci_these.se**2 == pytest.approx(ms_a / (n * runs), rel=1e-9)
+    # Satterthwaite's df of (MS_A + MS_B - MS_E) / (nR)
+    parts = ms_a**2 / (n - 1) + ms_b**2 / (runs - 1) + ms_e**2 / ((n - 1) * (runs - 1))
+    assert ci_new.df == pytest.approx((ms_a + ms_b - ms_e) ** 2 / parts, rel=1e-9)
+    assert ci_these.df == n - 1
+    assert ci_new.sources == ("texts", "runs") and ci_these.sources == ("texts",)
+
+
+def test_no_run_effect_beyond_noise_adds_nothing():
+    # the same labels in every run but for noise on a few texts: MS_B < MS_E here
+    rng = np.random.default_rng(3)
+    truth = (rng.random(200) < 0.5).astype(int)
+    pred = np.repeat(truth[:, None], 3, axis=1)
+    flip = rng.random(pred.shape) < 0.05
+    pred = np.where(flip, 1 - pred, pred)
+    x = pred[truth == 1]
+    ms_a, ms_b, ms_e = _anova_mean_squares(x)
+    ci = runs_ci_counts(_cells(truth, pred), "recall")
+    if ms_b <= ms_e:
+        assert ci.var_runs == 0 and ci.df == x.shape[0] - 1
+    else:  # the draw happened to give a run effect; the formula still holds
+        assert ci.var_runs == pytest.approx((ms_b - ms_e) / x.size, rel=1e-9)
+
+
+def test_compressed_units_equal_the_texts_one_by_one():
+    truth, pred = _texts(2)
+    cells = _cells(truth, pred)
+    flat = cells.reshape(cells.shape[0], -1)
+    patterns, index, counts = np.unique(flat, axis=0, return_inverse=True, return_counts=True)
+    compressed = patterns.reshape(-1, *cells.shape[1:])
+    for metric in ("recall", "precision", "f1", "kappa"):
+        for estimand in ("new_run", "these_runs"):
+            one = runs_ci_counts(cells, metric, estimand=estimand)
+            many = runs_ci_counts(compressed, metric, multiplicity=counts, estimand=estimand)
+            for field in ("estimate", "low", "high", "se", "df"):
+                assert getattr(many, field) == pytest.approx(getattr(one, field), rel=1e-10)
+            assert many.units == one.units
+
+
+def test_runs_that_agree_give_the_cluster_robust_interval_of_one_run():
+    # nested texts, every run the same: these_runs is the cluster-robust proportion
+    # interval of perfci.clustered_proportion_ci (Agresti-Coull, Dean-Pagano df)
+    rng = np.random.default_rng(4)
+    person = np.repeat(np.arange(15), rng.integers(3, 12, 15))
+    truth = np.ones(person.size, dtype=int)
+    one = (rng.random(person.size) < rng.beta(8, 2, 15)[person]).astype(int)
+    pred = np.repeat(one[:, None], 3, axis=1)
+    ci = runs_ci(truth, pred, "recall", groups=person, estimand="these_runs")
+    successes = np.bincount(person, weights=one)
+    trials = np.bincount(person).astype(float)
+    ref = pc.clustered_proportion_ci(
+        successes, trials, method="agresti_coull", design="cluster_robust", df_adjust="dean_pagano"
+    )
+    assert (ci.low, ci.high) == pytest.approx((ref.low, ref.high), abs=1e-12)
+    assert ci.sources == ("texts", "persons")
+    # and a new run adds nothing: the runs do not differ
+    new = runs_ci(truth, pred, "recall", groups=person)
+    assert new.var_runs == pytest.approx(0, abs=1e-20)
+    assert (new.low, new.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    assert new.sources == ("texts", "persons", "runs") and new.flip_share == 0
+
+
+def test_padding_persons_and_batching_change_nothing():
+    truth, pred = _texts(5, n=90)
+    person = np.arange(90) // 6
+    cells = np.zeros((15, 4, 4))
+    np.add.at(cells, (person[:, None], np.arange(4), 2 * (1 - pred) + (1 - truth[:, None])), 1)
+    padded = np.concatenate([cells, np.zeros((3, 4, 4))])
+    for method, extra in (("variance_components", {}), ("bootstrap", {"n_resamples": 300})):
+        a = runs_ci_counts(cells, "f1", nested=True, method=method, rng=2, **extra)
+        b = runs_ci_counts(padded, "f1", nested=True, method=method, rng=2, **extra)
+        assert (a.low, a.high) == pytest.approx((b.low, b.high), abs=1e-14)
+        stacked = runs_ci_counts(
+            np.stack([cells, padded[:15]]), "f1", nested=True, method=method, rng=2, **extra
+        )
+        stream = np.random.default_rng(2).spawn(2)[1]
+        second = runs_ci_counts(cells, "f1", nested=True, method=method, rng=stream, **extra)
+        assert stacked.low[1] == pytest.approx(second.low, abs=1e-14)
+        assert stacked.run_estimates.shape == (2, 4)
+    small = runs_ci_counts(
+        cells, "f1", nested=True, method="bootstrap", n_resamples=300, rng=2, batch=7
+    )
+    big = runs_ci_counts(cells, "f1", nested=True, method="bootstrap", n_resamples=300, rng=2)
+    assert (small.low, small.high) == (big.low, big.high)
+
+
+def test_more_systematic_run_differences_widen_only_the_new_run_interval():
+    truth, pred = _texts(6, n=400, run_shift=(0.0, 0.0, 0.0, 0.0))
+    _, shifted = _texts(6, n=400, run_shift=(0.0, 0.8, -0.8, 0.4))
+    flat = runs_ci_counts(_cells(truth, pred), "recall")
+    wide = runs_ci_counts(_cells(truth, shifted), "recall")
+    assert wide.half_width > 2 * flat.half_width
+    assert wide.run_sd > 3 * flat.run_sd
+    these = runs_ci_counts(_cells(truth, shifted), "recall", estimand="these_runs")
+    assert these.half_width < wide.half_width / 2
+
+
+def test_majority_vote_and_its_ties():
+    assert majority_vote(np.array([0, 1, 2]), 2) == (pytest.approx([False, False, True]), 1)
+    truth, pred = _texts(7, runs=4)
+    votes = pred.sum(1)
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"texts have as many positive as negative"):
+        ci = runs_ci(truth, pred, "recall", estimand="majority")
+    ref = pc.metric_ci(truth, (2 * votes > 4).astype(int), "recall")
+    assert (ci.estimate, ci.low, ci.high) == (ref.estimate, ref.low, ref.high)
+    assert ci.sources == ("texts",) and ci.estimand == "majority"
+    odd = pred[:, :3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        runs_ci(truth, odd, "recall", estimand="majority")
+    with pytest.raises(ValueError, match=r"`method` must be 'recommended' for estimand 'majority'"):
+        runs_ci(truth, odd, "recall", estimand="majority", method="bootstrap")
+
+
+def test_metric_ci_routes_a_column_per_run(texts):
+    runs = texts[["run1", "run2", "run3"]]
+    ci = pc.metric_ci(texts["human"], runs, "precision", groups=texts["person"])
+    ref = runs_ci(texts["human"], runs.to_numpy(), "precision", groups=texts["person"])
+    assert (ci.low, ci.high) == (ref.low, ref.high)
+    assert 0 < ci.flip_share < 0.2 and ci.run_estimates.shape == (3,)
+    with pytest.raises(ValueError, match=r"^`design` is an option of the intervals of one run"):
+        pc.metric_ci(texts["human"], runs, "precision", design="icc")
+    with pytest.raises(ValueError, match=r"^`estimand` says what an interval of repeated runs"):
+        pc.metric_ci(texts["human"], texts["model"], "precision", estimand="new_run")
+    with pytest.raises(ValueError, match=r"^`estimand` must be one of"):
+        pc.metric_ci(texts["human"], runs, "precision", estimand="all_runs")
+
+
+def test_bad_input_names_the_argument():
+    truth, pred = _texts(8)
+    cells = _cells(truth, pred)
+    with pytest.raises(ValueError, match=r"^`cells` must have shape \(\*batch, units, runs, 4\)"):
+        runs_ci_counts(cells[..., :3], "recall")
+    with pytest.raises(ValueError, match=r"^`cells` must hold at least 2 runs"):
+        runs_ci_counts(cells[:, :1], "recall")
+    uneven = cells.copy()
+    uneven[0, 0] = 0
+    with pytest.raises(ValueError, match=r"same number of texts in every run"):
+        runs_ci_counts(uneven, "recall")
+    with pytest.raises(ValueError, match=r"^`metric` must be a binary metric"):
+        runs_ci_counts(cells, "macro_f1")
+    with pytest.raises(ValueError, match=r"^`estimand` 'majority' is the majority vote"):
+        runs_ci_counts(cells, "recall", estimand="majority")
+    with pytest.raises(ValueError, match=r"^`n_resamples` is an option of the bootstrap"):
+        runs_ci_counts(cells, "recall", n_resamples=100)
+    with pytest.raises(ValueError, match=r"^`multiplicity` must have the shape of the units"):
+        runs_ci_counts(cells, "recall", multiplicity=[1, 2])
+    with pytest.raises(ValueError, match=r"^`y_pred` must hold at least 2 runs"):
+        runs_ci(truth, pred[:, :1], "recall")
+    with pytest.raises(ValueError, match=r"^`y_pred` must have one row per text"):
+        runs_ci(truth[:-1], pred, "recall")
+    with pytest.raises(ValueError, match=r"^`groups` must have one id per text"):
+        runs_ci(truth, pred, "recall", groups=[1, 2])
+
+
+def test_undefined_runs_and_one_unit_are_nan_with_a_warning():
+    truth = np.zeros(20, dtype=int)  # no human positives: recall undefined in every run
+    pred = np.zeros((20, 3), dtype=int)
+    with pytest.warns(pc.UndefinedMetricWarning, match="recall is undefined in at least one run"):
+        ci = runs_ci_counts(_cells(truth, pred), "recall")
+    assert np.isnan(ci.low) and np.isnan(ci.high)
+    cells = _cells(np.ones(5, dtype=int), np.ones((5, 3), dtype=int))[None].sum(1)  # one unit
+    with pytest.warns(pc.UndefinedMetricWarning, match="fewer than 2 units"):
+        one = runs_ci_counts(cells[:, None] if cells.ndim == 3 else cells, "recall", nested=True)
+    assert np.isnan(one.low)
+
+
+def test_run_sources():
+    assert run_sources("majority", True) == ("texts", "persons")
+    with pytest.raises(ValueError, match="`estimand`"):
+        run_sources("every_run", False)
