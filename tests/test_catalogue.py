@@ -52,6 +52,7 @@ Q = [y if rng0.random() < 0.7 else 1 - y for y in Y]  # classifier B
 G = [f"p{i // 4}" for i in range(40)]  # 10 persons of 4 texts
 S = [round(0.4 * y + 0.6 * rng0.random(), 2) for y in Y]  # a score of each text
 T = [round(0.3 * y + 0.7 * rng0.random(), 2) for y in Y]  # a second score
+RUNS = [[p, p if rng0.random() < 0.9 else 1 - p, p] for p in P]  # three runs of A
 BY = ["a" if i < 20 else "b" for i in range(40)]  # two subgroups, the persons nested in them
 SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
 
@@ -814,6 +815,10 @@ ENTRIES = [
             "pseudo_count": pseudo_count_kind(recommended=True),
             "n_resamples": positive_int_kind(extra=(Case("'exact' for f1", "exact"),)),
             "rng": rng_kind(),
+            "estimand": [
+                Case("an estimand of repeated runs with one run", "new_run"),
+                Case("None (the default)", None, OK),
+            ],
         },
         [
             (
@@ -898,6 +903,7 @@ ENTRIES = [
                 ),
             ],
             "differences": also(bool_kind(), by=BY),
+            "reference": also(label_kind(), by=BY, differences=True),
         },
         [
             (
@@ -1110,6 +1116,39 @@ ENTRIES = [
                 RAISES,
                 ("n_resamples",),
             ),
+        ],
+    ),
+    Entry(
+        "metric_ci(runs)",
+        pc.metric_ci,
+        {"y_true": Y, "y_pred": RUNS, "metric": "recall"},
+        ("y_true", "y_pred", "metric"),
+        {
+            "y_pred": [
+                Case("one run as a column", [[v] for v in P]),
+                Case("a row too few", RUNS[:-1], names=("y_pred",)),
+                Case("None inside", [[None, v] for v in P]),
+            ],
+            "estimand": choice_kind(registry.RUN_ESTIMAND, none_ok=True),
+            "method": choice_kind(registry.RUN_METHOD),
+            "metric": [Case("a multi-class average", "macro_f1")],
+        },
+        [
+            ("a design with runs", {"design": "icc"}, RAISES, ("design",)),
+            ("a scheme with runs", {"scheme": "iid"}, RAISES, ("scheme",)),
+            (
+                "resamples with the analytic interval",
+                {"n_resamples": 100},
+                RAISES,
+                ("n_resamples",),
+            ),
+            (
+                "the two-way bootstrap",
+                {"method": "bootstrap", "n_resamples": 100, "rng": 1, "groups": G},
+                OK,
+                (),
+            ),
+            ("the majority vote", {"estimand": "majority"}, OK, ()),
         ],
     ),
     Entry(

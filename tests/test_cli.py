@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import perfci as pc
@@ -209,6 +210,7 @@ def test_report_json_rows_have_the_documented_keys(capsys, example_csv):
         "low",
         "high",
         "method",
+        "sources",
         "relevant_n",
         "persons",
         "icc",
@@ -551,3 +553,54 @@ def test_report_differences_from_a_reference(capsys, example_csv):
     status, out, err = run(capsys, *argv, "--differences", "--reference", "clinic_z")
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "`--reference` 'clinic_z' is not one of the subgroups" in err
+
+
+def test_report_of_repeated_runs_says_its_sources(capsys, example_csv):
+    argv = ["report", str(example_csv), "--truth", "human", "--group", "person"]
+    status, out, _ = run(capsys, *argv, "--pred", "run1", "run2", "run3", "--json")
+    assert status == 0
+    rows = {r["metric"]: r for r in json.loads(out)}
+    assert rows["recall"]["sources"] == "texts, persons, runs"
+    texts = pc.load_example()
+    ref = pc.metric_ci(
+        texts["human"], texts[["run1", "run2", "run3"]], "recall", groups=texts["person"]
+    )
+    assert (rows["recall"]["low"], rows["recall"]["high"]) == (ref.low, ref.high)
+    assert "3 runs seen" in rows["recall"]["note"] and "texts flip" in rows["recall"]["note"]
+    status, out, _ = run(capsys, *argv, "--pred", "model")
+    assert status == 0 and "texts, persons" in out and "runs" not in out.split("\n")[1]
+
+
+def test_report_of_a_long_table_of_runs(capsys, example_csv, tmp_path):
+    texts = pc.load_example()
+    long = texts.melt(
+        id_vars=["text_id", "person", "human"],
+        value_vars=["run1", "run2", "run3"],
+        var_name="run",
+        value_name="label",
+    ).sample(frac=1, random_state=1)  # row order does not matter
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    argv = ["report", str(path), "--truth", "human", "--pred", "label", "--group", "person"]
+    status, out, _ = run(capsys, *argv, "--run", "run", "--text", "text_id", "--json")
+    assert status == 0
+    wide = {r["metric"]: r for r in json.loads(out)}
+    ref = pc.metric_ci(
+        texts["human"], texts[["run1", "run2", "run3"]], "precision", groups=texts["person"]
+    )
+    assert (wide["precision"]["low"], wide["precision"]["high"]) == pytest.approx(
+        (ref.low, ref.high), abs=1e-12
+    )
+    for extra, message in [
+        (["--run", "run"], "`--run` needs `--text COL`"),
+        (["--text", "text_id"], "`--text` names the texts of a long table of runs"),
+    ]:
+        status, out, err = run(capsys, *argv, *extra)
+        assert status == 2 and out == "" and err.count("\n") == 1
+        assert message in err, err
+    long.iloc[1:].to_csv(path, index=False)  # one (text, run) row missing
+    status, _, err = run(capsys, *argv, "--run", "run", "--text", "text_id")
+    assert status == 2 and "every text needs a row in every run" in err
+    pd.concat([long, long.iloc[:1]]).to_csv(path, index=False)
+    status, _, err = run(capsys, *argv, "--run", "run", "--text", "text_id")
+    assert status == 2 and "repeat a (text, run) pair" in err

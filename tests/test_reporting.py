@@ -132,6 +132,7 @@ def test_report_columns_and_rows(texts):
         "low",
         "high",
         "method",
+        "sources",
         "relevant_n",
         "persons",
         "icc",
@@ -140,6 +141,9 @@ def test_report_columns_and_rows(texts):
         "note",
     ]
     assert list(table["metric"]) == list(pc.BINARY_METRICS)
+    assert set(table["sources"]) == {"texts, persons"}
+    independent = pc.report(texts["human"], texts["model"], metrics=["recall"])
+    assert independent["sources"].tolist() == ["texts"]
     assert np.all((table["low"] <= table["estimate"]) & (table["estimate"] <= table["high"]))
     row = table.set_index("metric").loc["precision"]
     per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])

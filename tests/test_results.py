@@ -11,7 +11,9 @@ import pytest
 import xarray as xr
 
 import perfci as pc
-from perfci._core.results import to_jsonable
+from perfci._core.results import SOURCES, to_jsonable
+from perfci.auc import auc_ci_counts
+from perfci.runs import runs_ci_counts
 
 TEXTS = pc.load_example()
 PER_PERSON = pc.confusion(TEXTS["human"], TEXTS["model"], groups=TEXTS["person"])
@@ -60,6 +62,13 @@ RESULTS = {
     "CredibleInterval batched": lambda: pc.bayes.grid_intervals(
         [[3, 4, 0], [5, 5, 5]], [[5, 5, 0], [5, 5, 5]], level=0.9
     ),
+    "RunsCI nested": lambda: pc.metric_ci(
+        TEXTS["human"], TEXTS[["run1", "run2", "run3"]], "f1", groups=TEXTS["person"]
+    ),
+    "RunsCI batched": lambda: runs_ci_counts(
+        np.eye(4, dtype=int)[np.random.default_rng(1).integers(0, 4, (2, 30, 3))], "kappa"
+    ),
+    "RocAucCI batched": lambda: auc_ci_counts([[3, 4, 5], [1, 2, 6]], [[5, 4, 3], [6, 2, 1]]),
 }
 
 
@@ -83,7 +92,10 @@ def test_to_dict_is_strict_json(name):
     data = result.to_dict()
     _plain(data)
     assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert list(data) == [f.name for f in dataclasses.fields(result)]
+    derived = list(getattr(result, "_derived", ()))
+    assert list(data) == [f.name for f in dataclasses.fields(result)] + derived
+    if "sources" in derived:  # every interval says which sources of variation it includes
+        assert data["sources"][0] == "texts" and set(data["sources"]) <= set(SOURCES)
 
 
 @pytest.mark.parametrize("name", sorted(RESULTS))

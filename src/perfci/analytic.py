@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
@@ -152,6 +152,8 @@ class ProportionCI(ResultMixin):
         True where the method's formula left [0, 1] and an end was clipped.
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
     estimate: Any
     low: Any
     high: Any
@@ -160,6 +162,14 @@ class ProportionCI(ResultMixin):
     successes: Any
     trials: Any
     clipped: Any
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        Independent texts: ``("texts",)``.
+        """
+        return ("texts",)
 
     @property
     def half_width(self) -> Any:

@@ -29,7 +29,7 @@ from scipy import special, stats
 
 from ._core import registry
 from ._core.resampling import Statistic
-from ._core.results import ResultMixin
+from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -114,6 +114,7 @@ class RocAucCI(ResultMixin):
         None otherwise. Left out of :meth:`to_frame` and :meth:`to_xarray`.
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
     _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
 
     estimate: float
@@ -130,6 +131,14 @@ class RocAucCI(ResultMixin):
     df: float
     population: str
     bootstrap: BootstrapCI | None = None
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` for a clustered interval, else ``("texts",)``.
+        """
+        return sources_of(persons=bool(np.any(self.clustered)))
 
     @property
     def half_width(self) -> float:
@@ -189,6 +198,7 @@ class RocAucComparison(ResultMixin):
     """
 
     _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
 
     metric: str
     estimate_a: float
@@ -213,6 +223,14 @@ class RocAucComparison(ResultMixin):
     def estimate(self) -> float:
         """The difference A - B (the name other results use for the point estimate)."""
         return self.difference
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` for a clustered comparison, else ``("texts",)``.
+        """
+        return sources_of(persons="clustered" in self.test)
 
     def __repr__(self) -> str:
         return (

@@ -36,7 +36,7 @@ from ._core.intervals import (
 from ._core.registry import MAX_RESAMPLES
 from ._core.resampling import Statistic, augment, draw_replicates, jackknife
 from ._core.resources import check_memory
-from ._core.results import ResultMixin
+from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     MAX_COUNT,
     UndefinedMetricWarning,
@@ -228,6 +228,8 @@ class BootstrapCI(ResultMixin):
         Texts in the observed counts.
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
     estimate: Any
     low: Any
     high: Any
@@ -248,6 +250,15 @@ class BootstrapCI(ResultMixin):
     n_texts: Any = 0
 
     _exclude: ClassVar[tuple[str, ...]] = ("distribution",)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts",)`` for the iid scheme, ``("texts", "persons")`` for the cluster
+        schemes.
+        """
+        return sources_of(persons=self.scheme != "iid")
 
     def to_dict(self, *, replicates: bool = False) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (NaN as None).

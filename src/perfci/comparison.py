@@ -31,7 +31,7 @@ from scipy import stats
 
 from ._core import registry
 from ._core.resampling import Statistic
-from ._core.results import ResultMixin
+from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -195,6 +195,8 @@ class Comparison(ResultMixin):
         it is the chosen method; None otherwise (it is not computed then).
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
     metric: str
     estimate_a: Any
     estimate_b: Any
@@ -220,6 +222,14 @@ class Comparison(ResultMixin):
     bootstrap: BootstrapCI | None
 
     _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` with persons, else ``("texts",)``.
+        """
+        return sources_of(persons=self.persons is not None)
 
     def __repr__(self) -> str:
         return (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from scipy import special, stats
@@ -466,6 +466,8 @@ class ClusteredProportionCI(ResultMixin):
         The same base method treating all texts as independent, for comparison.
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
     estimate: Any
     low: Any
     high: Any
@@ -483,6 +485,14 @@ class ClusteredProportionCI(ResultMixin):
     n_texts: Any
     clipped: Any
     unadjusted: ProportionCI
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        Texts nested in persons: ``("texts", "persons")``.
+        """
+        return ("texts", "persons")
 
     @property
     def half_width(self) -> Any:

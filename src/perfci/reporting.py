@@ -97,6 +97,7 @@ class MetricCI(ResultMixin):
         `relevant_n` counts every text (positives and negatives).
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
     _exclude: ClassVar[tuple[str, ...]] = ("result",)
 
     metric: str
@@ -112,6 +113,14 @@ class MetricCI(ResultMixin):
     design_effect: float
     n_eff: float
     result: ProportionCI | ClusteredProportionCI | BootstrapCI | RocAucCI
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        Those of the underlying `result`.
+        """
+        return self.result.sources
 
     @property
     def half_width(self) -> float:
@@ -422,7 +431,7 @@ def metric_ci(
     0.975 [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski, t with 37.6 df)
     """
     registry.ANY_METRIC.check(metric)
-    if _has_runs(y_pred):
+    if metric != "roc_auc" and _has_runs(y_pred):
         return _runs_metric_ci(
             y_true,
             y_pred,
@@ -661,6 +670,7 @@ def _auc_row(ci: MetricCI, with_class: bool) -> dict:
         "low": ci.low,
         "high": ci.high,
         "method": ci.method,
+        "sources": ", ".join(ci.sources),
         "relevant_n": ci.relevant_n,
         "persons": pd.NA if ci.persons is None else ci.persons,
         "icc": np.nan,
@@ -677,6 +687,7 @@ _COLUMNS = [
     "low",
     "high",
     "method",
+    "sources",
     "relevant_n",
     "persons",
     "icc",
@@ -703,6 +714,7 @@ def _bayes_row(
         "low": low,
         "high": high,
         "method": method,
+        "sources": "texts" if persons is pd.NA else "texts, persons",
         "relevant_n": relevant_n,
         "persons": persons,
         "icc": np.nan,
@@ -823,6 +835,7 @@ def _rows(
                 "low": ci.low,
                 "high": ci.high,
                 "method": ci.method,
+                "sources": ", ".join(ci.sources),
                 "relevant_n": ci.relevant_n,
                 "persons": pd.NA if ci.persons is None else ci.persons,
                 "icc": ci.icc,
@@ -853,6 +866,71 @@ def _report_one(y_true, y_pred, groups, positive, metrics, options, rng, where):
     r, s = _rows(counts, averaged, options, rng, where)
     rows += [{"class": "", **row} for row in r]
     return rows, skipped + s
+
+
+def _runs_rows(
+    t: np.ndarray,
+    p: np.ndarray,
+    g: np.ndarray | None,
+    positive: Any,
+    metrics: list[str] | None,
+    level: float,
+    rng: np.random.Generator,
+    where: str,
+) -> tuple[list[dict], list[str]]:
+    """Rows of :func:`report` for repeated runs: each binary metric's ``new_run`` interval."""
+    from .runs import runs_ci
+
+    if positive is None:
+        raise ValueError(
+            "`positive` must name the positive class for a report of repeated runs: its "
+            "metrics are binary (one class against the rest)."
+        )
+    rows: list[dict] = []
+    skipped: list[str] = []
+    chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
+    left = [m for m in (metrics or []) if m not in BINARY_METRICS]
+    if left:
+        skipped.append(f"{', '.join(left)}{where} (not a binary metric of repeated runs)")
+    for metric, child in zip(chosen, rng.spawn(len(chosen)), strict=True):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            ci = runs_ci(
+                t, p, metric, groups=g, positive=positive, confidence_level=level, rng=child
+            )
+        if np.isnan(ci.low):
+            reason = "; ".join(str(w.message).rstrip(".") for w in caught) or "no interval"
+            skipped.append(f"{metric}{where} ({reason})")
+            continue
+        rows.append(
+            {
+                "metric": metric,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "method": ci.method,
+                "sources": ", ".join(ci.sources),
+                "relevant_n": int(round(float(np.mean(_relevant_per_run(t, p, positive, metric))))),
+                "persons": pd.NA if g is None else int(ci.units),
+                "icc": np.nan,
+                "design_effect": np.nan,
+                "n_eff": np.nan,
+                "note": (
+                    f"a new run ({ci.runs} runs seen): run SD {ci.run_sd:.3f}, "
+                    f"{ci.flip_share:.1%} of texts flip between runs"
+                ),
+            }
+        )
+    return rows, skipped
+
+
+def _relevant_per_run(t: np.ndarray, p: np.ndarray, positive: Any, metric: str) -> np.ndarray:
+    """Return the relevant texts of a metric in each run (its denominator for proportions)."""
+    cells = RELEVANT_TEXTS[metric][0]
+    truth = (t == positive)[:, None]
+    said = p == positive
+    cell = 2 * (~said) + (~truth)  # 0 tp, 1 fp, 2 fn, 3 tn
+    return np.isin(cell, cells).sum(0)
 
 
 def _difference_rows(
@@ -926,6 +1004,7 @@ def _difference_rows(
                         "low": row.low,
                         "high": row.high,
                         "method": row.method,
+                        "sources": "texts, persons" if nested else "texts",
                         "relevant_n": int(row.relevant_n) + int(row.relevant_n_reference),
                         "persons": persons,
                         "icc": np.nan,
@@ -1097,9 +1176,30 @@ def report(
         "confidence_level": level,
         "bayes_sampler": bayes_sampler if bayes else None,
     }
+    runs = _has_runs(y_pred)
+    if runs and (differences or bayes):
+        raise ValueError(
+            f"`{'differences' if differences else 'bayes'}` is not available with repeated "
+            "runs (a column per run in `y_pred`): report one run, or their majority vote."
+        )
     # the labels are read once, for all texts, so that every subgroup has one coding
-    given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
-    t, p = given.values["y_true"], given.values["y_pred"]
+    if runs:
+        from .runs import _pred_runs
+
+        truth_in = y_true.to_numpy() if isinstance(y_true, pd.Series | pd.Index) else y_true
+        given = normalize_labels(
+            {"y_true": truth_in, "y_pred": _pred_runs(y_pred).T}, positive=positive, ndim=None
+        )
+        t, p_runs = given.values["y_true"], np.asarray(given.values["y_pred"]).T
+        if t.ndim != 1 or p_runs.shape[0] != t.size:
+            raise ValueError(
+                f"`y_pred` must have one row per text of `y_true` ({np.size(t)}); got "
+                f"{p_runs.shape[0]}."
+            )
+        p = p_runs[:, 0]  # the shape checks below; the rows use every run
+    else:
+        given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
+        t, p = given.values["y_true"], given.values["y_pred"]
     positive = given.positive
     g = None if groups is None else _as_label_array("groups", groups)
     scores = None
@@ -1127,16 +1227,28 @@ def report(
     for value, mask in subsets:
         shown = value.item() if isinstance(value, np.generic) else value
         where = "" if by is None else f" in subgroup {shown!r}"
-        rows, s = _report_one(
-            t[mask],
-            p[mask],
-            None if g is None else g[mask],
-            positive,
-            metrics,
-            options,
-            generator,
-            where,
-        )
+        if runs:
+            rows, s = _runs_rows(
+                t[mask],
+                p_runs[mask],
+                None if g is None else g[mask],
+                positive,
+                metrics,
+                level,
+                generator,
+                where,
+            )
+        else:
+            rows, s = _report_one(
+                t[mask],
+                p[mask],
+                None if g is None else g[mask],
+                positive,
+                metrics,
+                options,
+                generator,
+                where,
+            )
         skipped += s
         if with_auc and scores is not None:
             try:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,7 @@ from . import policy
 from ._core import registry
 from ._core.intervals import percentile_levels, type7_quantiles
 from ._core.resampling import Statistic, augment, draw_replicates
-from ._core.results import ResultMixin
+from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -606,6 +606,8 @@ class GroupDifference(ResultMixin):
         methods).
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
     metric: str
     estimate: Any
     estimate_reference: Any
@@ -621,6 +623,14 @@ class GroupDifference(ResultMixin):
     persons: Any
     persons_reference: Any
     n_invalid_resamples: Any
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` with persons, else ``("texts",)``.
+        """
+        return sources_of(persons=self.persons is not None)
 
     def __repr__(self) -> str:
         if np.ndim(self.low):

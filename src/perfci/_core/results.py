@@ -32,7 +32,25 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import xarray as xr
 
-__all__ = ["ResultMixin", "flat_fields", "to_jsonable"]
+__all__ = ["SOURCES", "ResultMixin", "flat_fields", "sources_of", "to_jsonable"]
+
+#: The sources of variation an interval's uncertainty can include, in this order.
+SOURCES: tuple[str, ...] = ("texts", "persons", "runs", "annotators")
+
+
+def sources_of(*, persons: bool, runs: bool = False, annotators: bool = False) -> tuple[str, ...]:
+    """Return the sources of variation an interval includes, in the order of :data:`SOURCES`.
+
+    Texts are always a source: every interval is about a population of texts.
+
+    Examples
+    --------
+    >>> from perfci._core.results import sources_of
+    >>> sources_of(persons=True), sources_of(persons=False, runs=True)
+    (('texts', 'persons'), ('texts', 'runs'))
+    """
+    given = {"texts": True, "persons": persons, "runs": runs, "annotators": annotators}
+    return tuple(name for name in SOURCES if given[name])
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -113,16 +131,20 @@ def flat_fields(result: Any, prefix: str = "") -> dict[str, Any]:
     """Return a result's fields as one flat dict, nested results and dicts as ``a.b``."""
     exclude = getattr(result, "_exclude", ())
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(result):
-        if f.name in exclude:
+    names = [f.name for f in dataclasses.fields(result)] + list(getattr(result, "_derived", ()))
+    for name in names:
+        if name in exclude:
             continue
-        value = getattr(result, f.name)
+        value = getattr(result, name)
+        if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+            out[f"{prefix}{name}"] = ", ".join(value)  # a tuple of names, e.g. the sources
+            continue
         if _is_result(value):
-            out.update(flat_fields(value, f"{prefix}{f.name}."))
+            out.update(flat_fields(value, f"{prefix}{name}."))
         elif isinstance(value, Mapping):
-            out.update(_flat_mapping(value, f"{prefix}{f.name}."))
+            out.update(_flat_mapping(value, f"{prefix}{name}."))
         else:
-            out[f"{prefix}{f.name}"] = value
+            out[f"{prefix}{name}"] = value
     return out
 
 
@@ -134,12 +156,15 @@ class ResultMixin:
     """``to_dict``, ``to_frame`` and ``to_xarray`` for a frozen-dataclass result.
 
     Subclasses may set ``_dims``, the names of the leading axes that batched fields share
-    (default ``dim_0``, ``dim_1``, ...), and ``_exclude``, fields left out of the frame
-    and the dataset (not of the dict).
+    (default ``dim_0``, ``dim_1``, ...), ``_exclude``, fields left out of the frame
+    and the dataset (not of the dict), and ``_derived``, properties given after the
+    fields in all three (such as ``sources``). A tuple of names (the sources) is one
+    text, ``"texts, persons"``, in the frame and the dataset, and a list in the dict.
     """
 
     _dims: ClassVar[tuple[str, ...] | None] = None
     _exclude: ClassVar[tuple[str, ...]] = ()
+    _derived: ClassVar[tuple[str, ...]] = ()
     if TYPE_CHECKING:  # pragma: no cover
         # every subclass is a dataclass: this makes `dataclasses.fields(self)` type-check
         __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
@@ -154,10 +179,8 @@ class ResultMixin:
             as dicts. ``json.dumps(result.to_dict(), allow_nan=False)`` succeeds.
         """
         name = type(self).__name__
-        return {
-            f.name: to_jsonable(getattr(self, f.name), f"{name}.{f.name}")
-            for f in dataclasses.fields(self)
-        }
+        fields = [f.name for f in dataclasses.fields(self)] + list(self._derived)
+        return {key: to_jsonable(getattr(self, key), f"{name}.{key}") for key in fields}
 
     def _shape(self, fields: Mapping[str, Any]) -> tuple[int, ...]:
         shapes = [np.shape(v) for v in fields.values() if isinstance(v, np.ndarray)]

@@ -254,13 +254,13 @@ def _refuse_scores_as_labels(
         )
 
 
-def _thresholded(args: argparse.Namespace, frame: pd.DataFrame) -> Any:
-    """Return the ``--pred`` scores as labels coded as ``--truth``: score >= T positive."""
+def _thresholded(args: argparse.Namespace, frame: pd.DataFrame, column: str | None = None) -> Any:
+    """Return a ``--pred`` column's scores as labels coded as ``--truth``: score >= T positive."""
     import numpy as np
 
     from ..counting import normalize_labels
 
-    scores = _numbers(frame, args.pred, "--pred", args.file)
+    scores = _numbers(frame, args.pred if column is None else column, "--pred", args.file)
     truth = _column(frame, args.truth, "--truth", args.file, labels=True)
     given = normalize_labels(
         {"y_true": truth},
@@ -292,15 +292,32 @@ def report(args: argparse.Namespace) -> None:
     from ..reporting import report as report_
 
     frame = _read_table(args.file)
+    preds = list(args.pred)
+    if args.run is not None:
+        frame, preds = _wide_runs(args, frame)
+    elif args.text is not None:
+        raise ValueError("`--text` names the texts of a long table of runs: it needs `--run`.")
     # the scores are read before --threshold turns the --pred column (maybe the same) into labels
     score = None if args.score is None else _numbers(frame, args.score, "--score", args.file)
-    if args.threshold is not None:
-        frame = frame.assign(**{args.pred: _thresholded(args, frame)})
-    else:
-        _refuse_scores_as_labels(frame, args.pred, "--pred", args.file)
-    values, positive = _labels(
-        args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}, frame
-    )
+    for column in preds:
+        if args.threshold is not None:
+            frame = frame.assign(**{column: _thresholded(args, frame, column)})
+        else:
+            _refuse_scores_as_labels(frame, column, "--pred", args.file)
+    if len(preds) == 1:
+        values, positive = _labels(
+            args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", preds[0])}, frame
+        )
+    else:  # repeated runs: a column per run, read by the library's one label contract
+        import numpy as np
+
+        positive = args.positive
+        values = {
+            "y_true": _column(frame, args.truth, "--truth", args.file, labels=True).to_numpy(),
+            "y_pred": np.column_stack(
+                [_column(frame, c, "--pred", args.file, labels=True).to_numpy() for c in preds]
+            ),
+        }
     groups = _column(frame, args.group, "--group", args.file)
     by = _column(frame, args.by, "--by", args.file)
     table = report_(
@@ -422,6 +439,67 @@ def compare(args: argparse.Namespace) -> None:
         args.json,
         _comparison_text(result, args.pred_a, args.pred_b),
     )
+
+
+def _wide_runs(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Turn a long table (a row per text and run) into one row per text, a column per run."""
+    if args.text is None:
+        raise ValueError(
+            "`--run` needs `--text COL`, the column that says which text a row is: a long "
+            "table has one row per text and run."
+        )
+    if len(args.pred) != 1:
+        raise ValueError(
+            f"`--run` reads the runs' labels from one `--pred` column of the long table; got "
+            f"{len(args.pred)} columns."
+        )
+    pred = args.pred[0]
+    text = _column(frame, args.text, "--text", args.file)
+    run = _column(frame, args.run, "--run", args.file)
+    _column(frame, pred, "--pred", args.file, labels=True)
+    pairs = frame.assign(_text=text, _run=run)
+    repeated = pairs.duplicated(["_text", "_run"], keep=False).to_numpy()
+    if repeated.any():
+        raise ValueError(
+            f"`--text` column {args.text!r} and `--run` column {args.run!r} repeat a (text, "
+            f"run) pair, in {_rows(repeated)} of {args.file}: each text has one row per run."
+        )
+    runs = sorted(pairs["_run"].unique(), key=_natural)
+    wide = pairs.pivot(index="_text", columns="_run", values=pred)
+    lacking = wide.isna().any(axis=1)
+    if lacking.any():
+        first = wide.index[lacking.to_numpy()][0]
+        missing = [r for r in runs if wide.loc[first].isna()[r]]
+        raise ValueError(
+            f"every text needs a row in every run of `--run` column {args.run!r}: "
+            f"{int(lacking.sum())} texts lack one (text {first!r} has no run {missing[0]!r})."
+        )
+    per_text = [c for c in (args.truth, args.group, args.by, args.score) if c is not None]
+    for name in per_text:
+        if name not in frame.columns:
+            continue  # named in the usual one-line error when it is read
+        varies = pairs.groupby("_text")[name].nunique(dropna=False) > 1
+        if varies.any():
+            first = varies.index[varies.to_numpy()][0]
+            values = pairs.loc[pairs["_text"] == first, name].nunique()
+            raise ValueError(
+                f"column {name!r} must be the same in every run of a text (it describes the "
+                f"text); text {first!r} has {int(values)} values."
+            )
+    first_rows = pairs.drop_duplicates("_text").set_index("_text").loc[wide.index]
+    out = first_rows[[c for c in per_text if c in frame.columns]].reset_index(drop=True)
+    columns = [f"{pred}[{r}]" for r in runs]
+    for name, r in zip(columns, runs, strict=True):
+        out[name] = wide[r].to_numpy()
+    return out, columns
+
+
+def _natural(value: str) -> tuple[int, Any]:
+    """Sort key: numbers as numbers (run 2 before run 10), else as text."""
+    try:
+        return (0, float(value))
+    except ValueError:
+        return (1, value)
 
 
 def bayes(args: argparse.Namespace) -> None:

@@ -263,7 +263,21 @@ def build_parser() -> argparse.ArgumentParser:
         "every metric with its recommended interval",
         ("formats", registry.OUTPUT_FORMAT),
     )
-    _file_columns(p)
+    _file_columns(p, pred=())
+    p.add_argument(
+        "--pred",
+        required=True,
+        nargs="+",
+        metavar="COL",
+        help="column of classifier labels; several columns are repeated runs of a stochastic "
+        "classifier (a column per run)",
+    )
+    p.add_argument(
+        "--run",
+        metavar="COL",
+        help="column of run ids in a long table (one row per text and run; needs --text)",
+    )
+    p.add_argument("--text", metavar="COL", help="with --run, the column of text ids")
     p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
     p.add_argument("--by", metavar="COL", help="column of subgroups: a report per subgroup")
     p.add_argument(
@@ -421,7 +435,7 @@ _ARGUMENT_FLAGS = {
     },
 }
 #: Flags whose value is a column of the file.
-_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by", "score")
+_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by", "score", "run", "text")
 #: Parsed values that are not flags the user typed as ``--name``.
 _NOT_FLAGS = ("command", "debug", "json", "file", "action", "suite")
 
