@@ -424,6 +424,13 @@ def test_perfect_agreement_is_one_with_a_zero_width_warning(method):
     assert (result.estimate, result.low, result.high) == (1.0, 1.0, 1.0)
 
 
+def test_one_resample_is_a_point_without_a_zero_width_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = pc.annotator_agreement(_codes(3, n=40), n_resamples=1, rng=0)
+    assert result.low == result.high == result.bootstrap.distribution[0]
+
+
 def test_resamples_with_one_code_are_dropped_and_counted():
     # a resample without the last two texts holds the code 1 only
     codes = np.array([[1, 1]] * 8 + [[2, 2], [1, 2]])

@@ -686,9 +686,9 @@ def _unit_counts(cells: _Cells, data: _Codes, per_person: bool) -> np.ndarray:
 
 def _warn_zero_width(what: str, value: float) -> None:
     warnings.warn(
-        f"the {what} has zero width at {value:g}: the data show no variation to estimate "
-        "the uncertainty from (every text agrees alike), so the interval claims a certainty "
-        "the data do not give.",
+        f"the {what} has zero width at {value:g}: the texts show no variation to estimate "
+        "its uncertainty from (every resample, or every text's influence, gives the same "
+        "value), so the interval claims a certainty the data do not give.",
         DegenerateIntervalWarning,
         stacklevel=4,
     )
@@ -784,7 +784,7 @@ def _agreement(
             UndefinedMetricWarning,
             stacklevel=3,
         )
-    elif boot.low == boot.high:
+    elif boot.low == boot.high and np.count_nonzero(~np.isnan(parts["replicates"])) > 1:
         _warn_zero_width(f"bootstrap interval of {name}", float(boot.low))
     clustered = per_person
     return AgreementCI(
@@ -955,7 +955,8 @@ def annotator_agreement(
         bootstrap, when more than 10% of the resamples hold one code only (they are
         dropped).
     DegenerateIntervalWarning
-        When the interval has zero width (every text agrees, so every resample does).
+        When the interval has zero width: every resample gives the same value (perfect
+        agreement, say), or every text the same influence on Cohen's kappa.
 
     Notes
     -----
