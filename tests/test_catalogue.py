@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import perfci as pc
@@ -55,6 +56,10 @@ T = [round(0.3 * y + 0.7 * rng0.random(), 2) for y in Y]  # a second score
 RUNS = [[p, p if rng0.random() < 0.9 else 1 - p, p] for p in P]  # three runs of A
 BY = ["a" if i < 20 else "b" for i in range(40)]  # two subgroups, the persons nested in them
 SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
+# three annotators' codes of the 40 texts, the third coding every other text
+CODES = [[y, p, q if i % 2 else None] for i, (y, p, q) in enumerate(zip(Y, P, Q, strict=True))]
+PAIR = [row[:2] for row in CODES]  # two annotators who coded every text
+MACHINE = [1 - q if i % 5 == 0 else q for i, q in enumerate(Q)]  # a machine coder's labels
 
 
 @dataclass(frozen=True)
@@ -397,6 +402,60 @@ def auc_bootstrap_kinds() -> dict[str, list[Case | None]]:
     }
 
 
+def codes_kind(name: str) -> list[Case]:
+    """A table of codes, one row per text and one column per annotator, missing allowed."""
+    return [
+        Case("None", None),
+        Case("a scalar", 1),
+        Case("a string", "ab"),
+        Case("a dict", {1: 0}),
+        Case("empty", []),
+        Case("one-dimensional", Y),
+        Case("one annotator", [[y] for y in Y]),
+        Case("ragged rows", [[1, 0], [1]]),
+        Case("every code missing", [[None, np.nan]] * 3),
+        Case("numbers beside text", [[1, "a"], [0, "b"]]),
+        Case("infinity inside", [[np.inf, 1], [1, 0]]),
+        Case("scores", [[v, w] for v, w in zip(S, T, strict=True)]),
+        Case("no text coded twice", [[1, None], [None, 0]]),
+        Case("one code only", [[1, 1]] * 40, NAN),
+        Case("a DataFrame with pd.NA", pd.DataFrame(CODES, dtype="Int64"), OK),
+    ]
+
+
+def categories_kind() -> list[Case]:
+    """The possible codes, in order (``categories``)."""
+    return [
+        Case("a string", "01"),
+        Case("a scalar", 1),
+        Case("a 2-D list", [[0, 1]]),
+        Case("a code missing", [0]),
+        Case("a code twice", [0, 1, 0]),
+        Case("None inside", [0, None, 1]),
+        Case("None (the default)", None, OK),
+        Case("a code nobody used", [0, 1, 2], OK),
+    ]
+
+
+def agreement_extra() -> list[tuple[str, dict[str, Any], str, tuple[str, ...]]]:
+    """Cases of several arguments at once of annotator_agreement and agreement_report."""
+    return [
+        (
+            "a scheme with the asymptotic method",
+            {"method": "asymptotic", "scheme": "iid"},
+            RAISES,
+            ("scheme",),
+        ),
+        ("a cluster scheme without groups", {"scheme": "cluster"}, RAISES, ("scheme",)),
+        (
+            "one person with the hierarchical scheme",
+            {"scheme": "hierarchical", "groups": ["a"] * len(Y)},
+            RAISES,
+            ("groups",),
+        ),
+    ]
+
+
 def auc_extra(score: str) -> list[tuple[str, dict[str, Any], str, tuple[str, ...]]]:
     """Cases of several arguments at once shared by auc_ci and compare_auc."""
     return [
@@ -458,6 +517,17 @@ class Entry:
 def _compare_groups_ends(*args, **kwargs):
     """The interval ends of :func:`perfci.compare_groups`' rows (NaN where undefined)."""
     return pc.compare_groups(*args, **kwargs)[["low", "high"]].to_numpy(float)
+
+
+def _agreement_ends(*args, **kwargs):
+    """The estimate and interval ends of :func:`perfci.annotator_agreement`."""
+    result = pc.annotator_agreement(*args, **kwargs)
+    return np.array([result.estimate, result.low, result.high], dtype=float)
+
+
+def _agreement_report_ends(*args, **kwargs):
+    """The interval ends of :func:`perfci.agreement_report`'s rows."""
+    return pc.agreement_report(*args, **kwargs)[["low", "high"]].to_numpy(float)
 
 
 def _group_difference_ends(*args, **kwargs):
@@ -1208,6 +1278,80 @@ ENTRIES = [
         auc_extra("score_a"),
     ),
     Entry(
+        "annotator_agreement",
+        _agreement_ends,
+        {"codes": CODES},
+        ("codes",),
+        {
+            "codes": codes_kind("codes"),
+            "groups": groups_kind(),
+            "statistic": choice_kind(registry.AGREEMENT_STATISTIC),
+            "method": [
+                *choice_kind(registry.AGREEMENT_METHOD),
+                Case("asymptotic for Krippendorff's alpha", "asymptotic"),
+                Case("asymptotic for two annotators", "asymptotic", OK, also={"codes": PAIR}),
+            ],
+            "confidence_level": level_kind(),
+            "level_of_measurement": [
+                *choice_kind(registry.LEVEL_OF_MEASUREMENT),
+                Case("ordinal for the kappas", "ordinal", also={"statistic": "fleiss_kappa"}),
+                Case(
+                    "interval of text codes", "interval", also={"codes": [["a", "b"], ["b", "b"]]}
+                ),
+                Case("ratio of negative codes", "ratio", also={"codes": [[-1, 1], [1, 1]]}),
+                Case("ordinal of numbers", "ordinal", OK),
+            ],
+            "categories": categories_kind(),
+            **auc_bootstrap_kinds(),
+        },
+        [
+            *agreement_extra(),
+            (
+                "Cohen's kappa of three annotators",
+                {"statistic": "cohen_kappa"},
+                RAISES,
+                ("statistic",),
+            ),
+            (
+                "Fleiss' kappa of missing codes",
+                {"statistic": "fleiss_kappa"},
+                RAISES,
+                ("statistic",),
+            ),
+            (
+                "Fleiss' kappa of two complete annotators",
+                {"codes": PAIR, "statistic": "fleiss_kappa"},
+                OK,
+                (),
+            ),
+        ],
+    ),
+    Entry(
+        "agreement_report",
+        _agreement_report_ends,
+        {"human_codes": CODES, "machine_labels": MACHINE},
+        ("human_codes", "machine_labels"),
+        {
+            "human_codes": [
+                *(c for c in codes_kind("human_codes") if c.label != "one code only"),
+                Case("one code only", [[1, 1]] * 40, NAN, also={"machine_labels": [1] * 40}),
+            ],
+            "machine_labels": [
+                *labels_kind("machine_labels")[:3],
+                Case("one label too few", MACHINE[:-1]),
+                Case("NaN inside", [np.nan, *MACHINE[1:]]),
+                Case("a 2-D array", [[q] for q in MACHINE]),
+                Case("text beside numbers", ["a"] * len(MACHINE)),
+            ],
+            "groups": groups_kind(),
+            "method": choice_kind(registry.AGREEMENT_METHOD),
+            "confidence_level": level_kind(),
+            "categories": categories_kind(),
+            **auc_bootstrap_kinds(),
+        },
+        agreement_extra(),
+    ),
+    Entry(
         "compare(roc_auc)",
         pc.compare,
         {"y_true": Y, "pred_a": S, "pred_b": T, "metric": "roc_auc"},
@@ -1512,6 +1656,8 @@ COVERED = {
     pc.auc_ci: "auc_ci",
     pc.compare_auc: "compare_auc",
     pc.compare_groups: "compare_groups",
+    pc.annotator_agreement: "annotator_agreement",
+    pc.agreement_report: "agreement_report",
     compare_groups_counts: "compare_groups_counts",
     pc.plan_sample_size: "plan_sample_size",
     pc.half_width_curves: "half_width_curves",

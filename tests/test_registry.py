@@ -85,6 +85,9 @@ PUBLIC_CONSTANTS = [
     (tuple(pc.PROPORTION_METRICS), registry.PROPORTION_METRIC),
     (pc.DESIGNS, registry.DESIGN),
     (pc.DF_ADJUSTMENTS, registry.DF_ADJUST),
+    (pc.AGREEMENT_STATISTICS, registry.AGREEMENT_STATISTIC),
+    (pc.AGREEMENT_METHODS, registry.AGREEMENT_METHOD),
+    (pc.LEVELS_OF_MEASUREMENT, registry.LEVEL_OF_MEASUREMENT),
     # modules not yet reading the registry: their constants must agree with it
     (pc.SCHEMES, registry.BOOTSTRAP_SCHEME),
     (pc.BOOTSTRAP_INTERVALS, registry.BOOTSTRAP_INTERVAL),
@@ -472,6 +475,7 @@ def test_the_documented_suite_rules_are_the_registry():
 # ------------------------------------------------ generated bad input: Python entry points
 
 GROUPED = ([3, 2, 4], [5, 5, 6])
+CODES = [[y, p] for y, p in zip(Y, P, strict=True)]  # two annotators' codes
 PYTHON_CASES = [
     # (function, positional args, keyword taking the bad value, its choices, argument name)
     (pc.proportion_ci, (1, 10), "method", registry.ANALYTIC_METHOD),
@@ -510,6 +514,13 @@ PYTHON_CASES = [
     (pc.compare_groups, (Y, P), "metric", registry.BINARY_METRIC),
     (pc.compare_groups, (Y, P, "recall"), "method", registry.GROUP_METHOD),
     (pc.compare_groups, (Y, P, "recall"), "simultaneous", registry.SIMULTANEOUS),
+    (pc.annotator_agreement, (CODES,), "statistic", registry.AGREEMENT_STATISTIC),
+    (pc.annotator_agreement, (CODES,), "method", registry.AGREEMENT_METHOD),
+    (pc.annotator_agreement, (CODES,), "level_of_measurement", registry.LEVEL_OF_MEASUREMENT),
+    (pc.annotator_agreement, (CODES,), "scheme", registry.BOOTSTRAP_SCHEME),
+    (pc.annotator_agreement, (CODES,), "interval", registry.BOOTSTRAP_INTERVAL),
+    (pc.agreement_report, (CODES, P), "method", registry.AGREEMENT_METHOD),
+    (pc.agreement_report, (CODES, P), "scheme", registry.BOOTSTRAP_SCHEME),
     (pc.bayes.fit, GROUPED, "sampler", registry.SAMPLER),
     (pc.bayes.fit, GROUPED, "prior", registry.PRIOR),
 ]

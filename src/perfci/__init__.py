@@ -18,8 +18,11 @@ __version__ = "0.1.0.dev0"
 _SUBMODULES = ("bayes", "figures", "harness", "policy")
 #: Every public name and the module that defines it.
 _NAMES = {
+    "AGREEMENT_METHODS": "agreement",
+    "AGREEMENT_STATISTICS": "agreement",
     "ANALYTIC_METHODS": "analytic",
     "AUC_METHODS": "auc",
+    "AgreementCI": "agreement",
     "BINARY_METRICS": "metrics",
     "BOOTSTRAP_INTERVALS": "bootstrap",
     "BootstrapCI": "bootstrap",
@@ -32,6 +35,7 @@ _NAMES = {
     "DegenerateBootstrapWarning": "bootstrap",
     "DegenerateIntervalWarning": "auc",
     "HIERARCHICAL_MIN_TEXTS": "reporting",
+    "LEVELS_OF_MEASUREMENT": "agreement",
     "METRICS": "metrics",
     "MetricCI": "reporting",
     "OperatingCharacteristics": "exact",
@@ -42,6 +46,8 @@ _NAMES = {
     "SCHEMES": "bootstrap",
     "SampleSizePlan": "planning",
     "UndefinedMetricWarning": "_core.validation",
+    "agreement_report": "agreement",
+    "annotator_agreement": "agreement",
     "auc_ci": "auc",
     "bootstrap_ci": "bootstrap",
     "clustered_proportion_ci": "design",
@@ -69,6 +75,14 @@ _NAMES = {
 if TYPE_CHECKING:  # static analysers see the eager imports
     from . import bayes, policy
     from ._core.validation import UndefinedMetricWarning
+    from .agreement import (
+        AGREEMENT_METHODS,
+        AGREEMENT_STATISTICS,
+        LEVELS_OF_MEASUREMENT,
+        AgreementCI,
+        agreement_report,
+        annotator_agreement,
+    )
     from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
     from .auc import (
         AUC_METHODS,
@@ -137,6 +151,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AGREEMENT_METHODS",
+    "AGREEMENT_STATISTICS",
     "ANALYTIC_METHODS",
     "AUC_METHODS",
     "BINARY_METRICS",
@@ -145,9 +161,11 @@ __all__ = [
     "DESIGNS",
     "DF_ADJUSTMENTS",
     "HIERARCHICAL_MIN_TEXTS",
+    "LEVELS_OF_MEASUREMENT",
     "METRICS",
     "PROPORTION_METRICS",
     "SCHEMES",
+    "AgreementCI",
     "BootstrapCI",
     "ClusteredProportionCI",
     "Comparison",
@@ -161,6 +179,8 @@ __all__ = [
     "RocAucComparison",
     "SampleSizePlan",
     "UndefinedMetricWarning",
+    "agreement_report",
+    "annotator_agreement",
     "auc_ci",
     "bayes",
     "bootstrap_ci",

@@ -1,11 +1,12 @@
 """The registry: every name and option perfci accepts, declared once.
 
-Metric names, interval methods, bootstrap schemes and intervals, nested-data designs and
-degrees-of-freedom adjustments, Bayesian samplers, estimands, priors and credible-interval
-kinds, and the options of the validation harness's method families are listed here, each
-with a one-line help text. Validation (:meth:`Choices.check`, :func:`check_family_options`),
-the command line's ``choices`` and help, the suite-file schema and the generated bad-input
-test all read them, so a name is added or renamed in one place.
+Metric names, interval methods, bootstrap schemes and intervals, agreement statistics and
+levels of measurement, nested-data designs and degrees-of-freedom adjustments, Bayesian
+samplers, estimands, priors and credible-interval kinds, and the options of the
+validation harness's method families are listed here, each with a one-line help text.
+Validation (:meth:`Choices.check`, :func:`check_family_options`), the command line's
+``choices`` and help, the suite-file schema and the generated bad-input test all read
+them, so a name is added or renamed in one place.
 
 A :class:`Choices` is an ordered set of names for one argument. Its names keep their
 declared order (the order of the report, of the command line's help); error messages list
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "AGREEMENT_METHOD",
+    "AGREEMENT_STATISTIC",
     "ANALYTIC_METHOD",
     "ANY_METRIC",
     "AUC_METHOD",
@@ -45,6 +48,7 @@ __all__ = [
     "HARNESS_FAMILY",
     "HARNESS_POPULATION",
     "HARNESS_SAMPLING",
+    "LEVEL_OF_MEASUREMENT",
     "MAX_GRID_VALUES",
     "MAX_RESAMPLES",
     "METHOD_KEYS",
@@ -537,6 +541,56 @@ BOOTSTRAP_INTERVAL = _choices(
     [
         ("percentile", "quantiles (1 - c)/2 and (1 + c)/2 of the valid replicates"),
         ("bca", "bias-corrected and accelerated (Efron and Tibshirani 1993, ch. 14)"),
+    ],
+)
+
+# ------------------------------------------------------------- agreement of annotators
+
+AGREEMENT_STATISTIC = _choices(
+    "statistic",
+    "the statistic of agreement between annotators",
+    [
+        (
+            "auto",
+            "cohen_kappa for two annotators who coded every text (nominal codes), else "
+            "krippendorff_alpha",
+        ),
+        ("cohen_kappa", "Cohen's kappa of two annotators, on the texts both coded"),
+        (
+            "fleiss_kappa",
+            "Fleiss' kappa of any number of annotators; every text needs the same number of codes",
+        ),
+        (
+            "krippendorff_alpha",
+            "Krippendorff's alpha: any number of annotators, missing codes allowed",
+        ),
+    ],
+)
+
+AGREEMENT_METHOD = _choices(
+    "method",
+    "how the interval of an agreement statistic is computed",
+    [
+        (
+            "bootstrap",
+            "bootstrap of the counts of texts by their codes (iid, cluster, hierarchical)",
+        ),
+        (
+            "asymptotic",
+            "Cohen's kappa only: the large-sample standard error of Fleiss, Cohen and Everitt "
+            "(1969); with groups, its linearization over persons and t on G* - 1 df",
+        ),
+    ],
+)
+
+LEVEL_OF_MEASUREMENT = _choices(
+    "level_of_measurement",
+    "how far apart two different codes are (Krippendorff's alpha)",
+    [
+        ("nominal", "any two different codes disagree equally"),
+        ("ordinal", "codes in order; distance by the ranks of the codes between them"),
+        ("interval", "numeric codes; squared difference"),
+        ("ratio", "non-negative numeric codes; squared difference over their sum"),
     ],
 )
 
