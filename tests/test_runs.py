@@ -222,7 +222,7 @@ def test_bad_input_names_the_argument():
 def test_undefined_runs_and_one_unit_are_nan_with_a_warning():
     truth = np.zeros(20, dtype=int)  # no human positives: recall undefined in every run
     pred = np.zeros((20, 3), dtype=int)
-    with pytest.warns(pc.UndefinedMetricWarning, match="recall is undefined in at least one run"):
+    with pytest.warns(pc.UndefinedMetricWarning, match="recall is undefined in at least one of"):
         ci = runs_ci_counts(_cells(truth, pred), "recall")
     assert np.isnan(ci.low) and np.isnan(ci.high)
     cells = _cells(np.ones(5, dtype=int), np.ones((5, 3), dtype=int))[None].sum(1)  # one unit

@@ -84,7 +84,7 @@ for shift in (0.4, -0.3):
     u_run = np.where(redraw, rng.random(n), u)
     runs.append(u_run < special.expit(special.logit(rate_a) + shift))
 coded = rng.random(n) < 0.6
-disagree = rng.random(n) < special.expit(-3.0 + 1.0 * np.abs(difficulty))
+disagree = rng.random(n) < special.expit(-4.5 + 1.0 * np.abs(difficulty))
 human_b = np.where(disagree, ~human, human).astype(float)
 human_b[~coded] = np.nan
 

@@ -22,6 +22,7 @@ _NAMES = {
     "AGREEMENT_STATISTICS": "agreement",
     "ANALYTIC_METHODS": "analytic",
     "AUC_METHODS": "auc",
+    "AnnotatorsCI": "annotators",
     "AgreementCI": "agreement",
     "BINARY_METRICS": "metrics",
     "BOOTSTRAP_INTERVALS": "bootstrap",
@@ -43,11 +44,14 @@ _NAMES = {
     "ProportionCI": "analytic",
     "RocAucCI": "auc",
     "RocAucComparison": "auc",
+    "RunsCI": "runs",
     "SCHEMES": "bootstrap",
     "SampleSizePlan": "planning",
     "UndefinedMetricWarning": "_core.validation",
     "agreement_report": "agreement",
     "annotator_agreement": "agreement",
+    "annotator_ci": "annotators",
+    "annotator_table": "annotators",
     "auc_ci": "auc",
     "bootstrap_ci": "bootstrap",
     "clustered_proportion_ci": "design",
@@ -70,6 +74,7 @@ _NAMES = {
     "proportion_ci": "analytic",
     "proportion_counts": "metrics",
     "report": "reporting",
+    "runs_ci": "runs",
 }
 
 if TYPE_CHECKING:  # static analysers see the eager imports
@@ -84,6 +89,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         annotator_agreement,
     )
     from .analytic import ANALYTIC_METHODS, ProportionCI, proportion_ci
+    from .annotators import AnnotatorsCI, annotator_ci, annotator_table
     from .auc import (
         AUC_METHODS,
         DegenerateIntervalWarning,
@@ -132,6 +138,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         plot_half_width_curves,
     )
     from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
+    from .runs import RunsCI, runs_ci
     from .subgroups import compare_groups
 
 
@@ -155,6 +162,7 @@ __all__ = [
     "AGREEMENT_STATISTICS",
     "ANALYTIC_METHODS",
     "AUC_METHODS",
+    "AnnotatorsCI",
     "BINARY_METRICS",
     "BOOTSTRAP_INTERVALS",
     "CELLS",
@@ -177,10 +185,13 @@ __all__ = [
     "ProportionCI",
     "RocAucCI",
     "RocAucComparison",
+    "RunsCI",
     "SampleSizePlan",
     "UndefinedMetricWarning",
     "agreement_report",
     "annotator_agreement",
+    "annotator_ci",
+    "annotator_table",
     "auc_ci",
     "bayes",
     "bootstrap_ci",
@@ -205,4 +216,5 @@ __all__ = [
     "proportion_ci",
     "proportion_counts",
     "report",
+    "runs_ci",
 ]

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from . import policy
 from ._core import registry
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
@@ -52,7 +53,12 @@ from .bootstrap import (
     warn_about,
 )
 from .counting import _as_label_array, normalize_labels
-from .policy import AUC_COMPARISON_METHOD, RECOMMENDED, recommended_scheme
+from .policy import (
+    AUC_COMPARISON_METHOD,
+    RECOMMENDED,
+    recommended_auc_method,
+    recommended_scheme,
+)
 
 __all__ = [
     "AUC_METHODS",
@@ -885,7 +891,7 @@ def _auc_ci(
     """:func:`auc_ci` of the score named by `score`'s one key (the caller's argument)."""
     level, n_resamples, generator = _auc_options_iv(
         method,
-        registry.AUC_METHOD,
+        registry.METRIC_CI_AUC_METHOD,
         confidence_level,
         positive,
         scheme,
@@ -895,6 +901,16 @@ def _auc_ci(
         batch,
     )
     data = read_scores(y_true, score, groups, positive)
+    if method == RECOMMENDED:
+        method = recommended_auc_method(data.person is not None and not data.one_text_each)
+    if method == "jackknife":
+        if data.person is None:
+            raise ValueError(
+                "`method` 'jackknife' leaves out one person at a time: it needs `groups` "
+                "(person ids)."
+            )
+        pos, neg = _level_counts(data, "cluster")
+        return auc_ci_counts(pos, neg, nested=True, method="jackknife", confidence_level=level)
     estimate, deviation = placements(data.positive, data.scores[0])
     common: dict[str, Any] = {
         "confidence_level": level,
@@ -1041,7 +1057,7 @@ def auc_ci_counts(
     """
     level, n_resamples, generator = _auc_options_iv(
         method,
-        registry.AUC_METHOD,
+        registry.METRIC_CI_AUC_METHOD,
         confidence_level,
         None,
         scheme,
@@ -1051,6 +1067,8 @@ def auc_ci_counts(
         batch,
     )
     pos, neg = _check_level_counts(positives, negatives, nested)
+    if method == RECOMMENDED:
+        return _recommended_counts(pos, neg, nested, level)
     batch_shape = pos.shape[: pos.ndim - 1 - nested]
     per_person = (pos + neg).sum(-1) if nested else np.zeros((*batch_shape, 0))
     persons = np.count_nonzero(per_person, axis=-1)
@@ -1121,6 +1139,36 @@ def auc_ci_counts(
             bootstrap=boot,
             **common,
         )
+    if method == "jackknife":
+        if not nested:
+            raise ValueError(
+                "`method` 'jackknife' leaves out one person at a time: it needs the counts "
+                "per person (nested=True)."
+            )
+        estimate, se, df, undefined = _jackknife(pos, neg)
+        common["estimate"] = batch_shaped(estimate, batch_shape)
+        if (undefined & both).any():
+            _warn_counts(
+                f"{int((undefined & both).sum())} of {undefined.size} data sets have no pair of "
+                "a positive and a negative text from different persons, or fewer than 2 "
+                "persons with a text: no jackknife interval there (NaN)"
+            )
+        q = stats.t.ppf(0.5 + level / 2, df)
+        low, high = _delong_ends(estimate, se, q, "delong_logit")
+        _warn_delong(estimate, se, "delong_logit", bool(batch_shape))
+        return RocAucCI(
+            low=batch_shaped(low, batch_shape),
+            high=batch_shaped(high, batch_shape),
+            se=batch_shaped(se, batch_shape),
+            description=(
+                "jackknife of persons, logit scale (pairs from different persons; t on the "
+                "effective persons minus 1)"
+            ),
+            clustered=batch_shaped(np.ones(batch_shape, dtype=bool), batch_shape, bool),
+            df=batch_shaped(df, batch_shape),
+            population=_population(True, None),
+            **common,
+        )
     se = np.sqrt(variance)
     q = np.where(np.isinf(df), special.ndtri(0.5 + level / 2), stats.t.ppf(0.5 + level / 2, df))
     low, high = _delong_ends(estimate, se, q, method)
@@ -1137,6 +1185,98 @@ def auc_ci_counts(
         df=batch_shaped(df, batch_shape),
         population=_population(any_clustered, None),
         **common,
+    )
+
+
+def _between_pairs(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Concordant pair weight (ties half) and pairs of positives and negatives ``(..., L)``."""
+    below = np.cumsum(neg, axis=-1) - neg
+    return np.sum(pos * (below + 0.5 * neg), axis=-1), pos.sum(-1) * neg.sum(-1)
+
+
+def _jackknife(
+    pos: np.ndarray, neg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""Return the between-person AUC and its leave-one-person-out jackknife SE (logit scale).
+
+    `pos`, `neg` are ``(..., persons, levels)``. The AUC of pairs from different persons
+    is :math:`(W - \sum_i W_i)/(PN - \sum_i P_i N_i)`, with W the concordant weight of
+    all pairs and :math:`W_i` that of person i's own pairs. Returns the estimate, the SE
+    of its logit (the SE of the estimate is this times
+    :math:`\hat\theta(1 - \hat\theta)`, which is what is returned, so that the logit
+    interval of :func:`_delong_ends` uses it as it uses DeLong's), the df
+    :math:`G^* - 1` and where no interval exists.
+    """
+    own_w, own_pairs = _between_pairs(pos, neg)  # (..., I)
+    all_w, all_pairs = _between_pairs(pos.sum(-2), neg.sum(-2))  # (...)
+    sum_w, sum_pairs = own_w.sum(-1), own_pairs.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = (all_w - sum_w) / (all_pairs - sum_pairs)
+        # without person i: all pairs of the others, minus the others' own pairs
+        rest_w, rest_pairs = _between_pairs(
+            pos.sum(-2)[..., None, :] - pos, neg.sum(-2)[..., None, :] - neg
+        )
+        between = rest_pairs - (sum_pairs[..., None] - own_pairs)
+        left_out = (rest_w - (sum_w[..., None] - own_w)) / between
+        # a leave-one-out AUC of 0 or 1 is moved half a pair inward: its logit is finite
+        half = 0.5 / np.where(between > 0, between, np.nan)
+        left_out = np.clip(left_out, half, 1 - half)
+        texts = (pos + neg).sum(-1)
+        present = texts > 0
+        persons = present.sum(-1).astype(float)
+        logits = np.where(present, special.logit(left_out), np.nan)
+        center = np.nanmean(logits, axis=-1)
+        spread = np.nansum(np.where(present, (logits - center[..., None]) ** 2, 0.0), -1)
+        se_logit = np.sqrt((persons - 1) / persons * spread)
+        se = se_logit * estimate * (1 - estimate)
+        effective = texts.sum(-1) ** 2 / np.sum(texts**2, axis=-1)
+        df = np.maximum(effective - 1, 1.0)
+    undefined = ~np.isfinite(estimate) | (persons < 2) | ~np.isfinite(se)
+    estimate = np.where(~np.isfinite(estimate), np.nan, estimate)
+    se = np.where(undefined, np.nan, se)
+    return estimate, se, df, undefined
+
+
+def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: float) -> RocAucCI:
+    """Return the recommended interval of each data set: the jackknife where persons cluster."""
+    if not nested:
+        return auc_ci_counts(pos, neg, method=policy.AUC_METHOD, confidence_level=level)
+    with warnings.catch_warnings():
+        # the warnings of the interval each data set gets are given below
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        warnings.simplefilter("ignore", DegenerateIntervalWarning)
+        logit = auc_ci_counts(
+            pos, neg, nested=True, method=policy.AUC_METHOD, confidence_level=level
+        )
+        jack = auc_ci_counts(pos, neg, nested=True, method="jackknife", confidence_level=level)
+    clustered = np.asarray(logit.clustered)
+    chosen = {
+        name: np.where(clustered, getattr(jack, name), getattr(logit, name))
+        for name in ("estimate", "low", "high", "se", "df")
+    }
+    if np.isnan(chosen["low"]).any():
+        _warn_counts(
+            f"{int(np.isnan(chosen['low']).sum())} of {np.size(chosen['low'])} data sets have "
+            "no recommended interval (no positive and negative text from different persons, "
+            "an AUC of 0 or 1, or too few texts): NaN"
+        )
+    scalar = not np.ndim(logit.estimate)
+    values: dict[str, Any] = {k: float(v) if scalar else v for k, v in chosen.items()}
+    kinds = {bool(c) for c in np.ravel(clustered)}
+    description = (
+        jack.description
+        if kinds == {True}
+        else logit.description
+        if kinds == {False}
+        else "per data set: the jackknife of persons where persons have several texts, else "
+        "DeLong on the logit scale"
+    )
+    return replace(
+        logit,
+        **values,
+        method=RECOMMENDED,
+        description=description,
+        population=jack.population if True in kinds else logit.population,
     )
 
 

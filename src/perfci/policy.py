@@ -116,6 +116,15 @@ NESTED_COMPARISON_METHOD = "cluster_robust"
 #: texts nested in persons the logit interval covered at least 0.93 wherever the plain
 #: one did, and came closer to 0.95 in every cell where the plain one under-covered.
 AUC_METHOD = "delong_logit"
+#: The recommended interval of an ROC AUC of texts nested in persons (persons with more
+#: than one text): the AUC of pairs of texts from different persons (the population's
+#: pairs: two random texts of an infinite population never share a person), with the
+#: leave-one-person-out jackknife on the logit scale and t on G* - 1 df. In the stress
+#: atlas (``atlas-auc``) Obuchowski's clustered DeLong variance on the logit scale
+#: covered only 0.88-0.93 at 20-40 persons of 20 texts when persons shift their scores
+#: (60% of the score's variance), the intervals lying above the truth; the jackknife
+#: covered 0.93-0.95 there (``validation/ATLAS.md``).
+AUC_NESTED_METHOD = "jackknife"
 #: The recommended paired comparison of two ROC AUCs: DeLong's paired test and interval
 #: (R pROC's roc.test), clustered with groups.
 AUC_COMPARISON_METHOD = "delong"
@@ -270,6 +279,28 @@ def recommended_group_difference(metric: str, nested: bool) -> str:
     if nested:
         return NESTED_GROUP_METHOD
     return GROUP_PROPORTION_METHOD if metric in registry.PROPORTION_METRIC else GROUP_METHOD
+
+
+def recommended_auc_method(clustered: bool) -> str:
+    """Return the recommended interval method of an ROC AUC.
+
+    Parameters
+    ----------
+    clustered : bool
+        Whether the texts are nested in persons, some persons with more than one text.
+
+    Returns
+    -------
+    str
+        :data:`AUC_NESTED_METHOD` for clustered texts, else :data:`AUC_METHOD`.
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> policy.recommended_auc_method(True), policy.recommended_auc_method(False)
+    ('jackknife', 'delong_logit')
+    """
+    return AUC_NESTED_METHOD if clustered else AUC_METHOD
 
 
 def recommended_scheme(relevant_texts_per_person: float | None) -> str:

@@ -370,9 +370,13 @@ def metric_ci(
         Bootstrap resamples ("recommended": 2000).
     rng : numpy.random.Generator, int or None
         Random generator or seed for the bootstrap (unused by analytic intervals).
-    estimand : {"new_run", "these_runs", "majority"}, optional
-        With repeated runs, what the interval is about (default ``"new_run"``; see
-        :mod:`perfci.runs`); only with a two-dimensional `y_pred`.
+    estimand : str, optional
+        With repeated runs (a two-dimensional `y_pred`), what the interval is about:
+        ``"new_run"`` (default), ``"these_runs"`` or ``"majority"`` (see
+        :mod:`perfci.runs`); with several annotators (a two-dimensional `y_true`, a
+        column per annotator, missing where one did not code a text, see
+        :func:`perfci.annotator_ci`): ``"new_annotator"`` (default),
+        ``"these_annotators"`` or ``"majority"``.
 
     Returns
     -------
@@ -431,6 +435,26 @@ def metric_ci(
     0.975 [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski, t with 37.6 df)
     """
     registry.ANY_METRIC.check(metric)
+    if metric != "roc_auc" and _has_runs(y_true):
+        return _annotators_metric_ci(
+            y_true,
+            y_pred,
+            metric,
+            groups,
+            method=method,
+            positive=positive,
+            confidence_level=confidence_level,
+            estimand="new_annotator" if estimand is None else estimand,
+            unused={
+                "design": design,
+                "df_adjust": df_adjust,
+                "scheme": scheme,
+                "interval": interval,
+                "pseudo_count": pseudo_count,
+            },
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     if metric != "roc_auc" and _has_runs(y_pred):
         return _runs_metric_ci(
             y_true,
@@ -498,6 +522,50 @@ def _has_runs(y_pred: Any) -> bool:
     return not isinstance(y_pred, pd.Series) and np.ndim(np.asarray(y_pred, dtype=object)) == 2
 
 
+def _annotators_metric_ci(
+    y_true: Any,
+    y_pred: Any,
+    metric: str,
+    groups: Any,
+    *,
+    method: Any,
+    positive: Any,
+    confidence_level: Any,
+    estimand: Any,
+    unused: dict[str, Any],
+    n_resamples: Any,
+    rng: Any,
+) -> Any:
+    """:func:`metric_ci` against several annotators: :func:`perfci.annotator_ci`."""
+    from .annotators import annotator_ci
+
+    if _has_runs(y_pred):
+        raise ValueError(
+            "`y_true` with a column per annotator and `y_pred` with a column per run are not "
+            "available together: give one run (or the runs' majority vote), or one reference."
+        )
+    registry.RUN_METHOD.check(method)
+    for name, value in unused.items():
+        if not (isinstance(value, str) and value == RECOMMENDED):
+            raise ValueError(
+                f"`{name}` is an option of the intervals against one reference; with several "
+                f"annotators (a column per annotator in `y_true`) leave `{name}` unset."
+            )
+    resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
+    return annotator_ci(
+        y_true,
+        y_pred,
+        metric,
+        groups=groups,
+        estimand=estimand,
+        method=method,
+        positive=positive,
+        confidence_level=confidence_level,
+        n_resamples=resamples,
+        rng=rng,
+    )
+
+
 def _runs_metric_ci(
     y_true: Any,
     y_pred: Any,
@@ -559,7 +627,7 @@ def _auc_metric_ci(
                 f"`{name}` is an option of the intervals of labels; it does not apply to "
                 f"roc_auc (the AUC of a score); leave `{name}` unset."
             )
-    chosen = policy.AUC_METHOD if method == RECOMMENDED else method
+    chosen = method  # "recommended" is resolved by auc_ci's core, which sees the persons
     given: dict[str, Any] = {
         "scheme": None if scheme == RECOMMENDED else scheme,
         "interval": "percentile" if interval == RECOMMENDED else interval,
@@ -1257,7 +1325,7 @@ def report(
                         t[mask],
                         {"score": scores[mask]},
                         None if g is None else g[mask],
-                        method=policy.AUC_METHOD,
+                        method=RECOMMENDED,
                         confidence_level=level,
                         positive=positive,
                         scheme=None,

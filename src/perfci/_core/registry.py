@@ -28,6 +28,7 @@ __all__ = [
     "AGREEMENT_METHOD",
     "AGREEMENT_STATISTIC",
     "ANALYTIC_METHOD",
+    "ANNOTATOR_ESTIMAND",
     "ANY_METRIC",
     "AUC_METHOD",
     "BINARY_METRIC",
@@ -440,6 +441,11 @@ AUC_METHOD = _choices(
             "delong_logit",
             "the same variance on the logit scale, back-transformed (inside (0, 1))",
         ),
+        (
+            "jackknife",
+            "texts nested in persons: the AUC of pairs from different persons, with the "
+            "leave-one-person-out jackknife on the logit scale and t on the effective persons - 1",
+        ),
         ("bootstrap", "bootstrap of the score counts (iid, cluster or hierarchical scheme)"),
     ],
 )
@@ -472,6 +478,19 @@ RUN_ESTIMAND = _choices(
         ),
         ("these_runs", "the mean over the observed runs of each run's metric (texts random)"),
         ("majority", "the majority-vote classifier of the observed runs (texts random)"),
+    ],
+)
+
+ANNOTATOR_ESTIMAND = _choices(
+    "estimand",
+    "what an interval of a classifier against several annotators is about",
+    [
+        (
+            "new_annotator",
+            "the expected metric against a new annotator (texts and annotators random)",
+        ),
+        ("these_annotators", "the mean over these annotators of the metric against each"),
+        ("majority", "the metric against the annotators' majority label (texts random)"),
     ],
 )
 

@@ -498,7 +498,6 @@ def _scored_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     or on the pooled counts for ``counts = "pooled"`` (the texts treated as independent).
     The truth is the population AUC of the rounded score (:func:`populations.scored_truth`).
     """
-    from .. import policy
     from ..auc import auc_ci_counts
     from .populations import draw_scored, person_parameters, scored_truth
 
@@ -511,7 +510,7 @@ def _scored_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
         nested = o["counts"] == "per_person"
-        method = policy.AUC_METHOD if o["method"] == "recommended" else o["method"]
+        method = o["method"]
         bootstrap: dict[str, Any] = (
             {
                 "scheme": None if o["scheme"] == "recommended" else o["scheme"],

@@ -1,0 +1,528 @@
+r"""Several human annotators: a classifier's metric against each, their majority, or a new one.
+
+With two or three human coders per text the reference is not one label. Which of them
+an interval is about is its *estimand*:
+
+- ``"new_annotator"`` (the default): the expected metric of the classifier against a new
+  annotator from the population of annotators, on the population of texts. Texts (or
+  persons) and annotators are both random, crossed: the interval includes the
+  uncertainty of having seen only a few annotators, who may differ systematically (one
+  stricter than another).
+- ``"these_annotators"``: the mean over these annotators of the metric against each.
+- ``"majority"``: the metric against the majority label of these annotators (texts
+  whose codes tie are left out, as :func:`perfci.agreement_report` does); a single
+  reference, so texts (and persons) are the only source.
+
+:func:`annotator_table` gives the sensitivity table a reader needs: the metric against
+each annotator, the majority, and the new-annotator interval, side by side.
+Agreement among the annotators themselves is :func:`perfci.annotator_agreement` and
+:func:`perfci.agreement_report`.
+
+An annotator need not code every text: a text an annotator did not code is missing for
+that annotator only, and each annotator's metric is over the texts they coded. The
+intervals come from the crossed design of :mod:`perfci.runs` (annotators in the place of
+runs), whose linearized variance components allow such missing cells.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ._core import registry
+from ._core.results import ResultMixin, sources_of
+from ._core.validation import UndefinedMetricWarning, check_label, check_rng, dataset_generators
+from .metrics import metric_values
+from .runs import _runs_iv, crossed_intervals
+
+__all__ = ["ANNOTATOR_ESTIMANDS", "AnnotatorsCI", "annotator_ci", "annotator_table"]
+
+#: What an interval with several annotators is about (:data:`registry.ANNOTATOR_ESTIMAND`).
+ANNOTATOR_ESTIMANDS: tuple[str, ...] = registry.ANNOTATOR_ESTIMAND.names
+
+_N_RESAMPLES = 2000
+
+
+@dataclass(frozen=True, repr=False)
+class AnnotatorsCI(ResultMixin):
+    r"""A classifier's metric against several annotators, with its confidence interval.
+
+    Attributes
+    ----------
+    metric : str
+        The metric.
+    estimate, low, high : float
+        The estimate (the mean over annotators of the metric against each; for
+        ``"majority"`` the metric against the majority label) and the interval ends.
+    confidence_level : float
+        The confidence level.
+    method : str
+        How the interval was computed.
+    estimand : str
+        ``"new_annotator"``, ``"these_annotators"`` or ``"majority"``.
+    population : str
+        What the interval is about, in words.
+    se, df : float
+        Standard error and the t quantile's degrees of freedom (NaN where not used).
+    annotators : int
+        Annotators (columns of `y_true`).
+    units : int
+        Texts, or with persons the persons, with a relevant text.
+    n_texts : int
+        Texts coded by at least one annotator.
+    var_units, var_annotators : float
+        The variance parts from sampling texts (or persons) and annotators (NaN where
+        not estimated).
+    annotator_estimates : numpy.ndarray
+        The metric against each annotator (over the texts they coded).
+    annotator_sd : float
+        Standard deviation of `annotator_estimates` (ddof 1).
+    coded : numpy.ndarray
+        Texts each annotator coded.
+    """
+
+    _exclude: ClassVar[tuple[str, ...]] = ("annotator_estimates", "coded")
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
+    metric: str
+    estimate: float
+    low: float
+    high: float
+    confidence_level: float
+    method: str
+    estimand: str
+    population: str
+    se: float
+    df: float
+    annotators: int
+    units: int
+    n_texts: int
+    var_units: float
+    var_annotators: float
+    annotator_estimates: np.ndarray
+    annotator_sd: float
+    coded: np.ndarray
+    persons: int | None = None
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        Texts, persons with `groups`, and annotators for ``"new_annotator"``.
+        """
+        return sources_of(
+            persons=self.persons is not None, annotators=self.estimand == "new_annotator"
+        )
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width."""
+        return (self.high - self.low) / 2
+
+    def __repr__(self) -> str:
+        return (
+            f"AnnotatorsCI(metric={self.metric!r}, estimate={self.estimate:.4g}, "
+            f"low={self.low:.4g}, high={self.high:.4g}, estimand={self.estimand!r}, "
+            f"sources={self.sources!r}, annotators={self.annotators})"
+        )
+
+
+def _population(estimand: str, nested: bool, annotators: int) -> str:
+    texts = (
+        "the population of persons (new persons included) and their texts"
+        if nested
+        else "the population of texts"
+    )
+    if estimand == "new_annotator":
+        return (
+            f"the expected metric against a new annotator from the population of annotators "
+            f"(of whom {annotators} were seen), on {texts}"
+        )
+    if estimand == "these_annotators":
+        return f"the mean over these {annotators} annotators of the metric against each, on {texts}"
+    return f"the metric against the majority label of these {annotators} annotators, on {texts}"
+
+
+def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Check several annotators' codes and one classifier's labels; encode them.
+
+    Returns whether each (text, annotator) code is positive ``(n, A)`` (float, NaN where
+    missing), whether each prediction is positive ``(n,)``, and the positive label. The
+    labels are read by :func:`perfci.counting.normalize_labels` (the observed codes and
+    the predictions together); a missing code is None, NaN or ``pd.NA``.
+    """
+    import pandas as pd
+
+    from .counting import normalize_labels
+
+    if isinstance(y_true, pd.DataFrame):
+        codes = y_true.astype(object).where(y_true.notna(), None).to_numpy(dtype=object)
+    else:
+        codes = np.asarray(y_true, dtype=object)
+    if codes.ndim != 2:
+        raise ValueError(
+            "`y_true` must be two-dimensional for several annotators, (n_texts, "
+            f"n_annotators): one column per annotator; got shape {codes.shape}."
+        )
+    if codes.shape[1] < 2:
+        raise ValueError(
+            f"`y_true` must hold at least 2 annotators (columns); got {codes.shape[1]}. With "
+            "one annotator use perfci.metric_ci."
+        )
+    missing = pd.isna(pd.DataFrame(codes)).to_numpy()
+    if missing.all(axis=1).any():
+        rows = np.flatnonzero(missing.all(axis=1))
+        raise ValueError(
+            f"`y_true` must have a code of at least one annotator for every text; "
+            f"{rows.size} texts have none (the first at position {int(rows[0])})."
+        )
+    pred = y_pred.to_numpy() if isinstance(y_pred, pd.Series | pd.Index) else y_pred
+    given = normalize_labels({"y_true": codes[~missing], "y_pred": pred}, positive=positive, ndim=1)
+    observed = np.asarray(given.values["y_true"])
+    said = np.asarray(given.values["y_pred"])
+    if said.size != codes.shape[0]:
+        raise ValueError(
+            f"`y_pred` must have one label per text of `y_true` ({codes.shape[0]}); got "
+            f"{said.size}."
+        )
+    if given.positive is None:
+        raise ValueError(
+            f"`positive` must name the positive class: the labels are "
+            f"{given.classes.tolist()!r}, and the metric is of one class against the rest."
+        )
+    truth = np.full(codes.shape, np.nan)
+    truth[~missing] = (observed == given.positive).astype(float)
+    return truth, said == given.positive, given.positive
+
+
+def _cells(truth: np.ndarray, said: np.ndarray, person: np.ndarray | None) -> np.ndarray:
+    """Cells ``(units, annotators, 4)``: per text, or summed per person; zeros where missing."""
+    coded = ~np.isnan(truth)
+    cell = 2 * (~said)[:, None] + (1 - np.nan_to_num(truth)).astype(int)  # 0 tp .. 3 tn
+    one_hot = np.eye(4)[cell] * coded[..., None]
+    if person is None:
+        return one_hot
+    m = int(person.max()) + 1
+    out = np.zeros((m, *one_hot.shape[1:]))
+    np.add.at(out, person, one_hot)
+    return out
+
+
+def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:
+    """Return the majority code of each text (NaN where the codes tie) and the ties.
+
+    A text's majority is positive when more of its coders said positive than negative;
+    a tie leaves the text without a reference (it is left out and counted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.annotators import majority_reference
+    >>> majority_reference(np.array([[1, 1, 0], [0, np.nan, 1], [0, 0, np.nan]]))
+    (array([ 1., nan,  0.]), 1)
+    """
+    votes = np.nansum(truth, axis=1)
+    coders = np.sum(~np.isnan(truth), axis=1)
+    majority = np.where(2 * votes > coders, 1.0, np.where(2 * votes < coders, 0.0, np.nan))
+    return majority, int(np.count_nonzero(np.isnan(majority)))
+
+
+def annotator_ci(
+    y_true: Any,
+    y_pred: Any,
+    metric: str,
+    *,
+    groups: Any = None,
+    estimand: str = "new_annotator",
+    method: str = "recommended",
+    positive: Any = None,
+    confidence_level: float = 0.95,
+    n_resamples: int = _N_RESAMPLES,
+    rng: Any = None,
+) -> AnnotatorsCI:
+    r"""Confidence interval for a classifier's metric against several human annotators.
+
+    :func:`perfci.metric_ci` calls this function when `y_true` has a column per annotator.
+
+    Parameters
+    ----------
+    y_true : array_like or DataFrame
+        The annotators' codes, ``(n_texts, n_annotators)``, missing (None, NaN,
+        ``pd.NA``) where an annotator did not code a text; every text coded at least once.
+    y_pred : array_like
+        The classifier's labels, one per text.
+    metric : str
+        A binary metric (:data:`perfci.BINARY_METRICS`).
+    groups : array_like, optional
+        Person ids, one per text (texts nested in persons).
+    estimand : {"new_annotator", "these_annotators", "majority"}, default "new_annotator"
+        What the interval is about (see :mod:`perfci.annotators`).
+    method : {"recommended", "variance_components", "bootstrap"}, default "recommended"
+        As in :func:`perfci.runs.runs_ci_counts`, with annotators for runs; for
+        ``"majority"`` only ``"recommended"`` (:func:`perfci.metric_ci` on the majority).
+    positive : object, optional
+        The positive label.
+    confidence_level : float, default 0.95
+        Confidence level.
+    n_resamples, rng
+        Bootstrap options (``method="bootstrap"``; `rng` also for ``"majority"``).
+
+    Returns
+    -------
+    AnnotatorsCI
+        Estimate and interval, the estimand and its `sources`, the metric against each
+        annotator and their SD.
+
+    Raises
+    ------
+    ValueError
+        For `y_true` that is not two-dimensional with at least 2 annotators, a text no
+        annotator coded, labels of the wrong length or coding, and as
+        :func:`perfci.runs.runs_ci_counts`.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Where the metric is undefined against an annotator (the interval is NaN); for
+        ``"majority"``, how many texts tie (they are left out).
+
+    Notes
+    -----
+    The metric against annotator a is computed from the texts a coded. The estimate of
+    ``"new_annotator"`` and ``"these_annotators"`` is the mean over annotators of these
+    metrics, and the interval that of :func:`perfci.runs.runs_ci_counts` with the
+    annotators as the crossed source: the linearized variance of the texts (or persons),
+    plus for ``"new_annotator"`` the variance of the annotators' metrics beyond what the
+    texts explain, with Satterthwaite's degrees of freedom (with two or three annotators
+    who differ systematically close to 1 or 2: wide, as it must be). Where annotators
+    coded different texts, each annotator's influence is taken on the shares of the texts
+    they coded, and the interaction's degrees of freedom count the coded cells only.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> coders = texts[["human", "human_b"]]
+    >>> ci = pc.metric_ci(coders, texts["model"], "recall", groups=texts["person"])
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] about {ci.sources}")
+    0.850 [0.677, 0.942] about ('texts', 'persons', 'annotators')
+    >>> ci.annotator_estimates.round(3).tolist(), ci.coded.tolist()
+    ([0.88, 0.819], [1069, 649])
+    """
+    import pandas as pd
+
+    from .counting import _as_label_array
+
+    registry.ANNOTATOR_ESTIMAND.check(estimand)
+    if metric not in registry.BINARY_METRIC:
+        raise ValueError(
+            f"`metric` must be a binary metric, one of {sorted(registry.BINARY_METRIC.names)}; "
+            f"got {metric!r}."
+        )
+    level, n_resamples = _runs_iv(metric, "new_run", method, confidence_level, n_resamples, None)
+    check_label("positive", positive)
+    if estimand == "majority" and method != "recommended":
+        raise ValueError(
+            "`method` must be 'recommended' for estimand 'majority': the majority is one "
+            "reference, whose interval is perfci.metric_ci's."
+        )
+    truth, said, positive = read_codes(y_true, y_pred, positive)
+    n, annotators = truth.shape
+    person = None
+    if groups is not None:
+        ids = _as_label_array("groups", groups)
+        if ids.shape != (n,):
+            raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
+        person = pd.factorize(ids)[0]
+    nested = person is not None
+    coded = np.sum(~np.isnan(truth), axis=0)
+    per_annotator = np.einsum("uac->ac", _cells(truth, said, None))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimates = metric_values(per_annotator, metric)
+    common: dict[str, Any] = {
+        "metric": metric,
+        "confidence_level": level,
+        "estimand": estimand,
+        "population": _population(estimand, nested, annotators),
+        "annotators": annotators,
+        "n_texts": n,
+        "annotator_estimates": estimates,
+        "annotator_sd": float(np.std(estimates, ddof=1)),
+        "coded": coded,
+        "persons": None if person is None else int(person.max()) + 1,
+    }
+    if estimand == "majority":
+        from .reporting import metric_ci
+
+        majority, ties = majority_reference(truth)
+        if ties:
+            warnings.warn(
+                f"{ties} of {n} texts have as many positive as negative codes; they have no "
+                "majority label and are left out.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+        keep = ~np.isnan(majority)
+        ci = metric_ci(
+            majority[keep].astype(int),
+            said[keep].astype(int),
+            metric,
+            groups=None if person is None else person[keep],
+            confidence_level=level,
+            rng=rng,
+        )
+        return AnnotatorsCI(
+            estimate=ci.estimate,
+            low=ci.low,
+            high=ci.high,
+            method=f"majority of {annotators} annotators; {ci.method}",
+            se=math.nan,
+            df=math.nan,
+            units=int(ci.persons) if ci.persons is not None else ci.relevant_n,
+            var_units=math.nan,
+            var_annotators=math.nan,
+            **common,
+        )
+    cells = _cells(truth, said, person)
+    generators = None
+    if method == "bootstrap":
+        generators = dataset_generators(check_rng(rng), 1, False)
+    crossed = crossed_intervals(
+        cells[None],
+        np.ones((1, cells.shape[0])),
+        metric,
+        new_source=estimand == "new_annotator",
+        method=method,
+        level=level,
+        n_resamples=n_resamples,
+        generators=generators,
+        batch=None,
+        unit="persons" if nested else "texts",
+        source="annotators",
+    )
+    parts = crossed["parts"]
+    return AnnotatorsCI(
+        estimate=float(parts["estimate"][0]),
+        low=float(crossed["low"][0]),
+        high=float(crossed["high"][0]),
+        method=crossed["how"],
+        se=float(np.asarray(crossed["se"])[0]),
+        df=float(np.asarray(crossed["df"])[0]),
+        units=int(parts["units"][0]),
+        var_units=float(parts["var_units"][0]),
+        var_annotators=float(parts["var_runs"][0]),
+        **common,
+    )
+
+
+def annotator_table(
+    y_true: Any,
+    y_pred: Any,
+    metric: str,
+    *,
+    groups: Any = None,
+    positive: Any = None,
+    confidence_level: float = 0.95,
+    rng: Any = None,
+) -> Any:
+    r"""Tabulate the metric against each annotator, their majority and a new annotator.
+
+    Parameters
+    ----------
+    y_true, y_pred, metric, groups, positive, confidence_level, rng
+        As in :func:`annotator_ci`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per annotator (``reference`` is the column's name or position: the
+        metric against that annotator's codes, over the texts they coded, with
+        :func:`perfci.metric_ci`'s recommended interval), then ``"majority"``,
+        ``"these annotators"`` and ``"new annotator"``; columns ``reference``,
+        ``estimate``, ``low``, ``high``, ``method``, ``sources``, ``texts`` (texts with a
+        reference).
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> table = pc.annotator_table(texts[["human", "human_b"]], texts["model"], "recall",
+    ...                            groups=texts["person"])
+    >>> table["reference"].tolist()
+    ['human', 'human_b', 'majority', 'these annotators', 'new annotator']
+    """
+    import pandas as pd
+
+    from .reporting import metric_ci
+
+    truth, said, positive_label = read_codes(y_true, y_pred, positive)
+    names = (
+        [str(c) for c in y_true.columns]
+        if isinstance(y_true, pd.DataFrame)
+        else [f"annotator {i}" for i in range(truth.shape[1])]
+    )
+    ids = None if groups is None else np.asarray(groups, dtype=object)
+    root = np.random.default_rng(rng)
+    streams = root.spawn(truth.shape[1] + 2)
+    rows = []
+    for a, name in enumerate(names):
+        keep = ~np.isnan(truth[:, a])
+        ci = metric_ci(
+            truth[keep, a].astype(int),
+            said[keep].astype(int),
+            metric,
+            groups=None if ids is None else ids[keep],
+            confidence_level=confidence_level,
+            rng=streams[a],
+        )
+        rows.append(
+            {
+                "reference": name,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "method": ci.method,
+                "sources": ", ".join(ci.sources),
+                "texts": int(keep.sum()),
+            }
+        )
+    coded = pd.DataFrame(truth.astype(object)).where(~np.isnan(truth), None)
+    for estimand, label, stream in (
+        ("majority", "majority", streams[-2]),
+        ("these_annotators", "these annotators", None),
+        ("new_annotator", "new annotator", streams[-1]),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)  # ties: counted in texts
+            ci = annotator_ci(
+                coded,
+                said.astype(int),
+                metric,
+                groups=groups,
+                estimand=estimand,
+                positive=1,
+                confidence_level=confidence_level,
+                rng=stream,
+            )
+        texts = (
+            int(np.count_nonzero(~np.isnan(majority_reference(truth)[0])))
+            if estimand == "majority"
+            else int(truth.shape[0])
+        )
+        rows.append(
+            {
+                "reference": label,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "method": ci.method,
+                "sources": ", ".join(ci.sources),
+                "texts": texts,
+            }
+        )
+    del positive_label
+    return pd.DataFrame(rows)
