@@ -15,7 +15,14 @@ from scipy import stats
 from statsmodels.stats.anova import anova_lm
 
 import perfci as pc
-from perfci.runs import majority_vote, run_sources, runs_ci, runs_ci_counts
+from perfci.runs import (
+    RunsComparison,
+    compare_runs,
+    majority_vote,
+    run_sources,
+    runs_ci,
+    runs_ci_counts,
+)
 
 
 @pytest.fixture(scope="module")
@@ -235,3 +242,50 @@ def test_run_sources():
     assert run_sources("majority", True) == ("texts", "persons")
     with pytest.raises(ValueError, match="`estimand`"):
         run_sources("every_run", False)
+
+
+def test_compare_one_run_each_is_the_paired_cluster_robust_variance(texts):
+    # with one (fixed) run each the units' part is compare's cluster-robust variance of
+    # the paired difference (its robust_se), persons as clusters
+    for metric in ("recall", "precision", "f1"):
+        mine = compare_runs(
+            texts["human"], texts["model"], texts["model_b"], metric, groups=texts["person"]
+        )
+        ref = pc.compare(
+            texts["human"],
+            texts["model"],
+            texts["model_b"],
+            metric,
+            groups=texts["person"],
+            method="cluster_robust",
+        )
+        assert mine.difference == pytest.approx(ref.difference, abs=1e-12)
+        assert mine.se == pytest.approx(ref.robust_se, rel=1e-9)
+        assert mine.var_runs_a == mine.var_runs_b == 0
+        assert mine.sources == ("texts", "persons")
+
+
+def test_compare_with_runs_adds_their_variance_and_routes_from_compare(texts):
+    runs = texts[["run1", "run2", "run3"]]
+    result = pc.compare(texts["human"], runs, texts["model_b"], "precision", groups=texts["person"])
+    assert isinstance(result, RunsComparison) and result.runs_a == 3 and result.runs_b == 1
+    assert result.sources == ("texts", "persons", "runs") and result.var_runs_a > 0
+    these = pc.compare(
+        texts["human"],
+        runs,
+        texts["model_b"],
+        "precision",
+        groups=texts["person"],
+        estimand="these_runs",
+    )
+    assert these.var_runs_a == 0 and these.se < result.se
+    assert these.sources == ("texts", "persons")
+    # a classifier against itself: no difference, and the interval holds 0
+    same = pc.compare(texts["human"], runs, runs, "recall", groups=texts["person"])
+    assert same.difference == 0 and same.low <= 0 <= same.high
+    with pytest.raises(ValueError, match=r"^`scheme` is an option of the comparisons of one run"):
+        pc.compare(texts["human"], runs, texts["model_b"], "recall", scheme="iid")
+    with pytest.raises(ValueError, match=r"^`estimand` says what a comparison of repeated runs"):
+        pc.compare(texts["human"], texts["model"], texts["model_b"], "recall", estimand="new_run")
+    with pytest.raises(ValueError, match=r"^`estimand` must be one of \['new_run', 'these_runs'\]"):
+        pc.compare(texts["human"], runs, texts["model_b"], "recall", estimand="majority")

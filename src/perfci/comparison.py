@@ -43,7 +43,7 @@ from ._core.validation import (
     dataset_generators,
 )
 from .analytic import proportion_ci
-from .auc import RocAucComparison, _compare_auc
+from .auc import _compare_auc
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
@@ -517,6 +517,15 @@ def _warn(message: str) -> None:
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
 
 
+def _has_runs(pred: Any) -> bool:
+    """Whether a classifier's labels have a column per run (a 2-D table beside 1-D truth)."""
+    import pandas as pd
+
+    if isinstance(pred, pd.DataFrame):
+        return True
+    return not isinstance(pred, pd.Series) and np.ndim(np.asarray(pred, dtype=object)) == 2
+
+
 def compare(
     y_true: Any,
     pred_a: Any,
@@ -532,7 +541,8 @@ def compare(
     pseudo_count: int = 0,
     n_resamples: int = _N_RESAMPLES,
     rng: Any = None,
-) -> Comparison | RocAucComparison:
+    estimand: str | None = None,
+) -> Any:
     r"""Paired difference of a metric between two classifiers scored on the same texts.
 
     Parameters
@@ -542,7 +552,10 @@ def compare(
         ``(*batch, n_texts)`` for many data sets at once (every field of the result
         then has the shape ``batch``).
     pred_a, pred_b : array_like
-        The two classifiers' labels for the same texts, the shape of `y_true`.
+        The two classifiers' labels for the same texts, the shape of `y_true`. With
+        one-dimensional `y_true`, either may be ``(n_texts, n_runs)``, a column per run of a
+        stochastic classifier: the comparison is then :func:`perfci.runs.compare_runs`'s
+        (a :class:`perfci.runs.RunsComparison`).
     metric : str
         A binary metric (:data:`perfci.BINARY_METRICS`), or ``"roc_auc"``: then `pred_a`
         and `pred_b` are the two classifiers' scores, and the result is
@@ -585,6 +598,10 @@ def compare(
         Random generator or seed of the bootstrap; in a batch of K data sets, data set k
         uses ``np.random.default_rng(rng).spawn(K)[k]`` (as :func:`perfci.bootstrap_ci`).
         The other methods draw nothing.
+
+    estimand : {"new_run", "these_runs"}, optional
+        With repeated runs, what the comparison is about (default ``"new_run"``, see
+        :func:`perfci.runs.compare_runs`); only with a column per run.
 
     Returns
     -------
@@ -743,6 +760,41 @@ def compare(
     0.0021 [0.0012, 0.0030], p = 2.5e-06
     """  # noqa: E501
     registry.COMPARE_METRIC.check(metric)
+    if (
+        metric != "roc_auc"
+        and np.ndim(np.asarray(y_true, dtype=object)) == 1
+        and (_has_runs(pred_a) or _has_runs(pred_b))
+    ):
+        from .runs import compare_runs
+
+        defaults = {
+            "method": method == RECOMMENDED,
+            "scheme": scheme is None,
+            "interval": interval == "percentile",
+            "pseudo_count": not check_pseudo_count(pseudo_count),
+            "n_resamples": n_resamples == _N_RESAMPLES,
+        }
+        for name, unset in defaults.items():
+            if not unset:
+                raise ValueError(
+                    f"`{name}` is an option of the comparisons of one run each; with repeated "
+                    f"runs (a column per run) leave `{name}` unset."
+                )
+        return compare_runs(
+            y_true,
+            pred_a,
+            pred_b,
+            metric,
+            groups=groups,
+            estimand="new_run" if estimand is None else estimand,
+            positive=positive,
+            confidence_level=confidence_level,
+        )
+    if estimand is not None:
+        raise ValueError(
+            "`estimand` says what a comparison of repeated runs is about: it needs `pred_a` or "
+            "`pred_b` with a column per run, (n_texts, n_runs)."
+        )
     if metric == "roc_auc":
         if check_pseudo_count(pseudo_count):
             raise ValueError(

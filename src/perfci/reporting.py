@@ -992,6 +992,109 @@ def _runs_rows(
     return rows, skipped
 
 
+def _annotators_report(
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    positive: Any,
+    metrics: list[str] | None,
+    level: float,
+    rng: np.random.Generator,
+) -> pd.DataFrame:
+    """:func:`report` against several annotators (and, with a column per run, runs).
+
+    One row per binary metric with the ``new_annotator`` interval of the classifier (of
+    the runs' majority vote, when there are runs); with runs, a second row per metric with
+    the ``new_run`` interval against the annotators' majority. Each row's `sources` says
+    which sources it includes: no one interval includes both runs and annotators.
+    """
+    from .annotators import annotator_ci, majority_reference, read_codes
+    from .runs import _pred_runs, majority_vote, runs_ci
+
+    runs = _has_runs(y_pred)
+    pred_runs = _pred_runs(y_pred) if runs else None
+    first = pred_runs[:, 0] if pred_runs is not None else y_pred
+    truth, said, positive = read_codes(y_true, first, positive)
+    rows: list[dict] = []
+    skipped: list[str] = []
+    chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
+    if pred_runs is not None:
+        given = normalize_labels({"y_pred": pred_runs.T}, positive=positive, ndim=None)
+        votes = (np.asarray(given.values["y_pred"]).T == given.positive).sum(1)
+        vote, ties = majority_vote(votes, pred_runs.shape[1])
+        said = vote
+        majority, _ = majority_reference(truth)
+        keep = ~np.isnan(majority)
+    for metric, child in zip(chosen, rng.spawn(len(chosen)), strict=True):
+        jobs = [("annotators", None)]
+        if pred_runs is not None:
+            jobs.append(("runs", None))
+        for kind, _ in jobs:
+            ci: Any
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UndefinedMetricWarning)
+                if kind == "annotators":
+                    coded = pd.DataFrame(truth.astype(object)).where(~np.isnan(truth), None)
+                    ci = annotator_ci(
+                        coded,
+                        said.astype(int),
+                        metric,
+                        groups=groups,
+                        positive=1,
+                        confidence_level=level,
+                        rng=child,
+                    )
+                    spread = ", ".join(f"{v:.3f}" for v in ci.annotator_estimates)
+                    note = f"a new annotator ({ci.annotators} seen: {spread})"
+                    if pred_runs is not None:
+                        note += f"; the majority vote of {pred_runs.shape[1]} runs"
+                    units = ci.persons
+                else:
+                    assert pred_runs is not None
+                    ids = None if groups is None else np.asarray(groups, dtype=object)[keep]
+                    ci = runs_ci(
+                        majority[keep].astype(int),
+                        (np.asarray(given.values["y_pred"]).T[keep] == given.positive).astype(int),
+                        metric,
+                        groups=ids,
+                        positive=1,
+                        confidence_level=level,
+                    )
+                    note = (
+                        f"a new run ({ci.runs} seen, run SD {ci.run_sd:.3f}) against the "
+                        f"majority of {truth.shape[1]} annotators"
+                    )
+                    units = None if groups is None else int(ci.units)
+            if np.isnan(ci.low):
+                reason = "; ".join(str(w.message).rstrip(".") for w in caught) or "no interval"
+                skipped.append(f"{metric} ({kind}: {reason})")
+                continue
+            rows.append(
+                {
+                    "metric": metric,
+                    "estimate": ci.estimate,
+                    "low": ci.low,
+                    "high": ci.high,
+                    "method": ci.method,
+                    "sources": ", ".join(ci.sources),
+                    "relevant_n": pd.NA,
+                    "persons": pd.NA if units is None else units,
+                    "icc": np.nan,
+                    "design_effect": np.nan,
+                    "n_eff": np.nan,
+                    "note": note,
+                }
+            )
+    if skipped:
+        warnings.warn(
+            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3
+        )
+    table = pd.DataFrame(rows).reindex(columns=_COLUMNS)
+    table["persons"] = table["persons"].astype("Int64")
+    table["relevant_n"] = table["relevant_n"].astype("Int64")
+    return table
+
+
 def _relevant_per_run(t: np.ndarray, p: np.ndarray, positive: Any, metric: str) -> np.ndarray:
     """Return the relevant texts of a metric in each run (its denominator for proportions)."""
     cells = RELEVANT_TEXTS[metric][0]
@@ -1244,6 +1347,16 @@ def report(
         "confidence_level": level,
         "bayes_sampler": bayes_sampler if bayes else None,
     }
+    if _has_runs(y_true):
+        unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}
+        unsupported["score"] = score is not None
+        for name, given_ in unsupported.items():
+            if given_:
+                raise ValueError(
+                    f"`{name}` is not available with several annotators (a column per "
+                    "annotator in `y_true`): report against one reference, or their majority."
+                )
+        return _annotators_report(y_true, y_pred, groups, positive, metrics, level, generator)
     runs = _has_runs(y_pred)
     if runs and (differences or bayes):
         raise ValueError(

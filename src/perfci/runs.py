@@ -35,7 +35,7 @@ import numpy as np
 from scipy import special, stats
 
 from ._core import registry
-from ._core.results import ResultMixin
+from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -55,7 +55,15 @@ from .metrics import (
     metric_values,
 )
 
-__all__ = ["RUN_ESTIMANDS", "RUN_METHODS", "RunsCI", "runs_ci", "runs_ci_counts"]
+__all__ = [
+    "RUN_ESTIMANDS",
+    "RUN_METHODS",
+    "RunsCI",
+    "RunsComparison",
+    "compare_runs",
+    "runs_ci",
+    "runs_ci_counts",
+]
 
 #: What an interval of repeated runs is about (:data:`perfci._core.registry.RUN_ESTIMAND`).
 RUN_ESTIMANDS: tuple[str, ...] = registry.RUN_ESTIMAND.names
@@ -313,6 +321,11 @@ def _variance_components(
         "units": units,
         "relevant": _relevant(per_run, metric).mean(-1),
         "runs": np.full(estimate.shape, float(runs)),
+        "unit_means": unit_means,
+        "s2_runs": s2_runs,
+        "s2_noise": s2_noise,
+        "noise_df": noise_df,
+        "excess": excess,
     }
 
 
@@ -913,4 +926,295 @@ def _majority(
         run_estimates=run_values,
         run_sd=float(np.std(run_values, ddof=1)),
         flip_share=flips,
+    )
+
+
+# ---------------------------------------------------------------------- comparison
+
+
+@dataclass(frozen=True, repr=False)
+class RunsComparison(ResultMixin):
+    r"""The paired difference of a metric between two classifiers with repeated runs (A - B).
+
+    Attributes
+    ----------
+    metric : str
+        The metric.
+    estimate_a, estimate_b : float
+        Each classifier's mean over its runs of the run's metric.
+    difference : float
+        ``estimate_a - estimate_b`` (also :attr:`estimate`).
+    low, high : float
+        The interval of the difference.
+    confidence_level : float
+        The confidence level.
+    method : str
+        How the interval was computed.
+    estimand : str
+        ``"new_run"`` (a new run of each) or ``"these_runs"``.
+    p_value : float
+        Two-sided p-value of the t test of no difference (Satterthwaite's df).
+    se, df : float
+        Standard error of the difference and the t quantile's degrees of freedom.
+    runs_a, runs_b : int
+        Runs of each classifier (1: a single, fixed run).
+    units : int
+        Texts, or with persons the persons, with a relevant text.
+    var_units, var_runs_a, var_runs_b : float
+        The variance of the difference from sampling the units (paired: both
+        classifiers labelled the same texts) and from sampling each classifier's runs.
+    """
+
+    _derived: ClassVar[tuple[str, ...]] = ("sources",)
+
+    metric: str
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    low: float
+    high: float
+    confidence_level: float
+    method: str
+    estimand: str
+    p_value: float
+    se: float
+    df: float
+    runs_a: int
+    runs_b: int
+    units: int
+    var_units: float
+    var_runs_a: float
+    var_runs_b: float
+    persons: int | None = None
+
+    @property
+    def estimate(self) -> float:
+        """The difference A - B (the name other results use for the point estimate)."""
+        return self.difference
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        Texts; persons with groups; runs for ``"new_run"`` when a classifier has several.
+        """
+        runs = self.estimand == "new_run" and max(self.runs_a, self.runs_b) > 1
+        return sources_of(persons=self.persons is not None, runs=runs)
+
+    def __repr__(self) -> str:
+        return (
+            f"RunsComparison(metric={self.metric!r}, difference={self.difference:.4g}, "
+            f"low={self.low:.4g}, high={self.high:.4g}, estimand={self.estimand!r}, "
+            f"sources={self.sources!r})"
+        )
+
+
+def compare_runs(
+    y_true: Any,
+    pred_a: Any,
+    pred_b: Any,
+    metric: str,
+    *,
+    groups: Any = None,
+    estimand: str = "new_run",
+    positive: Any = None,
+    confidence_level: float = 0.95,
+) -> RunsComparison:
+    r"""Paired difference of a metric between two classifiers, with repeated runs of either.
+
+    :func:`perfci.compare` calls this function when `pred_a` or `pred_b` has a column per
+    run.
+
+    Parameters
+    ----------
+    y_true : array_like
+        Reference labels, one per text.
+    pred_a, pred_b : array_like or DataFrame
+        Each classifier's labels: ``(n_texts, n_runs)``, a column per run, or one label
+        per text (a single run, taken as fixed).
+    metric : str
+        A binary metric.
+    groups : array_like, optional
+        Person ids, one per text.
+    estimand : {"new_run", "these_runs"}, default "new_run"
+        ``"new_run"``: the difference between a new run of A and a new run of B on the
+        population of texts (each classifier's runs random); ``"these_runs"``: between
+        the means over these runs.
+    positive : object, optional
+        The positive label.
+    confidence_level : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    RunsComparison
+        The difference with its interval and t test, and the variance parts.
+
+    Raises
+    ------
+    ValueError
+        For labels of the wrong shape or coding, a metric that is not binary, an unknown
+        estimand or ``"majority"`` (compare the majority votes with :func:`perfci.compare`
+        instead).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When the metric is undefined in a run, or there are fewer than 2 units: NaN.
+
+    Notes
+    -----
+    Both classifiers labelled the same texts, so the units' part is paired: with each
+    side's influence values (:func:`runs_ci_counts`) averaged over its runs,
+    :math:`V_{units} = \frac{m}{m-1}\sum_u (\bar z^A_u - \bar z^B_u)^2`. The two
+    classifiers' runs are independent, so for ``"new_run"`` each adds its own run
+    variance :math:`\max(S^2_{runs} - S^2_{noise}, 0)/R`. The interval is
+    :math:`\hat d \pm t\sqrt V` with Satterthwaite's degrees of freedom, clipped to the
+    range a difference of the metric can take.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> result = pc.compare(texts["human"], texts[["run1", "run2", "run3"]], texts["model_b"],
+    ...                     "recall", groups=texts["person"])
+    >>> print(f"{result.difference:.3f} [{result.low:.3f}, {result.high:.3f}] about "
+    ...       f"{result.sources}")
+    0.044 [0.004, 0.084] about ('texts', 'persons', 'runs')
+    """
+    import pandas as pd
+
+    from .counting import _as_label_array, normalize_labels
+    from .metrics import difference_bound
+
+    if estimand not in ("new_run", "these_runs"):
+        raise ValueError(
+            f"`estimand` must be one of ['new_run', 'these_runs'] for a comparison of runs; "
+            f"got {estimand!r} (compare two majority votes with perfci.compare)."
+        )
+    level, _ = _runs_iv(metric, estimand, "recommended", confidence_level, _N_RESAMPLES, None)
+    check_label("positive", positive)
+    sides = []
+    for name, value in (("pred_a", pred_a), ("pred_b", pred_b)):
+        arr = (
+            value.to_numpy(dtype=object)
+            if isinstance(value, pd.DataFrame | pd.Series)
+            else (np.asarray(value, dtype=object))
+        )
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.ndim != 2:
+            raise ValueError(
+                f"`{name}` must be one label per text or (n_texts, n_runs); got shape {arr.shape}."
+            )
+        sides.append(arr)
+    truth_in = y_true.to_numpy() if isinstance(y_true, pd.Series | pd.Index) else y_true
+    given = normalize_labels(
+        {"y_true": truth_in, "pred_a": sides[0].T, "pred_b": sides[1].T},
+        positive=positive,
+        ndim=None,
+    )
+    truth = np.asarray(given.values["y_true"])
+    if truth.ndim != 1:
+        raise ValueError(f"`y_true` must be one-dimensional; got shape {truth.shape}.")
+    n = truth.size
+    labels = []
+    for name in ("pred_a", "pred_b"):
+        arr = np.asarray(given.values[name]).T
+        if arr.shape[0] != n:
+            raise ValueError(
+                f"`{name}` must have one row per text of `y_true` ({n}); got {arr.shape[0]}."
+            )
+        labels.append(arr)
+    if given.positive is None:
+        raise ValueError(
+            f"`positive` must name the positive class: the labels are {given.classes.tolist()!r}."
+        )
+    person = None
+    if groups is not None:
+        ids = _as_label_array("groups", groups)
+        if ids.shape != truth.shape:
+            raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
+        person = pd.factorize(ids)[0]
+    is_pos = truth == given.positive
+    parts = []
+    for arr in labels:
+        said = arr == given.positive
+        cell = 2 * (~said) + (~is_pos)[:, None]
+        if person is None:
+            cells = np.eye(4)[cell]
+        else:
+            m = int(person.max()) + 1
+            runs = cell.shape[1]
+            flat = (person[:, None] * runs + np.arange(runs)) * 4 + cell
+            cells = np.bincount(flat.ravel(), minlength=m * runs * 4).reshape(m, runs, 4)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append(
+                _variance_components(
+                    cells[None].astype(float),
+                    np.ones((1, cells.shape[0])),
+                    metric,
+                    estimand == "new_run" and cells.shape[1] > 1,
+                )
+            )
+    a, b = parts
+    undefined = bool(np.isnan(a["run_values"]).any() or np.isnan(b["run_values"]).any())
+    units = float(max(a["units"][0], b["units"][0]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff_means = a["unit_means"][0] - b["unit_means"][0]
+        var_units = units / (units - 1) * float(np.sum(diff_means**2))
+    runs_a, runs_b = len(a["run_values"][0]), len(b["run_values"][0])
+    var_a = float(a["excess"][0]) / runs_a if runs_a > 1 else 0.0
+    var_b = float(b["excess"][0]) / runs_b if runs_b > 1 else 0.0
+    variance = var_units + var_a + var_b
+    terms = var_units**2 / (units - 1) if units > 1 else math.inf
+    for side, runs, extra in ((a, runs_a, var_a), (b, runs_b, var_b)):
+        if extra > 0:
+            terms += float(side["s2_runs"][0] / runs) ** 2 / (runs - 1)
+            terms += float(side["s2_noise"][0] / runs) ** 2 / float(side["noise_df"][0])
+    df = max(variance**2 / terms, 1.0) if terms > 0 and np.isfinite(terms) else units - 1
+    difference = float(a["estimate"][0] - b["estimate"][0])
+    se = math.sqrt(variance) if variance >= 0 else math.nan
+    if undefined or units < 2 or not np.isfinite(se):
+        warnings.warn(
+            f"no interval of the {metric} difference: the metric is undefined in a run, or "
+            "there are fewer than 2 units (texts or persons) with a relevant text.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        low = high = p_value = math.nan
+    else:
+        q = float(stats.t.ppf(0.5 + level / 2, df))
+        bound = difference_bound(metric)
+        low, high = max(difference - q * se, -bound), min(difference + q * se, bound)
+        p_value = (
+            float(2 * stats.t.sf(abs(difference) / se, df))
+            if se > 0
+            else (1.0 if difference == 0 else 0.0)
+        )
+    unit = "persons" if person is not None else "texts"
+    return RunsComparison(
+        metric=metric,
+        estimate_a=float(a["estimate"][0]),
+        estimate_b=float(b["estimate"][0]),
+        difference=difference,
+        low=float(low),
+        high=float(high),
+        confidence_level=level,
+        method=(
+            f"variance components ({unit}, paired, x each classifier's runs), t"
+            if estimand == "new_run"
+            else f"cluster-robust ({unit}, paired, runs averaged within them), t"
+        ),
+        estimand=estimand,
+        p_value=float(p_value),
+        se=se,
+        df=float(df),
+        runs_a=runs_a,
+        runs_b=runs_b,
+        units=int(units),
+        var_units=var_units,
+        var_runs_a=var_a,
+        var_runs_b=var_b,
+        persons=None if person is None else int(person.max()) + 1,
     )

@@ -292,6 +292,18 @@ def report(args: argparse.Namespace) -> None:
     from ..reporting import report as report_
 
     frame = _read_table(args.file)
+    truths = list(args.truth)
+    args.truth = truths[0]  # one reference; several are read below as annotators' codes
+    if len(truths) > 1:
+        if args.run is not None:
+            raise ValueError("`--run` (a long table of runs) takes one `--truth` column.")
+        for flag, value in (
+            ("--by", args.by),
+            ("--score", args.score),
+            ("--threshold", args.threshold),
+        ):
+            if value is not None:
+                raise ValueError(f"`{flag}` is not available with several `--truth` columns.")
     preds = list(args.pred)
     if args.run is not None:
         frame, preds = _wide_runs(args, frame)
@@ -304,7 +316,16 @@ def report(args: argparse.Namespace) -> None:
             frame = frame.assign(**{column: _thresholded(args, frame, column)})
         else:
             _refuse_scores_as_labels(frame, column, "--pred", args.file)
-    if len(preds) == 1:
+    if len(truths) > 1:  # several annotators: the library reads their codes and the labels
+        import numpy as np
+
+        positive = args.positive
+        read = [_column(frame, c, "--pred", args.file, labels=True).to_numpy() for c in preds]
+        values = {
+            "y_true": _annotator_codes(frame, truths, args.file),
+            "y_pred": read[0] if len(read) == 1 else np.column_stack(read),
+        }
+    elif len(preds) == 1:
         values, positive = _labels(
             args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", preds[0])}, frame
         )
@@ -439,6 +460,32 @@ def compare(args: argparse.Namespace) -> None:
         args.json,
         _comparison_text(result, args.pred_a, args.pred_b),
     )
+
+
+def _annotator_codes(frame: pd.DataFrame, columns: list[str], path: str) -> pd.DataFrame:
+    """Several annotators' codes as text, None where a cell is empty (not coded)."""
+    import pandas as pd
+
+    codes = {}
+    for name in columns:
+        if name not in frame.columns:
+            raise ValueError(
+                f"`--truth` column {name!r} is not in {path}; its columns are "
+                f"{list(map(str, frame.columns))}."
+            )
+        raw = frame[name]
+        text = raw.astype(str).str.strip()
+        empty = raw.isna() | (text == "")
+        coded = text.isin(MISSING_CODES) & ~empty
+        if coded.any():
+            found = ", ".join(repr(v) for v in sorted(set(text[coded])))
+            raise ValueError(
+                f"`--truth` column {name!r} holds {found}, which other software writes for a "
+                f"missing label, in {_rows(coded.to_numpy())} of {path}; only an empty cell "
+                "is missing (an annotator who did not code the text)."
+            )
+        codes[name] = text.where(~empty, None)
+    return pd.DataFrame(codes)
 
 
 def _wide_runs(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

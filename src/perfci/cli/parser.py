@@ -160,9 +160,21 @@ def _seed(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _file_columns(p: argparse.ArgumentParser, *, pred: tuple[str, ...] = ("--pred",)) -> None:
+def _file_columns(
+    p: argparse.ArgumentParser, *, pred: tuple[str, ...] = ("--pred",), annotators: bool = False
+) -> None:
     p.add_argument("file", metavar="FILE", help="CSV, TSV or Parquet file, one row per text")
-    p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
+    if annotators:
+        p.add_argument(
+            "--truth",
+            required=True,
+            nargs="+",
+            metavar="COL",
+            help="column of reference labels; several columns are several annotators (an empty "
+            "cell: the annotator did not code that text)",
+        )
+    else:
+        p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
     for flag in pred:
         which = {"--pred": "", "--pred-a": " A", "--pred-b": " B"}[flag]
         what = " (scores with --metric roc_auc)" if flag != "--pred" else ""
@@ -263,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
         "every metric with its recommended interval",
         ("formats", registry.OUTPUT_FORMAT),
     )
-    _file_columns(p, pred=())
+    _file_columns(p, pred=(), annotators=True)
     p.add_argument(
         "--pred",
         required=True,

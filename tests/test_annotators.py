@@ -1,0 +1,210 @@
+"""A classifier against several annotators (perfci.annotators), in metric_ci, report and the CLI.
+
+Reference: for accuracy with every text coded by every annotator, the variance of the
+new-annotator interval is the two-way crossed ANOVA without replication of the
+agreement indicators (texts x annotators), whose mean squares come from statsmodels'
+``anova_lm`` (written beside the check).
+"""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from statsmodels.stats.anova import anova_lm
+
+import perfci as pc
+from perfci.annotators import annotator_ci, annotator_table, majority_reference
+from perfci.cli import main
+from perfci.runs import crossed_intervals
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return pc.load_example()
+
+
+def _coders(seed=0, n=150, annotators=4, shift=(0.0, 0.5, -0.5, 0.3), missing=0.0):
+    """Texts with a true class and annotators who differ systematically (probit shifts)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(0, 1, n)
+    pred = (latent + rng.normal(0, 0.7, n) > 0.3).astype(int)
+    shifts = np.asarray(shift[:annotators])
+    codes = (rng.random((n, annotators)) < stats.norm.cdf(1.5 * latent[:, None] + shifts)).astype(
+        float
+    )
+    codes[rng.random(codes.shape) < missing] = np.nan
+    codes[np.isnan(codes).all(1), 0] = 1.0  # every text coded at least once
+    return codes, pred
+
+
+def test_accuracy_variance_is_the_two_way_anova_of_statsmodels():
+    codes, pred = _coders(1)
+    new = annotator_ci(codes, pred, "accuracy")
+    these = annotator_ci(codes, pred, "accuracy", estimand="these_annotators")
+    x = (codes == pred[:, None]).astype(float)  # agreement of each text with each annotator
+    n, a = x.shape
+    frame = pd.DataFrame(
+        {"y": x.ravel(), "text": np.repeat(np.arange(n), a), "coder": np.tile(np.arange(a), n)}
+    )
+    table = anova_lm(smf.ols("y ~ C(text) + C(coder)", data=frame).fit())
+    ms = table["sum_sq"] / table["df"]
+    ms_a, ms_b, ms_e = ms["C(text)"], ms["C(coder)"], ms["Residual"]
+    assert new.estimate == pytest.approx(x.mean(), abs=1e-12)
+    assert new.var_units == pytest.approx(ms_a / (n * a), rel=1e-9)
+    assert new.var_annotators == pytest.approx(max(ms_b - ms_e, 0) / (n * a), rel=1e-9)
+    assert these.se**2 == pytest.approx(ms_a / (n * a), rel=1e-9)
+    assert new.sources == ("texts", "annotators") and these.sources == ("texts",)
+
+
+def test_each_annotator_is_scored_on_the_texts_they_coded():
+    codes, pred = _coders(2, missing=0.4)
+    ci = annotator_ci(codes, pred, "recall")
+    for a in range(codes.shape[1]):
+        keep = ~np.isnan(codes[:, a])
+        ref = pc.compute_metric(
+            pc.confusion(codes[keep, a].astype(int), pred[keep]).counts, "recall"
+        )
+        assert ci.annotator_estimates[a] == pytest.approx(ref, abs=1e-12)
+        assert ci.coded[a] == keep.sum()
+    assert ci.estimate == pytest.approx(ci.annotator_estimates.mean(), abs=1e-12)
+    assert ci.low < ci.estimate < ci.high
+
+
+def test_identical_annotators_add_no_variance():
+    codes, pred = _coders(3, annotators=1)
+    same = np.repeat(codes, 3, axis=1)
+    new = annotator_ci(same, pred, "recall")
+    these = annotator_ci(same, pred, "recall", estimand="these_annotators")
+    assert new.var_annotators == pytest.approx(0, abs=1e-20)
+    assert (new.low, new.high) == pytest.approx((these.low, these.high), abs=1e-9)
+    one = pc.metric_ci(same[:, 0].astype(int), pred, "recall")
+    assert new.estimate == pytest.approx(one.estimate, abs=1e-12)
+
+
+def test_new_annotator_covers_where_annotators_differ_and_one_annotator_does_not():
+    # 600 data sets of 300 texts and 4 annotators with systematic shifts: the truth is
+    # the mean over the population of annotators of the accuracy; each data set draws
+    # its own annotators. Checked against 0.93 with 3 binomial Monte-Carlo SE.
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    reps, n, a, sd = 600, 300, 4, 0.8
+    latent = rng.normal(0, 1, (reps, n))
+    pred = latent + rng.normal(0, 0.7, (reps, n)) > 0.3
+    shift = rng.normal(0, sd, (reps, 1, a))
+    codes = rng.random((reps, n, a)) < stats.norm.cdf(1.5 * latent[..., None] + shift)
+    # the truth: accuracy against a new annotator, by quadrature over its shift
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    weights = weights / weights.sum()
+    z = rng.normal(0, 1, 400_000)
+    said = z + rng.normal(0, 0.7, z.size) > 0.3
+    p_code = stats.norm.cdf(1.5 * z[:, None] + sd * nodes)
+    truth = float(np.sum(weights * np.mean(np.where(said[:, None], p_code, 1 - p_code), 0)))
+    cell = 2 * (~pred)[..., None] + (~codes)
+    cells = np.eye(4)[cell.astype(int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = crossed_intervals(
+            cells,
+            np.ones((reps, n)),
+            "accuracy",
+            new_source=True,
+            method="recommended",
+            level=0.95,
+            n_resamples=2000,
+            generators=None,
+            batch=None,
+            unit="texts",
+            source="annotators",
+        )
+        single = pc.proportion_ci((codes[..., 0] == pred).sum(-1), n, method="agresti_coull")
+    tolerance = 3 * np.sqrt(0.95 * 0.05 / reps)
+    covered = np.mean((out["low"] <= truth) & (truth <= out["high"]))
+    one = np.mean((single.low <= truth) & (truth <= single.high))
+    assert covered >= 0.93 - tolerance, covered
+    assert one < 0.93 - tolerance, one
+
+
+def test_majority_reference_and_its_ties():
+    assert majority_reference(np.array([[1.0, 0.0], [1.0, np.nan]]))[1] == 1
+    codes, pred = _coders(4, annotators=2, missing=0.0)
+    majority, ties = majority_reference(codes)
+    assert ties > 0
+    with pytest.warns(pc.UndefinedMetricWarning, match=f"{ties} of 150 texts have as many"):
+        ci = annotator_ci(codes, pred, "recall", estimand="majority")
+    keep = ~np.isnan(majority)
+    ref = pc.metric_ci(majority[keep].astype(int), pred[keep], "recall")
+    assert (ci.estimate, ci.low, ci.high) == (ref.estimate, ref.low, ref.high)
+    assert ci.sources == ("texts",)
+
+
+def test_metric_ci_routes_a_column_per_annotator_and_the_table(texts):
+    coders = texts[["human", "human_b"]]
+    ci = pc.metric_ci(coders, texts["model"], "precision", groups=texts["person"])
+    assert isinstance(ci, pc.AnnotatorsCI)
+    assert ci.sources == ("texts", "persons", "annotators")
+    assert ci.coded.tolist() == [1069, int(texts["human_b"].notna().sum())]
+    table = annotator_table(coders, texts["model"], "precision", groups=texts["person"], rng=1)
+    assert table["reference"].tolist() == [
+        "human",
+        "human_b",
+        "majority",
+        "these annotators",
+        "new annotator",
+    ]
+    assert table.iloc[-1]["low"] == pytest.approx(ci.low, abs=1e-12)
+    own = pc.metric_ci(texts["human"], texts["model"], "precision", groups=texts["person"])
+    assert table.iloc[0]["low"] == pytest.approx(own.low, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^`design` is an option of the intervals against one"):
+        pc.metric_ci(coders, texts["model"], "precision", design="icc")
+
+
+def test_bad_input_names_the_argument():
+    codes, pred = _coders(5)
+    with pytest.raises(ValueError, match=r"^`y_true` must hold at least 2 annotators"):
+        annotator_ci(codes[:, :1], pred, "recall")
+    empty = codes.copy()
+    empty[3] = np.nan
+    with pytest.raises(ValueError, match=r"^`y_true` must have a code of at least one annotator"):
+        annotator_ci(empty, pred, "recall")
+    with pytest.raises(ValueError, match=r"^`y_pred` must have one label per text"):
+        annotator_ci(codes, pred[:-1], "recall")
+    with pytest.raises(ValueError, match=r"^`estimand` must be one of"):
+        annotator_ci(codes, pred, "recall", estimand="new_run")
+    with pytest.raises(ValueError, match=r"^`metric` must be a binary metric"):
+        annotator_ci(codes, pred, "macro_f1")
+    with pytest.raises(ValueError, match=r"^`method` must be 'recommended' for estimand"):
+        annotator_ci(codes, pred, "recall", estimand="majority", method="bootstrap")
+
+
+def test_report_and_cli_with_runs_and_annotators_say_their_sources(texts, tmp_path, capsys):
+    table = pc.report(
+        texts[["human", "human_b"]],
+        texts[["run1", "run2", "run3"]],
+        groups=texts["person"],
+        metrics=["recall", "f1"],
+    )
+    assert (
+        table["sources"].tolist()
+        == [
+            "texts, persons, annotators",
+            "texts, persons, runs",
+        ]
+        * 2
+    )
+    with pytest.raises(ValueError, match=r"^`by` is not available with several annotators"):
+        pc.report(texts[["human", "human_b"]], texts["model"], by=texts["site"])
+    path = tmp_path / "texts.csv"
+    texts.to_csv(path, index=False)
+    argv = ["report", str(path), "--truth", "human", "human_b", "--group", "person", "--json"]
+    assert main([*argv, "--pred", "run1", "run2", "run3"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["sources"] for r in rows} == {"texts, persons, annotators", "texts, persons, runs"}
+    assert main([*argv, "--pred", "model", "--by", "site"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "`--by` is not available with several `--truth`" in err
