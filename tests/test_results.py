@@ -69,6 +69,13 @@ RESULTS = {
         np.eye(4, dtype=int)[np.random.default_rng(1).integers(0, 4, (2, 30, 3))], "kappa"
     ),
     "RocAucCI batched": lambda: auc_ci_counts([[3, 4, 5], [1, 2, 6]], [[5, 4, 3], [6, 2, 1]]),
+    "AnnotatorsCI": lambda: pc.metric_ci(
+        TEXTS[["human", "human_b"]], TEXTS["model"], "recall", groups=TEXTS["person"]
+    ),
+    "RunsComparison": lambda: pc.compare(
+        TEXTS["human"], TEXTS[["run1", "run2", "run3"]], TEXTS["model_b"], "recall"
+    ),
+    "AgreementCI": lambda: pc.annotator_agreement(TEXTS[["human", "human_b"]], rng=1),
 }
 
 
