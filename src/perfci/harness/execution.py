@@ -608,6 +608,10 @@ def _runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     - ``stacked``: the runs' cells summed, as if every run's labels were more texts of
       the same persons (or pooled), given to the recommended interval of one classifier;
     - ``single_run``: the recommended interval of one classifier on the first run.
+
+    A data set without an interval (a run's metric undefined, fewer than two persons or
+    texts with a relevant text) is NaN and not counted in ``n_valid``; a majority vote
+    tied between the runs counts as negative, in the data and in the truth.
     """
     from .populations import draw_runs, person_parameters, runs_truth
 
@@ -616,7 +620,8 @@ def _runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     level = suite.confidence_level
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     sample = draw_runs(params, (scale.replications, int(params["persons"])), data_rng)
-    per_person = sample.person_cells()  # (R, persons, runs, 4)
+    per_person = sample.person_cells()  # (data sets, persons, runs, 4)
+    patterns = None  # the pooled texts' units, built once if a method takes them
     truths: dict[str, Any] = {}
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
@@ -638,8 +643,8 @@ def _runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 counts = one.sum(1) if pooled else one
                 low, high = _recommended_ends(metric, counts, scale, level, rng, pooled=pooled)
             elif pooled:
-                cells, multiplicity = sample.patterns()
-                low, high = _runs_ends(cells, multiplicity, metric, o, False, scale, level, rng)
+                patterns = sample.patterns() if patterns is None else patterns
+                low, high = _runs_ends(*patterns, metric, o, False, scale, level, rng)
             else:
                 low, high = _runs_ends(per_person, None, metric, o, True, scale, level, rng)
         out[i] = _score(low, high, truths[estimand])
