@@ -1,4 +1,5 @@
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -543,3 +544,272 @@ def test_report_refuses_a_netcdf_file_it_did_not_write(kind, tmp_path, capsys):
     err = capsys.readouterr().err
     assert match in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc"]  # nothing written
+
+
+# ------------------------------------------------------------------- repeated runs
+
+RUNS = """
+name = "tiny-runs"
+seed = 13
+[population]
+kind = "runs_nested"
+metric = "recall"
+runs = 4
+run_sd = 0.5
+[grid]
+persons = [8]
+texts_per_person = [1.0, 5.0]
+[scales.smoke]
+replications = 25
+resamples = 100
+[[methods]]
+name = "recommended"
+family = "runs"
+[[methods]]
+name = "bootstrap"
+family = "runs"
+method = "bootstrap"
+[[methods]]
+name = "these_runs"
+family = "runs"
+estimand = "these_runs"
+[[methods]]
+name = "majority"
+family = "runs"
+estimand = "majority"
+[[methods]]
+name = "stacked"
+family = "runs"
+method = "stacked"
+[[methods]]
+name = "single_run"
+family = "runs"
+method = "single_run"
+estimand = "these_runs"
+[[methods]]
+name = "recommended_pooled"
+family = "runs"
+counts = "pooled"
+[[methods]]
+name = "these_runs_pooled"
+family = "runs"
+estimand = "these_runs"
+counts = "pooled"
+[[methods]]
+name = "majority_pooled"
+family = "runs"
+estimand = "majority"
+counts = "pooled"
+[[methods]]
+name = "stacked_pooled"
+family = "runs"
+method = "stacked"
+counts = "pooled"
+[[methods]]
+name = "single_run_pooled"
+family = "runs"
+method = "single_run"
+counts = "pooled"
+"""
+
+# Parameters of a runs_nested population for the truth checks (sizes as in `nested`).
+_RUNS_PARAMS = {
+    "texts_per_person": 20.0,
+    "size_cv": 0.5,
+    "min_texts": 1,
+    "prevalence": 0.3,
+    "icc_prevalence": 0.1,
+    "runs": 4,
+    "recall": 0.85,
+    "specificity": 0.9,
+    "text_sd": 1.0,
+    "person_sd": 0.5,
+    "run_sd": 0.5,
+}
+
+
+def _runs_interval(y, said, person, method, rng):
+    """The interval of one data set's texts by the public label-level functions."""
+    from perfci.runs import runs_ci
+
+    o = method.options
+    groups = person if o["counts"] == "per_person" else None
+    runs = said.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined metrics and majority ties are expected
+        try:
+            if o["method"] == "stacked":
+                ci = pc.metric_ci(
+                    np.tile(y, runs),
+                    said.T.ravel().astype(int),
+                    "recall",
+                    groups=None if groups is None else np.tile(groups, runs),
+                    positive=1,
+                )
+            elif o["method"] == "single_run":
+                ci = pc.metric_ci(y, said[:, 0].astype(int), "recall", groups=groups, positive=1)
+            else:
+                resamples = {"n_resamples": 100, "rng": rng} if o["method"] == "bootstrap" else {}
+                ci = runs_ci(
+                    y,
+                    said.astype(int),
+                    "recall",
+                    groups=groups,
+                    estimand=o["estimand"],
+                    method=o["method"],
+                    positive=1,
+                    **resamples,
+                )
+        except ValueError:  # fewer than 2 persons, or an undefined metric: no interval
+            return np.nan, np.nan
+    return ci.low, ci.high
+
+
+def test_a_runs_cell_is_the_public_functions_on_the_same_texts(tmp_path):
+    # every method of a runs_nested cell, from the texts' labels one data set at a time
+    # (runs_ci, metric_ci with the stacked runs or the first run), scored against the
+    # truth of its own estimand: what the batched harness computes
+    from perfci.harness.populations import draw_runs, person_parameters, runs_truth
+
+    path = tmp_path / "runs.toml"
+    path.write_text(RUNS)
+    suite = harness.load_suite(path)
+    for cell in suite.cells("smoke"):
+        seed = harness.execution._cell_seed(suite, "smoke", cell)
+        data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+        params = person_parameters(suite, cell)
+        reps, m = suite.scales["smoke"].replications, int(cell["persons"])
+        sample = draw_runs(params, (reps, m), data_rng)
+        rows = []
+        for method, rng in zip(suite.methods, method_rngs, strict=True):
+            truth = runs_truth(params, method.options["estimand"], sample.run_effects)
+            streams = rng.spawn(reps)  # data set k of a batch draws from the k-th
+            ends = np.array(
+                [
+                    _runs_interval(
+                        sample.truth[sample.owner // m == k].astype(int),
+                        sample.said[sample.owner // m == k],
+                        sample.owner[sample.owner // m == k] % m,
+                        method,
+                        streams[k],
+                    )
+                    for k in range(reps)
+                ]
+            )
+            rows.append(harness.execution._score(ends[:, 0], ends[:, 1], truth))
+        scores = harness.compute_cell(suite, "smoke", cell)
+        np.testing.assert_allclose(scores, np.array(rows), rtol=1e-9, atol=1e-12)
+        assert np.all(scores[:, 4] > 0)  # every method formed intervals
+        if cell["texts_per_person"] == 1.0:
+            # 8 texts: some data sets have no positive (no recall) and no interval, in
+            # the harness as in the public functions
+            assert np.all(scores[:, 4] < reps)
+
+
+def test_runs_patterns_hold_every_text_once():
+    from perfci.harness.populations import draw_runs
+
+    sample = draw_runs({**_RUNS_PARAMS, "runs": 3}, (6, 5), np.random.default_rng(4))
+    cells, multiplicity = sample.patterns()
+    # the units of a data set times their multiplicities are its texts in every run
+    np.testing.assert_array_equal(
+        np.einsum("dw,dwrc->drc", multiplicity, cells), sample.person_cells().sum(1)
+    )
+    texts = np.bincount(sample.owner // 5, minlength=6)
+    np.testing.assert_array_equal(multiplicity.sum(1), texts)
+    for k in range(6):  # distinct patterns, and padding only at the end
+        used = multiplicity[k] > 0
+        assert used[: used.sum()].all() and not cells[k, ~used].any()
+        assert np.unique(cells[k, used].reshape(used.sum(), -1), axis=0).shape[0] == used.sum()
+
+
+def test_runs_truths_equal_independent_quadrature_and_enumeration():
+    # reference: scipy.integrate.quad over the run effect b (new_run), and over the
+    # text's combined effect u ~ N(0, s2) of the sum over all 2^R outcomes of the runs
+    # (majority; R = 4, so ties count negative): neither uses Gauss-Hermite or the
+    # recursion over the runs
+    import itertools
+
+    from scipy import integrate, stats
+
+    from perfci.harness.populations import majority_cells, run_cells, runs_truth
+
+    params = {**_RUNS_PARAMS, "run_sd": 0.3, "metric": "f1"}
+    s = np.sqrt(1 + 1.0**2 + 0.5**2)
+    alpha_1, alpha_0 = stats.norm.ppf(0.85) * s, -stats.norm.ppf(0.9) * s
+
+    def f1(b):
+        recall, false_positive = (
+            stats.norm.cdf((alpha_1 + b) / s),
+            stats.norm.cdf((alpha_0 + b) / s),
+        )
+        tp, fp, fn = 0.3 * recall, 0.7 * false_positive, 0.3 * (1 - recall)
+        return 2 * tp / (2 * tp + fp + fn)
+
+    reference, _ = integrate.quad(
+        lambda b: f1(b) * stats.norm.pdf(b, 0, 0.3), -np.inf, np.inf, epsabs=1e-13
+    )
+    assert abs(runs_truth(params, "new_run", None) - reference) < 1e-10
+    # a run with b = 0 has the given recall and specificity
+    tp, fp, fn, tn = run_cells(params, 0.0)
+    assert abs(tp / (tp + fn) - 0.85) < 1e-12 and abs(tn / (tn + fp) - 0.9) < 1e-12
+
+    def vote(alpha, b):
+        def integrand(u):
+            p = stats.norm.cdf(alpha + u + b)
+            total = 0.0
+            for outcome in itertools.product([0, 1], repeat=b.size):
+                if 2 * sum(outcome) > b.size:
+                    total += np.prod(np.where(outcome, p, 1 - p))
+            return total * stats.norm.pdf(u, 0, np.sqrt(1.25))
+
+        return integrate.quad(integrand, -np.inf, np.inf, epsabs=1e-13)[0]
+
+    effects = np.array([[0.3, -0.2, 0.1, 0.5], [-0.4, 0.0, 0.2, -0.1]])
+    got = majority_cells(params, effects)
+    for row, cells in zip(effects, got, strict=True):
+        p1, p0 = vote(alpha_1, row), vote(alpha_0, row)
+        expected = [0.3 * p1, 0.7 * p0, 0.3 * (1 - p1), 0.7 * (1 - p0)]
+        np.testing.assert_allclose(cells, expected, rtol=0, atol=1e-10)
+    these = runs_truth(params, "these_runs", effects)
+    np.testing.assert_allclose(
+        these, [np.mean([f1(b) for b in row]) for row in effects], rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("metric", ["recall", "precision", "f1", "kappa"])
+def test_runs_truths_agree_with_a_large_simulation(metric):
+    # 200 data sets of 250 persons with about 20 texts (a million texts, 4 runs each,
+    # run_sd 0.5) from the harness's simulator: each data set's metric of its pooled
+    # cells estimates its own truth up to the texts' noise (O(1/n) bias, far below the
+    # Monte-Carlo SE). Each check is 3.5 Monte-Carlo SE of the mean difference.
+    from perfci.harness.populations import draw_runs, runs_truth
+    from perfci.metrics import metric_values
+
+    params = {**_RUNS_PARAMS, "metric": metric}
+    sample = draw_runs(params, (200, 250), np.random.default_rng(1))
+    per_run = metric_values(sample.person_cells().sum(1).astype(float), metric)  # (200, R)
+    majority = metric_values(sample.majority_cells().sum(1).astype(float), metric)
+    observed = {"new_run": per_run.mean(-1), "these_runs": per_run.mean(-1)}
+    observed["majority"] = majority
+    for estimand, values in observed.items():
+        difference = values - runs_truth(params, estimand, sample.run_effects)
+        se = difference.std(ddof=1) / np.sqrt(difference.size)
+        assert abs(difference.mean()) < 3.5 * se, (estimand, difference.mean(), se)
+        if estimand != "new_run":
+            # the truth follows the data set's own runs: what is left is the texts' noise
+            assert difference.std() < 0.6 * values.std(), estimand
+
+
+def test_a_majority_runs_method_other_than_recommended_is_refused(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        RUNS.replace('estimand = "majority"', 'estimand = "majority"\nmethod = "bootstrap"', 1)
+    )
+    with pytest.raises(ValueError) as err:
+        harness.load_suite(path)
+    assert str(err.value) == (
+        "suite bad.toml: `methods[3].method` must be 'recommended' for estimand 'majority' "
+        "(the majority vote is one classifier, with the recommended interval of one); got "
+        "'bootstrap'."
+    )

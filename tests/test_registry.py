@@ -210,6 +210,7 @@ _METHODS = {
     "paired_nested": [{"name": "robust", "family": "comparison", "method": "cluster_robust"}],
     "subgroups_nested": [{"name": "rec", "family": "group_difference"}],
     "scored_nested": [{"name": "delong", "family": "auc", "method": "delong"}],
+    "runs_nested": [{"name": "rec", "family": "runs"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -221,6 +222,7 @@ _POPULATIONS = {
     "paired_nested": {"metric": "recall"},
     "subgroups_nested": {"metric": "recall"},
     "scored_nested": {},
+    "runs_nested": {"metric": "recall"},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -232,6 +234,7 @@ _GRIDS = {
     "paired_nested": {"persons": [5], "texts_per_person": [5.0]},
     "subgroups_nested": {"persons": [5], "texts_per_person": [5.0]},
     "scored_nested": {"persons": [5], "texts_per_person": [5.0]},
+    "runs_nested": {"persons": [5], "texts_per_person": [5.0]},
 }
 
 
@@ -253,6 +256,10 @@ _GOOD = {
     "auc": 0.8,
     "score_icc": 0.3,
     "score_levels": 10,
+    "runs": 3,
+    "text_sd": 1.0,
+    "person_sd": 0.5,
+    "run_sd": 0.3,
 }
 
 

@@ -788,6 +788,22 @@ _COUNTS = _choices(
     ],
 )
 
+# The methods of the harness's `runs` family: those of perfci.runs, and the two naive
+# intervals of one classifier users compute instead (scored to show what they miss).
+_HARNESS_RUN_METHOD = _choices(
+    "method",
+    "how the interval of a metric of repeated runs is computed",
+    [
+        *((e.name, e.help) for e in RUN_METHOD.entries),
+        (
+            "stacked",
+            "every run's labels stacked as R times more texts, given to the recommended "
+            "interval of one classifier (the naive interval)",
+        ),
+        ("single_run", "the recommended interval of one classifier on the first run only"),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -916,6 +932,32 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             ),
         ),
         Family(
+            "runs",
+            "an interval of a metric of repeated runs (perfci.runs.runs_ci_counts, what "
+            "perfci.runs.runs_ci computes), or of one classifier made of the runs",
+            (
+                Option(
+                    "estimand",
+                    "what the interval is about, and so the truth it is scored against",
+                    default="new_run",
+                    choices=RUN_ESTIMAND,
+                ),
+                Option(
+                    "method",
+                    "the interval method ('recommended' only for estimand majority)",
+                    default="recommended",
+                    choices=_HARNESS_RUN_METHOD,
+                ),
+                Option(
+                    "counts",
+                    "whether the persons are given (per_person) or the texts pooled as if "
+                    "independent (pooled)",
+                    default="per_person",
+                    choices=_COUNTS,
+                ),
+            ),
+        ),
+        Family(
             "recommended",
             "what method='recommended' chooses for each data set (perfci.policy), as "
             "perfci.metric_ci computes it",
@@ -959,6 +1001,11 @@ HARNESS_POPULATION = _choices(
             "a classifier's score of texts nested in persons, with a person effect on the "
             "score (ROC AUC)",
         ),
+        (
+            "runs_nested",
+            "a stochastic classifier run several times on the same texts nested in persons, "
+            "with systematic run effects (repeated runs)",
+        ),
     ],
 )
 
@@ -984,20 +1031,21 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         frozenset({"bootstrap"}), frozenset({"iid"}), frozenset({"percentile"}), False
     ),
     "nested_finite": Support(
-        frozenset(HARNESS_FAMILIES) - {"recommended", "comparison", "group_difference", "auc"},
+        frozenset(HARNESS_FAMILIES)
+        - {"recommended", "comparison", "group_difference", "auc", "runs"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
     "nested": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc"},
+        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc", "runs"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_confusion": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc"},
+        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc", "runs"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
@@ -1006,6 +1054,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     "scored_nested": Support(
         frozenset({"auc"}), frozenset(BOOTSTRAP_SCHEME), frozenset({"percentile"}), False
     ),
+    "runs_nested": Support(frozenset({"runs"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
         frozenset({"comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -1442,7 +1491,8 @@ _PAIRED_FIELDS = (
     ),
     Field("metric", "the metric whose difference is scored", str, False, choices=BINARY_METRIC),
 )
-_SCORED_FIELDS = (
+#: The persons' shares of positives (kinds scored_nested and runs_nested).
+_POSITIVES_FIELDS = (
     _share("prevalence", "share of texts that are reference positives", default=0.3),
     Field(
         "icc_prevalence",
@@ -1454,6 +1504,9 @@ _SCORED_FIELDS = (
         maximum=1,
         open_maximum=True,
     ),
+)
+_SCORED_FIELDS = (
+    *_POSITIVES_FIELDS,
     _share(
         "auc",
         "ROC AUC of the continuous score (binormal, equal variances); the truth is that of "
@@ -1472,6 +1525,36 @@ _SCORED_FIELDS = (
         open_maximum=True,
     ),
     Field("score_levels", "distinct score levels", int, False, 20, minimum=2),
+)
+
+
+def _latent_sd(name: str, help: str, default: float) -> Field:
+    """Return an optional SD of a normal effect on the probit scale."""
+    return Field(name, help, float, False, default, minimum=0)
+
+
+_RUNS_FIELDS = (
+    *_POSITIVES_FIELDS,
+    Field(
+        "runs",
+        "runs of the classifier, each labelling every text",
+        int,
+        False,
+        5,
+        minimum=2,
+        maximum=60,
+    ),
+    _share("recall", "recall of a typical run (run effect 0)", default=0.85),
+    _share("specificity", "specificity of a typical run (run effect 0)", default=0.9),
+    _latent_sd("text_sd", "SD of a text's effect on the probit scale (how hard it is)", 1.0),
+    _latent_sd("person_sd", "SD of a person's effect on the probit scale (all their texts)", 0.5),
+    _latent_sd(
+        "run_sd",
+        "SD of a run's systematic effect on the probit scale (all texts of the run; 0: the "
+        "runs differ by chance only)",
+        0.3,
+    ),
+    Field("metric", "the binary metric scored", str, False, choices=BINARY_METRIC),
 )
 _RATE = _share(
     "rate", "the persons' mean rate (text-weighted when sizes are not informative)", default=0.9
@@ -1597,6 +1680,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
             "scored_nested",
             _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_SCORED_FIELDS)),
             _optional((*_PERSON_FIELDS[:3], *_SCORED_FIELDS)),
+        ),
+        PopulationSchema(
+            "runs_nested",
+            _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_RUNS_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], *_RUNS_FIELDS)),
         ),
         PopulationSchema(
             "nested_confusion",

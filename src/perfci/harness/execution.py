@@ -46,10 +46,15 @@ def _cell_seed(suite: Suite, scale: str, cell: dict) -> np.random.SeedSequence:
 
 
 def _score(low, high, truth, flagged=0) -> np.ndarray:
-    """hits, misses low and high, half-width sum, n_valid, n_flagged of intervals."""
+    """hits, misses low and high, half-width sum, n_valid, n_flagged of intervals.
+
+    `truth` is one value, or one per data set (broadcast against `low`), for an estimand
+    about something each data set draws (the runs it saw).
+    """
     low, high = np.asarray(low, float), np.asarray(high, float)
+    truth = np.broadcast_to(np.asarray(truth, float), low.shape)
     valid = np.isfinite(low) & np.isfinite(high)  # an interval that could not be formed
-    low, high = low[valid], high[valid]
+    low, high, truth = low[valid], high[valid], truth[valid]
     return np.array(
         [
             np.sum((low <= truth) & (truth <= high)),
@@ -244,31 +249,40 @@ def _method_ends(
         return low, high
 
 
-def _recommended_ends(metric: str, counts: np.ndarray, scale: Scale, level: float, rng):
+def _recommended_ends(
+    metric: str, counts: np.ndarray, scale: Scale, level: float, rng, *, pooled: bool = False
+):
     """Interval ends of what ``method="recommended"`` chooses for each data set.
 
     The choice comes from :func:`perfci.policy.recommend_for_counts`, the rule
     :func:`perfci.metric_ci` applies; each group of data sets with the same choice is
-    computed in one batched call of the public function that choice names.
+    computed in one batched call of the public function that choice names. With
+    `pooled`, `counts` are each data set's pooled counts ``(R, cells)`` of texts treated
+    as independent, and the choice is :func:`perfci.policy.choose_interval`'s without
+    groups, what :func:`perfci.metric_ci` applies without `groups`.
     """
     from .. import policy
     from ..metrics import RELEVANT_TEXTS, proportion_counts
 
-    successes = None
-    if metric == "proportion":
-        relevant, successes = counts.sum(-1), counts[..., 0]
-    elif counts.ndim == 4:  # k x k matrices: every text is relevant to a macro average
-        relevant = counts.sum(axis=(-2, -1))
-    elif metric in registry.PROPORTION_METRIC:
-        successes, relevant = proportion_counts(counts, metric)
-    else:
-        relevant = counts[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
     low, high = np.full(counts.shape[0], np.nan), np.full(counts.shape[0], np.nan)
     # a proportion is scored as the recall of its successes (any proportion metric: one
-    # rule); the successes let the policy see the estimate and the ICC
-    groups = policy.recommend_for_counts(
-        "recall" if metric == "proportion" else metric, relevant, successes
-    )
+    # rule)
+    name = "recall" if metric == "proportion" else metric
+    if pooled:
+        groups: list = [(policy.choose_interval(name), np.ones(counts.shape[0], dtype=bool))]
+        counts = counts[:, None]  # one row of all texts: independent-text methods add rows up
+    else:
+        successes = None
+        if metric == "proportion":
+            relevant, successes = counts.sum(-1), counts[..., 0]
+        elif counts.ndim == 4:  # k x k matrices: every text is relevant to a macro average
+            relevant = counts.sum(axis=(-2, -1))
+        elif metric in registry.PROPORTION_METRIC:
+            successes, relevant = proportion_counts(counts, metric)
+        else:
+            relevant = counts[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
+        # the successes let the policy see the estimate and the ICC
+        groups = policy.recommend_for_counts(name, relevant, successes)
     streams = rng.spawn(len(groups))
     for (choice, mask), stream in zip(groups, streams, strict=True):
         if choice is None:
@@ -530,6 +544,113 @@ def _scored_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
+#: Cells of data sets that one call of :func:`perfci.runs.runs_ci_counts` takes at most.
+_RUNS_CHUNK_ELEMENTS = 4_000_000
+
+
+def _runs_ends(
+    cells: np.ndarray,
+    multiplicity: np.ndarray | None,
+    metric: str,
+    options: dict,
+    nested: bool,
+    scale: Scale,
+    level: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval ends of :func:`perfci.runs.runs_ci_counts` for a batch of data sets.
+
+    The data sets go in chunks of at most :data:`_RUNS_CHUNK_ELEMENTS` cells (bounding
+    the memory of pooled texts' patterns); one chunk is one call with `rng`, several
+    spawn a generator each.
+    """
+    from ..runs import runs_ci_counts
+
+    size = cells.shape[0]
+    step = max(1, _RUNS_CHUNK_ELEMENTS // max(int(np.prod(cells.shape[1:])), 1))
+    starts = range(0, size, step)
+    streams = [rng] if len(starts) == 1 else rng.spawn(len(starts))
+    method = options["method"]
+    resamples = {"n_resamples": scale.resamples} if method == "bootstrap" else {}
+    low, high = np.full(size, np.nan), np.full(size, np.nan)
+    for start, stream in zip(starts, streams, strict=True):  # chunks, not data sets
+        part = slice(start, start + step)
+        result = runs_ci_counts(
+            cells[part],
+            metric,
+            nested=nested,
+            multiplicity=None if multiplicity is None else multiplicity[part],
+            estimand=options["estimand"],
+            method=method,
+            confidence_level=level,
+            rng=stream,
+            **resamples,
+        )
+        low[part], high[part] = result.low, result.high
+    return low, high
+
+
+def _runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
+    """Score intervals of a metric of a classifier's repeated runs, each against its truth.
+
+    Every method sees the same simulated texts, labelled by the same runs
+    (:func:`populations.draw_runs`), and is scored against the truth of its estimand
+    (:func:`populations.runs_truth`: one value for ``"new_run"``, one per data set for
+    ``"these_runs"`` and ``"majority"``, which are about the data set's own runs):
+
+    - ``recommended``, ``variance_components``, ``bootstrap``:
+      :func:`perfci.runs.runs_ci_counts` (what :func:`perfci.runs.runs_ci` computes) on
+      the persons' cells in each run, or, pooled, on the texts as units (compressed to
+      their distinct patterns with a multiplicity);
+    - estimand ``"majority"``: the majority vote's cells per person (or pooled) given to
+      the recommended interval of one classifier, as :func:`perfci.runs.runs_ci` gives
+      them to :func:`perfci.metric_ci`;
+    - ``stacked``: the runs' cells summed, as if every run's labels were more texts of
+      the same persons (or pooled), given to the recommended interval of one classifier;
+    - ``single_run``: the recommended interval of one classifier on the first run.
+
+    A data set without an interval (a run's metric undefined, fewer than two persons or
+    texts with a relevant text) is NaN and not counted in ``n_valid``; a majority vote
+    tied between the runs counts as negative, in the data and in the truth.
+    """
+    from .populations import draw_runs, person_parameters, runs_truth
+
+    params = person_parameters(suite, cell)
+    metric = params["metric"]
+    level = suite.confidence_level
+    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+    sample = draw_runs(params, (scale.replications, int(params["persons"])), data_rng)
+    per_person = sample.person_cells()  # (data sets, persons, runs, 4)
+    patterns = None  # the pooled texts' units, built once if a method takes them
+    truths: dict[str, Any] = {}
+    out = np.empty((len(suite.methods), 6))
+    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        o = m.options
+        estimand, method, pooled = o["estimand"], o["method"], o["counts"] == "pooled"
+        if estimand not in truths:
+            truths[estimand] = runs_truth(params, estimand, sample.run_effects)
+        # the cells of one classifier made of the runs, if the method takes them
+        one: np.ndarray | None = None
+        if method == "stacked":
+            one = per_person.sum(-2)
+        elif method == "single_run":
+            one = per_person[..., 0, :]
+        elif estimand == "majority":  # the schema admits method "recommended" only
+            one = sample.majority_cells()
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if one is not None:
+                counts = one.sum(1) if pooled else one
+                low, high = _recommended_ends(metric, counts, scale, level, rng, pooled=pooled)
+            elif pooled:
+                patterns = sample.patterns() if patterns is None else patterns
+                low, high = _runs_ends(*patterns, metric, o, False, scale, level, rng)
+            else:
+                low, high = _runs_ends(per_person, None, metric, o, True, scale, level, rng)
+        out[i] = _score(low, high, truths[estimand])
+    return out
+
+
 _KERNELS: dict[str, Callable] = {
     "bernoulli": _bernoulli_cell,
     "confusion": _confusion_cell,
@@ -539,6 +660,7 @@ _KERNELS: dict[str, Callable] = {
     "paired_nested": _paired_cell,
     "subgroups_nested": _subgroups_cell,
     "scored_nested": _scored_cell,
+    "runs_nested": _runs_cell,
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -382,3 +383,276 @@ def scored_truth(params: dict) -> float:
     y = _binned(np.asarray(0.0), 1.0, cuts)
     below = np.concatenate([[0.0], np.cumsum(y)[:-1]])
     return float(np.sum(x * (below + 0.5 * y)))
+
+
+# ---------------------------------------------------------------------- repeated runs
+#
+# Kind "runs_nested": a stochastic classifier run R times on the same texts nested in
+# persons. Run r labels text i of person g positive with probability
+# Phi(alpha_y + a_i + c_g + b_r): a text effect, a person effect and a run effect shared
+# by every text of the run (a run that is more lenient on every text), on the probit scale.
+
+#: Gauss-Hermite nodes of the truths' expectations over a normal effect.
+QUADRATURE_NODES = 64
+
+
+def _normal_nodes(sd: float) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of E[f(X)] for X ~ N(0, sd^2) (probabilists' Gauss-Hermite)."""
+    x, w = np.polynomial.hermite_e.hermegauss(QUADRATURE_NODES)
+    return sd * x, w / w.sum()
+
+
+def run_intercepts(params: dict) -> tuple[float, float, float]:
+    """Return alpha_1, alpha_0 and sqrt(1 + s2) of a ``runs_nested`` population.
+
+    With s2 = text_sd^2 + person_sd^2 the latent a_i + c_g is N(0, s2), so a run with
+    effect b labels a positive text positive with probability
+    Phi((alpha_1 + b) / sqrt(1 + s2)): alpha_1 = Phi^-1(recall) sqrt(1 + s2) makes the
+    recall of a run with b = 0 the given one (and likewise the specificity).
+    """
+    from scipy import special
+
+    scale = float(np.sqrt(1 + params["text_sd"] ** 2 + params["person_sd"] ** 2))
+    return (
+        float(special.ndtri(params["recall"])) * scale,
+        -float(special.ndtri(params["specificity"])) * scale,
+        scale,
+    )
+
+
+def run_cells(params: dict, run_effect: np.ndarray) -> np.ndarray:
+    """Return the population cells ``[tp, fp, fn, tn]`` (..., 4) of runs with effects b.
+
+    ``[pi R(b), (1 - pi) F(b), pi (1 - R(b)), (1 - pi)(1 - F(b))]`` with
+    R(b) = Phi((alpha_1 + b) / sqrt(1 + s2)), F(b) = Phi((alpha_0 + b) / sqrt(1 + s2)) and
+    pi the prevalence (sizes are unrelated to the persons' shares and effects, so the
+    text-weighted population cells are these).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.harness.populations import run_cells
+    >>> params = {"prevalence": 0.3, "recall": 0.85, "specificity": 0.9, "text_sd": 1.0,
+    ...           "person_sd": 0.5}
+    >>> run_cells(params, np.array([0.0, 0.5])).round(4)  # a run with b = 0: recall 0.85
+    array([[0.255 , 0.07  , 0.045 , 0.63  ],
+           [0.2744, 0.1201, 0.0256, 0.5799]])
+    """
+    from scipy import special
+
+    alpha_1, alpha_0, scale = run_intercepts(params)
+    b = np.asarray(run_effect, dtype=float)
+    recall = special.ndtr((alpha_1 + b) / scale)
+    false_positive = special.ndtr((alpha_0 + b) / scale)
+    pi = params["prevalence"]
+    return np.stack(
+        [
+            pi * recall,
+            (1 - pi) * false_positive,
+            pi * (1 - recall),
+            (1 - pi) * (1 - false_positive),
+        ],
+        axis=-1,
+    )
+
+
+def majority_cells(params: dict, run_effects: np.ndarray) -> np.ndarray:
+    """Return the population cells (..., 4) of the majority vote of runs b (..., R).
+
+    Given its class y and its combined effect u = a_i + c_g ~ N(0, s2), a text's R labels
+    are independent with probabilities Phi(alpha_y + u + b_r): its count of positive
+    labels is Poisson-binomial, computed by a recursion over the runs, and the vote is
+    positive when the count exceeds R / 2 (a tie counts as negative, as
+    :func:`perfci.runs.majority_vote`); the expectation over u is by Gauss-Hermite
+    quadrature.
+
+    Examples
+    --------
+    Three typical runs (b = 0) vote out much of a text's run-to-run noise: the vote's
+    recall is 0.884 where each run's is 0.85.
+
+    >>> import numpy as np
+    >>> from perfci.harness.populations import majority_cells
+    >>> params = {"prevalence": 0.3, "recall": 0.85, "specificity": 0.9, "text_sd": 1.0,
+    ...           "person_sd": 0.5}
+    >>> majority_cells(params, np.zeros((1, 3))).round(4)
+    array([[0.2651, 0.0491, 0.0349, 0.6509]])
+    """
+    from scipy import special
+
+    from ..runs import majority_vote
+
+    alpha_1, alpha_0, _ = run_intercepts(params)
+    b = np.asarray(run_effects, dtype=float)
+    runs = b.shape[-1]
+    u, weights = _normal_nodes(float(np.hypot(params["text_sd"], params["person_sd"])))
+    positive_vote, _ = majority_vote(np.arange(runs + 1), runs)
+    voted = []
+    for alpha in (alpha_1, alpha_0):
+        p = special.ndtr(alpha + u[:, None] + b[..., None, :])  # (..., nodes, R)
+        count = np.zeros((*p.shape[:-1], runs + 1))
+        count[..., 0] = 1.0
+        for r in range(runs):  # the runs, not the data sets: P(count = k) after run r
+            q = p[..., r, None]
+            count = np.concatenate(
+                [count[..., :1] * (1 - q), count[..., 1:] * (1 - q) + count[..., :-1] * q],
+                axis=-1,
+            )
+        voted.append(count[..., positive_vote].sum(-1) @ weights)
+    pi = params["prevalence"]
+    return np.stack(
+        [pi * voted[0], (1 - pi) * voted[1], pi * (1 - voted[0]), (1 - pi) * (1 - voted[1])],
+        axis=-1,
+    )
+
+
+def runs_truth(params: dict, estimand: str, run_effects: np.ndarray) -> float | np.ndarray:
+    """Return the truth of an estimand of a ``runs_nested`` cell.
+
+    ``"new_run"``: E_b[metric(cells(b))] over b ~ N(0, run_sd^2) (Gauss-Hermite), one
+    value. ``"these_runs"``: per data set the mean over its realized run effects b_r of
+    metric(cells(b_r)); ``"majority"``: per data set the metric of the majority vote's
+    population cells given its b_r (:func:`majority_cells`); each ``(data sets,)`` for
+    run effects ``(data sets, R)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.harness.populations import runs_truth
+    >>> params = {"prevalence": 0.3, "recall": 0.85, "specificity": 0.9, "text_sd": 1.0,
+    ...           "person_sd": 0.5, "run_sd": 0.3, "metric": "recall"}
+    >>> round(runs_truth(params, "new_run", None), 4)  # below 0.85: the recall is concave in b
+    0.8453
+    >>> runs_truth(params, "these_runs", np.array([[-0.04, 0.41, -0.2]])).round(4)
+    array([0.8552])
+    """
+    from ..metrics import metric_values
+
+    metric = params["metric"]
+    if estimand == "new_run":
+        b, weights = _normal_nodes(params["run_sd"])
+        return float(weights @ metric_values(run_cells(params, b), metric))
+    if estimand == "these_runs":
+        return metric_values(run_cells(params, run_effects), metric).mean(-1)
+    return metric_values(majority_cells(params, run_effects), metric)
+
+
+@dataclass(frozen=True)
+class RunsSample:
+    """Texts of simulated data sets labelled by R runs, and the counts the methods see.
+
+    Attributes
+    ----------
+    truth : numpy.ndarray of bool, (texts,)
+        Whether each text is a reference positive (the texts of every data set, in order).
+    said : numpy.ndarray of bool, (texts, R)
+        Whether each run labels the text positive.
+    owner : numpy.ndarray of int, (texts,)
+        The text's person as ``data set * persons + person``.
+    run_effects : numpy.ndarray, (data sets, R)
+        The runs' systematic effects b_r of each data set.
+    shape : tuple of int
+        (data sets, persons).
+    """
+
+    truth: np.ndarray
+    said: np.ndarray
+    owner: np.ndarray
+    run_effects: np.ndarray
+    shape: tuple[int, int]
+
+    def _cell_index(self, said: np.ndarray) -> np.ndarray:
+        """Index 0 tp, 1 fp, 2 fn, 3 tn of labels (texts, ...) against the reference."""
+        truth = self.truth.reshape(-1, *([1] * (said.ndim - 1)))
+        return 2 * (~said).astype(np.int64) + (~truth)
+
+    def person_cells(self) -> np.ndarray:
+        """Cells ``[tp, fp, fn, tn]`` of each person in each run, (data sets, persons, R, 4)."""
+        runs = self.said.shape[1]
+        flat = (self.owner[:, None] * runs + np.arange(runs)) * 4 + self._cell_index(self.said)
+        size = self.shape[0] * self.shape[1] * runs * 4
+        return np.bincount(flat.ravel(), minlength=size).reshape(*self.shape, runs, 4)
+
+    def majority_cells(self) -> np.ndarray:
+        """Cells of the majority vote of the runs per person, (data sets, persons, 4)."""
+        from ..runs import majority_vote
+
+        vote, _ = majority_vote(self.said.sum(1), self.said.shape[1])
+        flat = self.owner * 4 + self._cell_index(vote)
+        size = self.shape[0] * self.shape[1] * 4
+        return np.bincount(flat, minlength=size).reshape(*self.shape, 4)
+
+    def patterns(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each data set's distinct texts as units of :func:`perfci.runs.runs_ci_counts`.
+
+        Texts with the same reference label and the same label in every run are one unit
+        with a multiplicity (at most 2^(R+1) units, however many texts). Returns cells
+        (data sets, width, R, 4) (int8) and multiplicities (data sets, width), padded to
+        the largest number of units with empty units of multiplicity 0.
+        """
+        runs = self.said.shape[1]
+        # a text's pattern as the bits of one code: the reference, then each run's label
+        bits = np.left_shift(np.int64(1), np.arange(1, runs + 1, dtype=np.int64))
+        code = self.truth.astype(np.int64) + self.said.astype(np.int64) @ bits
+        data_set = self.owner // self.shape[1]
+        order = np.lexsort((code, data_set))
+        code, data_set = code[order], data_set[order]
+        first = np.ones(code.size, dtype=bool)
+        first[1:] = (code[1:] != code[:-1]) | (data_set[1:] != data_set[:-1])
+        starts = np.flatnonzero(first)
+        counts = np.diff(np.append(starts, code.size))
+        code, data_set = code[starts], data_set[starts]
+        units = np.bincount(data_set, minlength=self.shape[0])
+        slot = np.arange(code.size) - (np.cumsum(units) - units)[data_set]
+        width = int(units.max())
+        multiplicity = np.zeros((self.shape[0], width))
+        multiplicity[data_set, slot] = counts
+        pattern = (code[:, None] >> np.arange(runs + 1)) & 1  # (units, 1 + R)
+        index = 2 * (1 - pattern[:, 1:]) + (1 - pattern[:, :1])
+        cells = np.zeros((self.shape[0], width, runs, 4), dtype=np.int8)
+        cells[data_set[:, None], slot[:, None], np.arange(runs), index] = 1
+        return cells, multiplicity
+
+
+def draw_runs(params: dict, shape: tuple[int, int], rng: np.random.Generator) -> RunsSample:
+    """Simulate data sets of a ``runs_nested`` population, shape (data sets, persons).
+
+    Person g has a share of positives pi_g (a Beta with mean ``prevalence`` and ICC
+    ``icc_prevalence``, a quantile of a normal latent) and an effect c_g ~ N(0,
+    ``person_sd``^2); their texts (as in ``nested``, sizes unrelated to the rest) are
+    positive with probability pi_g and have effects a_i ~ N(0, ``text_sd``^2); each data
+    set's R runs have effects b_r ~ N(0, ``run_sd``^2), and run r labels text i positive
+    with probability Phi(alpha_y + a_i + c_g + b_r) (:func:`run_intercepts`). Every text
+    of every data set is drawn at once (no loop over data sets).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.harness.populations import draw_runs
+    >>> params = {"texts_per_person": 4.0, "size_cv": 0.0, "min_texts": 1,
+    ...           "prevalence": 0.3, "icc_prevalence": 0.1, "runs": 3, "recall": 0.85,
+    ...           "specificity": 0.9, "text_sd": 1.0, "person_sd": 0.5, "run_sd": 0.3}
+    >>> sample = draw_runs(params, (2, 5), np.random.default_rng(0))  # 2 data sets, 5 persons
+    >>> sample.said.shape, sample.person_cells().shape
+    ((40, 3), (2, 5, 3, 4))
+    >>> cells, multiplicity = sample.patterns()  # the distinct texts of each data set
+    >>> cells.shape, multiplicity.sum(1)
+    ((2, 7, 3, 4), array([20., 20.]))
+    """
+    from scipy import special
+
+    alpha_1, alpha_0, _ = run_intercepts(params)
+    runs = int(params["runs"])
+    share = beta_quantile(
+        rng.standard_normal(shape), params["prevalence"], params["icc_prevalence"]
+    )
+    person_effect = params["person_sd"] * rng.standard_normal(shape)
+    n = _sizes(params, person_effect, rng, informative=0.0)
+    run_effects = params["run_sd"] * rng.standard_normal((shape[0], runs))
+    owner = np.repeat(np.arange(share.size), n.ravel())
+    truth = rng.random(owner.size) < share.ravel()[owner]
+    latent = np.where(truth, alpha_1, alpha_0) + person_effect.ravel()[owner]
+    latent += params["text_sd"] * rng.standard_normal(owner.size)
+    probability = special.ndtr(latent[:, None] + run_effects[owner // shape[1]])
+    said = rng.random(probability.shape) < probability
+    return RunsSample(truth, said, owner, run_effects, (int(shape[0]), int(shape[1])))

@@ -332,7 +332,14 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             f"`grid` of a {kind} population must have dims {', '.join(sorted(required))}"
             f"{also}; missing {sorted(missing)}."
         )
-    if kind in ("nested", "nested_confusion", "paired_nested", "subgroups_nested", "scored_nested"):
+    if kind in (
+        "nested",
+        "nested_confusion",
+        "paired_nested",
+        "subgroups_nested",
+        "scored_nested",
+        "runs_nested",
+    ):
         needed = registry.PERSON_REQUIRED + (
             ("metric",) if kind not in ("nested", "scored_nested") else ()
         )
@@ -348,6 +355,14 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             )
         if any(m.family == "bayes" and m.options["sampler"] != "grid" for m in methods):
             raise SuiteError(f"a {kind} population takes Bayesian methods with sampler 'grid'.")
+    for i, m in enumerate(methods):
+        if m.family == "runs" and m.options["estimand"] == "majority":
+            if m.options["method"] != "recommended":
+                raise SuiteError(
+                    f"`methods[{i}].method` must be 'recommended' for estimand 'majority' (the "
+                    "majority vote is one classifier, with the recommended interval of one); "
+                    f"got {m.options['method']!r}."
+                )
     if kind == "nested_finite" and "icc" not in grid and "sd" not in population:
         raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
     if kind == "confusion":
