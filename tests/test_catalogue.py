@@ -54,6 +54,9 @@ G = [f"p{i // 4}" for i in range(40)]  # 10 persons of 4 texts
 S = [round(0.4 * y + 0.6 * rng0.random(), 2) for y in Y]  # a score of each text
 T = [round(0.3 * y + 0.7 * rng0.random(), 2) for y in Y]  # a second score
 RUNS = [[p, p if rng0.random() < 0.9 else 1 - p, p] for p in P]  # three runs of A
+_rng_codes = np.random.default_rng(7)
+CODERS = [[y, y if _rng_codes.random() < 0.9 else 1 - y] for y in Y]  # two annotators
+CODERS[0][1] = None  # the second did not code the first text
 BY = ["a" if i < 20 else "b" for i in range(40)]  # two subgroups, the persons nested in them
 SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
 # three annotators' codes of the 40 texts, the third coding every other text
@@ -1122,6 +1125,10 @@ ENTRIES = [
                 Case("None inside", [None, *P[1:]]),
                 Case("a 2-D array of another shape", [P]),
             ],
+            "estimand": [
+                Case("an estimand of repeated runs with one run each", "new_run"),
+                Case("None (the default)", None, OK),
+            ],
             "pred_b": [
                 Case("None", None),
                 Case("one label too few", Q[:-1]),
@@ -1219,6 +1226,45 @@ ENTRIES = [
                 (),
             ),
             ("the majority vote", {"estimand": "majority"}, OK, ()),
+        ],
+    ),
+    Entry(
+        "metric_ci(annotators)",
+        pc.metric_ci,
+        {"y_true": CODERS, "y_pred": P, "metric": "accuracy"},
+        ("y_true", "y_pred", "metric"),
+        {
+            "y_true": [
+                Case("one annotator as a column", [[y] for y in Y]),
+                Case("a text no annotator coded", [[None, None], *CODERS[1:]]),
+                Case("a row too few", CODERS[:-1], names=("y_pred",)),
+            ],
+            "estimand": choice_kind(registry.ANNOTATOR_ESTIMAND, none_ok=True),
+            "method": choice_kind(registry.RUN_METHOD),
+        },
+        [
+            ("a design with annotators", {"design": "icc"}, RAISES, ("design",)),
+            ("runs with annotators", {"y_pred": RUNS}, RAISES, ("y_true", "y_pred")),
+            ("the mean of these annotators", {"estimand": "these_annotators"}, OK, ()),
+        ],
+    ),
+    Entry(
+        "compare(runs)",
+        pc.compare,
+        {"y_true": Y, "pred_a": RUNS, "pred_b": Q, "metric": "recall"},
+        ("y_true", "pred_a", "pred_b", "metric"),
+        {
+            "estimand": [
+                Case("the majority", "majority"),
+                Case("a number", 3),
+                Case("these runs", "these_runs", OK),
+            ],
+            "pred_b": [Case("a row too few", Q[:-1])],
+        },
+        [
+            ("a bootstrap scheme with runs", {"scheme": "iid"}, RAISES, ("scheme",)),
+            ("a method with runs", {"method": "bootstrap"}, RAISES, ("method",)),
+            ("runs for both", {"pred_b": RUNS, "groups": G}, OK, ()),
         ],
     ),
     Entry(
