@@ -79,7 +79,7 @@ def _pseudo_count(method: str) -> int:
 
 def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
     if method in INTERVALS:
-        return interval_bounds(method, x, n, level)[:2]
+        return interval_bounds(method, x, n, level)[1:3]
     return exact_percentile_bounds(x, n, level, _pseudo_count(method))
 
 
