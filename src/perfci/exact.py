@@ -217,7 +217,11 @@ def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
         return np.zeros((4, 0))
     first, last = _support(n, p)
     rows_per_element = last - first + 1
-    pairs, pair_of = np.unique(np.stack([n, level], axis=1), axis=0, return_inverse=True)
+    # distinct (n, level) pairs from one integer key, not by sorting rows
+    sizes, size_of = np.unique(n, return_inverse=True)
+    levels, level_of = np.unique(level, return_inverse=True)
+    keys, pair_of = np.unique(size_of.ravel() * levels.size + level_of.ravel(), return_inverse=True)
+    pairs = np.stack([sizes[keys // levels.size], levels[keys % levels.size]], axis=1)
     seg_pair, seg_first, seg_last, segment_of = _merged_ranges(pair_of.ravel(), first, last)
     seg_size = seg_last - seg_first + 1
     by_segment = np.argsort(segment_of, kind="stable")
