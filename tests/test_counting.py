@@ -42,17 +42,18 @@ def test_groups_give_one_row_per_person_that_sums_to_the_total(rng):
         )
 
 
+@pytest.mark.parametrize("size", [2000, 120_000])  # sorted below 100,000 values, hashed above
 @pytest.mark.parametrize("kind", ["int", "float", "text", "object text", "2-d"])
-def test_factorize_sorted_is_np_unique(kind, rng):
+def test_factorize_sorted_is_np_unique(kind, size, rng):
     from perfci.counting import factorize_sorted
 
-    ids = rng.integers(-50, 50, size=2000)
+    ids = rng.integers(-50, 50, size=size)
     values = {
         "int": ids,
         "float": ids / 4,
         "text": np.array([f"p{i:+03d}" for i in range(-50, 50)])[ids + 50],
         "object text": np.array([f"p{i}" for i in range(-50, 50)], dtype=object)[ids + 50],
-        "2-d": ids.reshape(40, 50),
+        "2-d": ids.reshape(40, -1),
     }[kind]
     uniques, codes = factorize_sorted(values)
     # Reference: numpy.unique, which sorts every value

@@ -234,13 +234,20 @@ def _listing(values: Any) -> str:
     return shown + (f", ... ({len(values)} in all)" if len(values) > _SHOWN else "")
 
 
+#: Values from which :func:`factorize_sorted` hashes rather than sorts (below, the fixed
+#: cost of a hash table exceeds that of sorting).
+_HASH_FROM = 10**5
+
+
 def factorize_sorted(values: Any) -> tuple[np.ndarray, np.ndarray]:
     """Return the distinct values in sorted order and the index of each value among them.
 
     The same as ``numpy.unique(values, return_inverse=True)`` (with the inverse in the
     shape of `values`), by hashing instead of sorting all values: the distinct values
     are found with :func:`pandas.factorize` in one pass, and only they are sorted, so the
-    cost is O(n + u log u) for n values of which u are distinct, not O(n log n).
+    cost is O(n + u log u) for n values of which u are distinct, not O(n log n). Fewer
+    than 100,000 values of one type are sorted with :func:`numpy.unique`, which is then
+    faster.
 
     Parameters
     ----------
@@ -266,18 +273,22 @@ def factorize_sorted(values: Any) -> tuple[np.ndarray, np.ndarray]:
     (array([10, 2, 'x'], dtype=object), array([0, 2, 1, 0]))
     """
     arr = np.asarray(values)
+    if arr.dtype.kind != "O" and arr.size < _HASH_FROM:  # small: sorting is cheaper
+        uniques, codes = np.unique(arr, return_inverse=True)
+        return uniques, codes.reshape(arr.shape)
+    if arr.dtype.kind != "O":  # one type: pandas sorts the distinct values and remaps
+        codes, uniques = pd.factorize(arr.ravel(), sort=True)
+        # text comes back as objects: keep the input's dtype
+        return np.asarray(uniques).astype(arr.dtype, copy=False), codes.reshape(arr.shape)
     codes, uniques = pd.factorize(arr.ravel())  # codes in order of first appearance
     uniques = np.asarray(uniques)
     try:
-        order = np.argsort(uniques, kind="stable")
-    except TypeError:  # types that do not compare: order by text, as _sorted does
+        order = np.argsort(uniques)  # distinct values: no ties, so any sort will do
+    except TypeError:  # types that do not compare: order by text (stable), as _sorted does
         order = np.argsort(np.array([str(v) for v in uniques.tolist()]), kind="stable")
     rank = np.empty(order.size, dtype=np.intp)
     rank[order] = np.arange(order.size)
-    uniques = uniques[order]
-    if arr.dtype.kind != "O":  # factorize gives text as objects; keep the input's dtype
-        uniques = uniques.astype(arr.dtype)
-    return uniques, rank[codes].reshape(arr.shape)
+    return uniques[order], rank[codes].reshape(arr.shape)
 
 
 @dataclass(frozen=True)
