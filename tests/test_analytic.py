@@ -116,6 +116,83 @@ def test_vectorized_equals_scalar_loop(method, rng):
             assert np.ndim(one.low) == 0
 
 
+def _scipy_reference(method, x, n, level):
+    """Interval ends from scipy.stats, elementwise in x, n and the level (no perfci code).
+
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2); beta quantiles scipy.stats.beta.ppf;
+    the formulas as the docstring of proportion_ci writes them.
+    """
+    z = stats.norm.ppf(1 - (1 - level) / 2)
+    tail = (1 - level) / 2
+    p = x / n
+    if method == "wald":
+        half = z * np.sqrt(p * (1 - p) / n)
+        return np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)
+    if method == "wilson":
+        center = (x + z**2 / 2) / (n + z**2)
+        half = z / (n + z**2) * np.sqrt(n * p * (1 - p) + z**2 / 4)
+        return np.where(x == 0, 0, center - half), np.where(x == n, 1, center + half)
+    if method == "agresti_coull":
+        n_tilde = n + z**2
+        p_tilde = (x + z**2 / 2) / n_tilde
+        half = z * np.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
+        return np.clip(p_tilde - half, 0, 1), np.clip(p_tilde + half, 0, 1)
+    if method == "clopper_pearson":
+        with np.errstate(invalid="ignore"):
+            low = stats.beta.ppf(tail, x, n - x + 1)
+            high = stats.beta.ppf(1 - tail, x + 1, n - x)
+        return np.where(x == 0, 0, low), np.where(x == n, 1, high)
+    assert method == "jeffreys"
+    low = stats.beta.ppf(tail, x + 0.5, n - x + 0.5)
+    high = stats.beta.ppf(1 - tail, x + 0.5, n - x + 0.5)
+    return np.where(x == 0, 0, low), np.where(x == n, 1, high)
+
+
+@pytest.mark.parametrize("method", sorted(STATSMODELS_NAMES))
+def test_levels_that_vary_per_element_get_their_own_quantiles(method, rng):
+    # more elements than one block (perfci._core.blocks.BLOCK = 16384), each with its
+    # own level, against scipy.stats quantiles computed per element
+    n = rng.integers(1, 500, size=20_000).astype(float)
+    x = np.floor(n * rng.uniform(size=n.size))
+    x[:500], x[500:1000] = 0, n[500:1000]
+    level = rng.uniform(0.5, 0.999, size=n.size)
+    ci = pc.proportion_ci(x, n, method=method, confidence_level=level)
+    low, high = _scipy_reference(method, x, n, level)
+    np.testing.assert_allclose(ci.low, low, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ci.high, high, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(ci.confidence_level, level)
+
+
+@pytest.mark.parametrize("method", pc.ANALYTIC_METHODS)
+def test_blocks_and_broadcast_levels_give_the_whole_array_values(method, rng, monkeypatch):
+    from perfci._core import blocks
+
+    x = rng.integers(0, 60, size=(300, 4)).astype(float)
+    n = x + rng.integers(0, 60, size=(300, 4)) + 1
+    x[0], x[1] = 0, n[1]
+    level = np.array([0.8, 0.9, 0.95, 0.999])  # broadcast along the last axis
+    cases = [(x, n, level), (x, n, 0.95), (x, n, np.full(x.shape, 0.95)), (x[:, :1], 90.0, level)]
+    whole = [pc.proportion_ci(a, b, method=method, confidence_level=c) for a, b, c in cases]
+    monkeypatch.setattr(blocks, "BLOCK", 37)
+    for (a, b, c), expected in zip(cases, whole, strict=True):
+        got = pc.proportion_ci(a, b, method=method, confidence_level=c)
+        for field in ("estimate", "low", "high", "clipped", "confidence_level"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    # a level array holding one value is that level: the same numbers as the scalar
+    np.testing.assert_array_equal(whole[2].low, whole[1].low)
+    np.testing.assert_array_equal(whole[2].high, whole[1].high)
+
+
+def test_result_holds_read_only_views_of_float_inputs():
+    x, n = np.array([3.0, 5.0]), np.array([10.0, 10.0])
+    ci = pc.proportion_ci(x, n, method="wilson")
+    assert np.shares_memory(ci.successes, x) and not ci.successes.flags.writeable
+    assert not ci.trials.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        ci.successes[0] = 4.0
+    assert x.flags.writeable and x[0] == 3.0  # the caller's array is untouched
+
+
 def test_clipping_is_flagged_only_where_the_formula_leaves_the_unit_interval():
     wald = pc.proportion_ci(29, 30, method="wald")
     assert wald.high == 1.0 and wald.clipped

@@ -42,6 +42,67 @@ def test_groups_give_one_row_per_person_that_sums_to_the_total(rng):
         )
 
 
+@pytest.mark.parametrize("size", [2000, 120_000])  # sorted below 100,000 values, hashed above
+@pytest.mark.parametrize("kind", ["int", "float", "text", "object text", "2-d"])
+def test_factorize_sorted_is_np_unique(kind, size, rng):
+    from perfci.counting import factorize_sorted
+
+    ids = rng.integers(-50, 50, size=size)
+    values = {
+        "int": ids,
+        "float": ids / 4,
+        "text": np.array([f"p{i:+03d}" for i in range(-50, 50)])[ids + 50],
+        "object text": np.array([f"p{i}" for i in range(-50, 50)], dtype=object)[ids + 50],
+        "2-d": ids.reshape(40, -1),
+    }[kind]
+    uniques, codes = factorize_sorted(values)
+    # Reference: numpy.unique, which sorts every value
+    ref_uniques, ref_codes = np.unique(values, return_inverse=True)
+    assert uniques.dtype == ref_uniques.dtype
+    np.testing.assert_array_equal(uniques, ref_uniques)
+    np.testing.assert_array_equal(codes, ref_codes.reshape(values.shape))
+
+
+def test_factorize_sorted_orders_ids_that_do_not_compare_by_their_text():
+    from perfci.counting import factorize_sorted
+
+    values = np.array([10, "b", 2, 10, "a", "10", 2.5], dtype=object)
+    uniques, codes = factorize_sorted(values)
+    # sorted(..., key=str), stable: 10 before "10" (first seen), numbers and text apart
+    assert uniques.tolist() == [10, "10", 2, 2.5, "a", "b"]
+    np.testing.assert_array_equal(uniques[codes], values)
+
+
+def test_persons_of_mixed_id_types_are_counted_in_text_order(rng):
+    y_true = rng.integers(0, 2, 120)
+    y_pred = rng.integers(0, 2, 120)
+    ids = np.array([3, "ann", 12, "bob"], dtype=object)
+    groups = pd.Series(ids[rng.integers(0, 4, 120)])  # object column of numbers and text
+    got = pc.confusion(y_true, y_pred, groups=groups)
+    assert got.groups.tolist() == [12, 3, "ann", "bob"]  # "12" < "3" < "ann" < "bob"
+    for i, person in enumerate(got.groups):
+        mask = (groups == person).to_numpy()
+        np.testing.assert_array_equal(
+            got.counts[i], pc.confusion(y_true[mask], y_pred[mask]).counts
+        )
+    three = y_true + y_pred  # three classes
+    multi = pc.confusion(three, y_pred, groups=groups)
+    np.testing.assert_array_equal(multi.counts.sum(0), pc.confusion(three, y_pred).counts)
+
+
+def test_person_order_and_id_dtype_do_not_depend_on_the_order_of_texts(rng):
+    y_true = rng.integers(0, 2, 200)
+    y_pred = rng.integers(0, 2, 200)
+    groups = rng.choice(np.array(["zoe", "al", "mo"]), 200)
+    got = pc.confusion(y_true, y_pred, groups=groups)
+    perm = rng.permutation(200)
+    again = pc.confusion(y_true[perm], y_pred[perm], groups=groups[perm])
+    assert got.groups.dtype == groups.dtype
+    np.testing.assert_array_equal(got.groups, ["al", "mo", "zoe"])
+    np.testing.assert_array_equal(again.groups, got.groups)
+    np.testing.assert_array_equal(again.counts, got.counts)
+
+
 def test_multiclass_one_vs_rest_matches_sklearn(rng):
     labels = np.array(["neg", "neu", "pos"])
     y_true = rng.choice(labels, 200)

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 from statsmodels.stats.proportion import proportion_confint
 
 import perfci as pc
@@ -63,6 +63,77 @@ def test_chunked_enumeration_equals_single_pass(monkeypatch):
     whole = pc.exact_coverage("wilson", n, p)
     monkeypatch.setattr(exact, "_MAX_ROWS", 1000)
     np.testing.assert_array_equal(pc.exact_coverage("wilson", n, p), whole)
+
+
+@pytest.mark.parametrize("method", ["wald", "wilson", "clopper_pearson", "logit", "percentile"])
+def test_truncated_enumeration_equals_the_full_one(method, monkeypatch):
+    from perfci import exact
+
+    n = np.arange(1, 401)[:, None]  # the supports are cut from n = 11 to 54 on, by p
+    p = np.array([0.0, 1e-4, 0.03, 0.5, 0.9, 0.97, 1.0])
+    level = np.array([0.8, 0.95, 0.99, 0.95, 0.95, 0.9, 0.95])
+    truncated = pc.operating_characteristics(method, n, p, confidence_level=level)
+    monkeypatch.setattr(exact, "TAIL_MASS", 0.0)  # every x = 0..n
+    full = pc.operating_characteristics(method, n, p, confidence_level=level)
+    for field in ("coverage", "miss_low", "miss_high", "expected_half_width"):
+        np.testing.assert_allclose(
+            getattr(truncated, field), getattr(full, field), rtol=0, atol=1e-12
+        )
+
+
+def test_support_leaves_out_less_than_the_tail_mass_and_is_tight():
+    from perfci import exact
+
+    n = np.array([1, 7, 40, 300, 10_000, 10_000, 10**6, 10**6, 10**6, 25, 25])
+    p = np.array([0.5, 0.9, 0.02, 0.95, 0.9, 0.5, 0.5, 1e-7, 1 - 1e-7, 0.0, 1.0])
+    first, last = exact._support(n, p)
+    # Reference: scipy.stats.binom's cdf and sf, the mass below `first` and above `last`
+    assert np.all(stats.binom.cdf(first - 1, n, p) <= exact.TAIL_MASS)
+    assert np.all(stats.binom.sf(last, n, p) <= exact.TAIL_MASS)
+    assert np.all((0 <= first) & (first <= np.floor(n * p)) & (np.ceil(n * p) <= last))
+    assert np.all(last <= n)
+    # no wider than the Chernoff ends, about 8.6 standard deviations, need (+2 counts)
+    sd = np.sqrt(n * p * (1 - p))
+    wide = sd > 3
+    assert np.all(last[wide] - first[wide] <= 2 * 8.7 * sd[wide] + 2)
+    # where even the last count carries more than the tail mass, nothing is cut
+    np.testing.assert_array_equal(first[:2], 0)
+    np.testing.assert_array_equal(last[:2], n[:2])
+
+
+def test_merged_ranges_are_the_union_of_each_groups_ranges(rng):
+    from perfci import exact
+
+    group = rng.integers(0, 6, size=200)
+    lo = rng.integers(0, 500, size=200)
+    hi = lo + rng.integers(0, 40, size=200)
+    seg_group, seg_lo, seg_hi, segment_of = exact._merged_ranges(group, lo, hi)
+    for g in range(6):
+        ranges = zip(lo[group == g], hi[group == g], strict=True)
+        wanted = set().union(*(range(a, b + 1) for a, b in ranges))
+        segments = zip(seg_group, seg_lo, seg_hi, strict=True)
+        mine = [(a, b) for sg, a, b in segments if sg == g]
+        covered = [x for a, b in mine for x in range(a, b + 1)]
+        assert sorted(covered) == sorted(wanted)  # the union, each x once
+    assert np.all(seg_group[segment_of] == group)
+    assert np.all((seg_lo[segment_of] <= lo) & (hi <= seg_hi[segment_of]))
+
+
+def test_large_n_matches_a_direct_sum_over_every_x():
+    # Reference: proportion_ci's own intervals for every x = 0..n and
+    # scipy.stats.binom.pmf, summed directly (no truncation). perfci's probabilities
+    # are exp(log n! - log x! - log (n - x)! + ...), whose logs carry a rounding error
+    # of about 2 log(n!) times the machine epsilon (1.8e-11 at n = 10,000): the
+    # tolerance is twice that.
+    for method, n, p in [("wilson", 10_000, 0.9), ("agresti_coull", 4321, 0.999)]:
+        tol = 4 * special.gammaln(n + 1.0) * np.finfo(float).eps
+        x = np.arange(n + 1)
+        ci = pc.proportion_ci(x, n, method=method)
+        pmf = stats.binom.pmf(x, n, p)
+        cover = pmf[(ci.low <= p) & (p <= ci.high)].sum()
+        assert pc.exact_coverage(method, n, p) == pytest.approx(cover, abs=tol)
+        half = np.sum(pmf * (ci.high - ci.low) / 2)
+        assert pc.expected_half_width(method, n, p) == pytest.approx(half, abs=tol)
 
 
 def mc_tolerance(coverage, replications=PAPER_REPLICATIONS, k=3.0):

@@ -1,9 +1,10 @@
 """Analytic confidence intervals for a binomial proportion.
 
-The interval functions share one signature, ``(x, n, z, confidence_level) -> (low, high)``,
-and broadcast over their inputs. :data:`INTERVALS` maps each method name to its function;
-:func:`proportion_ci` is the public entry point and :mod:`perfci.exact` enumerates the
-same functions to get exact operating characteristics.
+The interval functions share one signature, ``(x, n, p, z, confidence_level) -> (low,
+high)`` with ``p = x / n`` computed once by the caller, and broadcast over their inputs.
+:data:`INTERVALS` maps each method name to its function; :func:`interval_bounds`
+evaluates one on validated arrays, :func:`proportion_ci` is the public entry point and
+:mod:`perfci.exact` enumerates the same functions to get exact operating characteristics.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
+from ._core.blocks import any_blockwise, blockwise
 from ._core.results import ResultMixin
 from ._core.validation import check_confidence_level, check_real_array
 
 __all__ = ["ANALYTIC_METHODS", "ProportionCI", "proportion_ci"]
 
 IntervalFunction = Callable[
-    [np.ndarray, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]
+    [np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    tuple[np.ndarray, np.ndarray],
 ]
 
 
@@ -31,35 +34,47 @@ def _normal_quantile(confidence_level: np.ndarray) -> np.ndarray:
     return special.ndtri(0.5 + confidence_level / 2)
 
 
+def _distinct_levels(confidence_level: Any) -> np.ndarray:
+    """Return the levels as given, or one 0-d level where an array repeats one value.
+
+    The quantiles of a method depend on the level only, so they are computed on the
+    level's own (unbroadcast) shape; an array holding one value everywhere (a level
+    broadcast by a caller) collapses to that value, which gives the same numbers.
+    """
+    level = np.asarray(confidence_level, dtype=float)
+    if level.ndim and level.size and bool(np.all(level == level.flat[0])):
+        return np.asarray(level.flat[0])
+    return level
+
+
 def _wald_form(center: np.ndarray, n: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     half = z * np.sqrt(center * (1 - center) / n)
     return center - half, center + half
 
 
-def _wald(x, n, z, level):
-    return _wald_form(x / n, n, z)
+def _wald(x, n, p, z, level):
+    return _wald_form(p, n, z)
 
 
-def _wilson(x, n, z, level):
+def _wilson(x, n, p, z, level):
     z2 = z * z
-    p = x / n
     center = (x + z2 / 2) / (n + z2)
     half = z * np.sqrt(n * p * (1 - p) + z2 / 4) / (n + z2)
     # The formula gives 0 at x = 0 and 1 at x = n; set them exactly (rounding otherwise).
     return np.where(x == 0, 0.0, center - half), np.where(x == n, 1.0, center + half)
 
 
-def _agresti_coull(x, n, z, level):
+def _agresti_coull(x, n, p, z, level):
     z2 = z * z
     n_tilde = n + z2
     return _wald_form((x + z2 / 2) / n_tilde, n_tilde, z)
 
 
-def _agresti_coull_plus4(x, n, z, level):
+def _agresti_coull_plus4(x, n, p, z, level):
     return _wald_form((x + 2) / (n + 4), n + 4, z)
 
 
-def _clopper_pearson(x, n, z, level):
+def _clopper_pearson(x, n, p, z, level):
     tail = (1 - level) / 2
     with np.errstate(invalid="ignore"):
         low = special.betaincinv(x, n - x + 1, tail)
@@ -67,19 +82,18 @@ def _clopper_pearson(x, n, z, level):
     return np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high)
 
 
-def _jeffreys(x, n, z, level):
+def _jeffreys(x, n, p, z, level):
     tail = (1 - level) / 2
     low = special.betaincinv(x + 0.5, n - x + 0.5, tail)
     high = special.betaincinv(x + 0.5, n - x + 0.5, 1 - tail)
     return np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high)
 
 
-def _logit(x, n, z, level):
+def _logit(x, n, p, z, level):
     # Inside (0 < x < n): logit(p) +- z / sqrt(n p (1 - p)), back through the logistic
     # function (expit, which stays finite where exp would overflow). At x = 0 and x = n
     # the logit is infinite; the ends there are R binom's (binom.confint, "logit"), which
     # are the Clopper-Pearson ends: [0, 1 - (a/2)^(1/n)] and [(a/2)^(1/n), 1].
-    p = x / n
     with np.errstate(divide="ignore", invalid="ignore"):
         center = special.logit(p)
         half = z / np.sqrt(n * p * (1 - p))
@@ -100,8 +114,9 @@ _FUNCTIONS: dict[str, IntervalFunction] = {
     "logit": _logit,
 }
 
-#: Interval functions by method name, ``f(x, n, z, confidence_level) -> (low, high)``, for
-#: every method of :data:`perfci._core.registry.ANALYTIC_METHOD`, in its order.
+#: Interval functions by method name, ``f(x, n, p, z, confidence_level) -> (low, high)``
+#: with ``p = x / n``, for every method of :data:`perfci._core.registry.ANALYTIC_METHOD`,
+#: in its order.
 INTERVALS: dict[str, IntervalFunction] = {
     name: _FUNCTIONS[name] for name in registry.ANALYTIC_METHOD
 }
@@ -113,18 +128,41 @@ ANALYTIC_METHODS: tuple[str, ...] = registry.ANALYTIC_METHOD.names
 _CAN_LEAVE_UNIT_INTERVAL = frozenset({"wald", "agresti_coull", "agresti_coull_plus4"})
 
 
+def _ends(method: str) -> Callable[..., None]:
+    """Return the elementwise ``(x, n, z, level, out=(p, low, high, clipped))`` of `method`."""
+    interval = INTERVALS[method]
+    clip = method in _CAN_LEAVE_UNIT_INTERVAL
+
+    def ends(x, n, z, level, out):
+        p = np.divide(x, n, out=out[0])
+        low, high = interval(x, n, p, z, level)
+        if clip:
+            np.logical_or(low < 0, high > 1, out=out[3])
+            np.clip(low, 0.0, 1.0, out=out[1])
+            np.clip(high, 0.0, 1.0, out=out[2])
+        else:
+            np.copyto(out[1], low)
+            np.copyto(out[2], high)
+            out[3][...] = False
+
+    return ends
+
+
 def interval_bounds(
-    method: str, x: np.ndarray, n: np.ndarray, confidence_level: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Low, high and the clipped flag for validated, broadcastable arrays."""
-    z = _normal_quantile(confidence_level)
-    low, high = INTERVALS[method](x, n, z, confidence_level)
-    if method in _CAN_LEAVE_UNIT_INTERVAL:
-        clipped = (low < 0) | (high > 1)
-        low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-    else:
-        clipped = np.zeros(np.broadcast(low, high).shape, dtype=bool)
-    return low, high, clipped
+    method: str, x: np.ndarray, n: np.ndarray, confidence_level: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Estimate ``x / n``, low, high and the clipped flag for validated arrays.
+
+    `x`, `n` and `confidence_level` broadcast; the level need not be broadcast to the
+    shape of the counts. Its quantiles are computed once per level given (once in all
+    for a scalar, or for an array that repeats one value), not once per element, and
+    large inputs are evaluated in cache-sized blocks
+    (:func:`perfci._core.blocks.blockwise`), which gives the same numbers.
+    """
+    level = _distinct_levels(confidence_level)
+    z = _normal_quantile(level)
+    p, low, high, clipped = blockwise(_ends(method), (x, n, z, level), (float, float, float, bool))
+    return p, low, high, clipped
 
 
 def _scalar_or_array(a: np.ndarray) -> Any:
@@ -147,7 +185,8 @@ class ProportionCI(ResultMixin):
         The method name, one of :data:`ANALYTIC_METHODS`.
     successes, trials : float or numpy.ndarray
         The ``x`` and ``n`` the interval was computed from (possibly effective,
-        non-integer counts).
+        non-integer counts); read-only arrays, which for float64 input arrays are views
+        of them, not copies.
     clipped : bool or numpy.ndarray
         True where the method's formula left [0, 1] and an end was clipped.
     """
@@ -191,27 +230,38 @@ class ProportionCI(ResultMixin):
         )
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """Return a view of `a` that cannot be written through."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def _proportion_ci_iv(
     x: Any, n: Any, method: Any, confidence_level: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return `x`, `n` and the level validated and broadcast, and the level as given."""
     registry.ANALYTIC_METHOD.check(method)
-    x = check_real_array("x", x)
-    n = check_real_array("n", n)
+    # no copies: the result holds read-only views of float input arrays
+    x = check_real_array("x", x, copy=False)
+    n = check_real_array("n", n, copy=False)
     level = check_confidence_level(confidence_level)
-    if np.any(n <= 0):
+    # reductions, not elementwise comparisons: no temporary array (the values are finite)
+    if n.size and n.min() <= 0:
         raise ValueError("`n` must be positive.")
-    if np.any(x < 0):
+    if x.size and x.min() < 0:
         raise ValueError("`x` must be non-negative.")
     try:
-        x, n, level = np.broadcast_arrays(x, n, level)
+        # views: only the result's `confidence_level` field is the broadcast level
+        x, n, broadcast_level = np.broadcast_arrays(x, n, level)
     except ValueError:
         raise ValueError(
             f"`x`, `n` and `confidence_level` must broadcast; got shapes "
             f"{np.shape(x)}, {np.shape(n)}, {np.shape(level)}."
         ) from None
-    if np.any(x > n):
+    if any_blockwise(np.greater, (x, n)):
         raise ValueError("`x` must not exceed `n`.")
-    return x, n, level
+    return _read_only(x), _read_only(n), broadcast_level, level
 
 
 def proportion_ci(
@@ -320,13 +370,14 @@ def proportion_ci(
     ...                  confidence_level=[0.8, 0.9, 0.95]).low.round(4)
     array([0.751 , 0.7204, 0.6928])
     """
-    x, n, level = _proportion_ci_iv(x, n, method, confidence_level)
-    low, high, clipped = interval_bounds(method, x, n, level)
+    x, n, broadcast_level, level = _proportion_ci_iv(x, n, method, confidence_level)
+    # the quantiles are computed on the level as given, not once per element
+    p, low, high, clipped = interval_bounds(method, x, n, level)
     return ProportionCI(
-        estimate=_scalar_or_array(x / n),
+        estimate=_scalar_or_array(p),
         low=_scalar_or_array(np.asarray(low, dtype=float)),
         high=_scalar_or_array(np.asarray(high, dtype=float)),
-        confidence_level=_scalar_or_array(level),
+        confidence_level=_scalar_or_array(broadcast_level),
         method=method,
         successes=_scalar_or_array(x),
         trials=_scalar_or_array(n),

@@ -52,7 +52,7 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _as_label_array, normalize_labels
+from .counting import _as_label_array, factorize_sorted, normalize_labels
 from .policy import (
     AUC_COMPARISON_METHOD,
     RECOMMENDED,
@@ -562,16 +562,37 @@ def _delong_parts(data: _Scores, deviation: np.ndarray) -> tuple[float, bool, fl
     return _delong_variance(data.positive, deviation), False, math.inf, ""
 
 
+def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``np.unique(np.stack(columns, -1), axis=0, return_inverse=True)``, faster.
+
+    The columns are non-negative integer codes; each row is read as one number in mixed
+    radix (the first column most significant), so the distinct rows come from a hashed
+    1-D factorization in their lexicographic order, not from sorting every row.
+    """
+    radix = [int(c.max()) + 1 if c.size else 1 for c in columns]
+    if math.prod(radix) >= 2**62:  # the number would overflow: sort the rows
+        cells, inverse = np.unique(np.stack(columns, axis=-1), axis=0, return_inverse=True)
+        return cells, inverse.reshape(-1)
+    key = np.zeros(columns[0].size, dtype=np.int64)
+    for column, base in zip(columns, radix, strict=True):
+        key *= base
+        key += column
+    keys, inverse = factorize_sorted(key)
+    digits = []
+    for base in reversed(radix):
+        keys, digit = np.divmod(keys, base)
+        digits.append(digit)
+    return np.stack(digits[::-1], axis=-1), inverse.reshape(-1)
+
+
 def _units(data: _Scores, per_person: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cells (score levels, label) of the scores: per-person counts ``(m, K)`` or ``(K,)``.
 
     Returns the counts, and each cell's level index of every score ``(n_scores, K)`` and
     label ``(K,)``.
     """
-    codes = [np.unique(s, return_inverse=True)[1].reshape(-1) for s in data.scores]
-    key = np.stack([*codes, data.positive.astype(np.int64)], axis=-1)
-    cells, cell_of_text = np.unique(key, axis=0, return_inverse=True)
-    cell_of_text = cell_of_text.reshape(-1)
+    codes = [factorize_sorted(s)[1].reshape(-1) for s in data.scores]
+    cells, cell_of_text = _distinct_rows([*codes, data.positive.astype(np.int64)])
     k = cells.shape[0]
     counts: np.ndarray
     if data.person is None or not per_person:

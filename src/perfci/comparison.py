@@ -57,7 +57,7 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _as_label_array, normalize_labels
+from .counting import _as_label_array, factorize_sorted, normalize_labels
 from .design import _t_ratio
 from .metrics import (
     BINARY_METRICS,
@@ -319,7 +319,7 @@ def _joint_cells(
     rows = np.arange(sets)[:, None]
     if person is None:
         return np.bincount((rows * 8 + code).ravel(), minlength=sets * 8).reshape(sets, 8)
-    _, idx = np.unique(np.broadcast_to(person, t.shape), return_inverse=True)
+    _, idx = factorize_sorted(np.broadcast_to(person, t.shape))
     idx = idx.reshape(code.shape)
     m = int(idx.max()) + 1
     flat = (rows * m + idx) * 8 + code

@@ -678,7 +678,7 @@ def clustered_proportion_ci(
         )
     n_star = st["n_eff"] * _t_ratio(df_adjust, level, st["n_texts"], st["n_clusters"])
     x_star = st["estimate"] * n_star
-    low, high, clipped = interval_bounds(method, x_star, n_star, level)
+    _, low, high, clipped = interval_bounds(method, x_star, n_star, level)
     unadjusted = proportion_ci(y.sum(-1), st["n_texts"], method=method, confidence_level=level)
     return ClusteredProportionCI(
         estimate=_scalar(st["estimate"]),

@@ -3,7 +3,10 @@
 An interval method maps each possible count x = 0..n to an interval, so its coverage at a
 true proportion p is the finite sum
 ``sum_x Binomial(x; n, p) * [low(x) <= p <= high(x)]`` and its expected half-width is
-``sum_x Binomial(x; n, p) * (high(x) - low(x)) / 2``. Nothing is simulated.
+``sum_x Binomial(x; n, p) * (high(x) - low(x)) / 2``. Nothing is simulated. The sums
+run over the counts that carry weight: x below and above a support about 8.6 standard
+deviations wide hold at most :data:`TAIL_MASS` (1e-16) of probability on each side, so
+the cost grows as n^1.5, not n^2, over a range of sizes.
 """
 
 from __future__ import annotations
@@ -32,12 +35,21 @@ __all__ = [
     "operating_characteristics",
 ]
 
-# Rows of (element, x) pairs enumerated at once; bounds memory at about 100 MB.
-_MAX_ROWS = 2_000_000
-# Peak bytes per interval bound held, and per (element, x) term of a chunk (measured
-# with tracemalloc: about 165 bytes per x for one n, 100 to 110 for many).
-_BYTES_PER_BOUND = 80
-_BYTES_PER_TERM = 120
+# Rows enumerated at once, intervals and (element, x) terms together: about 8 MB of
+# working arrays, which keeps them in the CPU's caches and reused from chunk to chunk.
+_MAX_ROWS = 2**16
+# Peak bytes per row of a chunk (an interval bound or an (element, x) term, measured
+# with tracemalloc), and per entry of the log-factorial table of 0..n (the integers,
+# their float form and the table itself).
+_BYTES_PER_ROW = 120
+_BYTES_PER_LOG_FACTORIAL = 24
+#: Binomial mass left out of the enumeration on each side, at most: the counts x below
+#: and above the support that the Chernoff bound gives (see :func:`_support`). 0 keeps
+#: every x = 0..n.
+TAIL_MASS = 1e-16
+# Bisection steps for the support's ends, at most: 2**-64 of [0, 1] is below 1/n for
+# any n allowed; the bisection stops once every end is known to within one count.
+_BISECTIONS = 64
 
 
 @dataclass(frozen=True)
@@ -79,7 +91,7 @@ def _pseudo_count(method: str) -> int:
 
 def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
     if method in INTERVALS:
-        return interval_bounds(method, x, n, level)[:2]
+        return interval_bounds(method, x, n, level)[1:3]
     return exact_percentile_bounds(x, n, level, _pseudo_count(method))
 
 
@@ -113,57 +125,145 @@ def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, np.arange(sizes.sum()) - starts[owner]
 
 
-def _check_enumeration_size(n: np.ndarray, pair_n: np.ndarray) -> None:
+def _support(n: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return the smallest and largest x enumerated for each Binomial(n, p).
+
+    The mass below the first and above the last is at most :data:`TAIL_MASS` each, by
+    the Chernoff bound :math:`\Pr\{X \le k\} \le e^{-n\,D(k/n \,\|\, p)}` for
+    :math:`k \le np` (and the same for :math:`\Pr\{X \ge k\}`, :math:`k \ge np`),
+    :math:`D` the Kullback-Leibler divergence of two Bernoulli laws: the ends are where
+    :math:`n D(a \| p)` reaches :math:`\log(1/\epsilon)`, found by bisection (one
+    array operation per step for all elements), rounded outwards. The support is about
+    :math:`\pm 8.6` standard deviations wide, and all of 0..n where that is wider.
+    """
+    lo, hi = np.zeros(n.shape, dtype=np.int64), n.copy()
+    if TAIL_MASS == 0:
+        return lo, hi
+    needed = -np.log(TAIL_MASS)
+    size = n.astype(float)
+    with np.errstate(divide="ignore"):
+        # n D(0 || p) and n D(1 || p): a side is cut only where even its last count
+        # (0 or n) has less than the tail mass
+        cut = (-size * np.log1p(-p) >= needed, -size * np.log(p) >= needed)
+    for side, (keep, end) in enumerate(((lo, 0.0), (hi, 1.0))):
+        where = np.flatnonzero(cut[side])
+        if not where.size:
+            continue
+        n_cut, p_cut = size[where], p[where]
+        # invariant: n D(far || p) >= needed > n D(near || p); near starts at the mode p
+        far, near = np.full(where.size, end), p_cut.copy()
+        for _ in range(_BISECTIONS):
+            if np.all(n_cut * np.abs(near - far) < 0.5):
+                break
+            mid = (far + near) / 2
+            divergence = special.rel_entr(mid, p_cut) + special.rel_entr(1 - mid, 1 - p_cut)
+            beyond = n_cut * divergence >= needed
+            np.copyto(far, mid, where=beyond)
+            np.copyto(near, mid, where=~beyond)
+        rounded = np.floor(n_cut * far) if side == 0 else np.ceil(n_cut * far)
+        keep[where] = np.clip(rounded, 0, n_cut).astype(np.int64)
+    return lo, hi
+
+
+def _merged_ranges(
+    group: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Merge the ranges [lo, hi] of each group into disjoint segments.
+
+    Returns each segment's group, first and last x (segments ordered by group, then
+    x), and the segment of each range. Overlapping or adjacent ranges of a group share a
+    segment, so each x of a group is in exactly one segment or none.
+    """
+    order = np.lexsort((lo, group))
+    g, a, b = group[order], lo[order], hi[order]
+    # running maximum of hi within each group, on ranks so the keys cannot overflow:
+    # a later group's keys exceed every earlier one's
+    values, rank = np.unique(b, return_inverse=True)
+    key = g * values.size + rank.ravel()
+    reach = values[np.maximum.accumulate(key) - g * values.size]
+    new = np.ones(g.size, dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (a[1:] > reach[:-1] + 1)
+    starts = np.flatnonzero(new)
+    segment_of = np.empty(g.size, dtype=np.int64)
+    segment_of[order] = np.cumsum(new) - 1
+    return g[starts], a[starts], np.maximum.reduceat(b, starts), segment_of
+
+
+def _check_enumeration_size(largest: int, terms: int, chunk: int) -> None:
     """Refuse an enumeration that would not fit in memory, before it is allocated.
 
-    The intervals of x = 0..n are held once per distinct (n, level) (about
-    :data:`_BYTES_PER_BOUND` bytes per x), and the probabilities of one chunk of elements
-    at a time (about :data:`_BYTES_PER_TERM` per term; a chunk is at least one
-    element's n + 1 terms).
+    One chunk of rows is held at a time (about :data:`_BYTES_PER_ROW` bytes per row; a
+    chunk is at least one segment of x with its elements' terms), and the
+    log-factorials of 0..n once (about :data:`_BYTES_PER_LOG_FACTORIAL` per entry at
+    their peak).
     """
-    if not n.size:
-        return
-    largest = int(n.max())
-    terms = int(np.sum(n + 1, dtype=np.float64))
-    chunk = min(terms, max(_MAX_ROWS, largest + 1))
-    need = _BYTES_PER_BOUND * float(np.sum(pair_n + 1.0)) + _BYTES_PER_TERM * chunk
     check_memory(
-        need + 8.0 * largest,
-        f"`n` up to {largest} ({terms:,} terms of x = 0..n to enumerate)",
+        _BYTES_PER_ROW * float(chunk) + _BYTES_PER_LOG_FACTORIAL * (largest + 1.0),
+        f"`n` up to {largest} ({terms:,} terms of x to enumerate)",
         "ask for a smaller `n`, or for fewer sizes at once",
     )
 
 
 def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
-    """Coverage, misses and expected half-width for flat validated arrays."""
+    """Coverage, misses and expected half-width for flat validated arrays.
+
+    Only the x of each element's support carry weight (:func:`_support`; the rest is
+    below :data:`TAIL_MASS` on each side). The intervals of each distinct (n, level)
+    pair are computed once for the union of its elements' supports, cut into disjoint
+    segments of x; chunks of whole segments, each with the elements it serves, keep the
+    working arrays within :data:`_MAX_ROWS` rows.
+    """
     if n.size == 0:  # no (n, p, level) at all: nothing to enumerate
         return np.zeros((4, 0))
-    # Each distinct (n, level) pair needs its intervals for x = 0..n only once.
-    pairs, pair_of = np.unique(np.stack([n, level], axis=1), axis=0, return_inverse=True)
-    pair_of = pair_of.ravel()
-    pair_n = pairs[:, 0].astype(np.int64)
-    _check_enumeration_size(n, pair_n)
-    owner, x = _segments(pair_n + 1)
-    low, high = _bounds(method, x.astype(float), pair_n[owner].astype(float), pairs[owner, 1])
-    pair_start = np.cumsum(pair_n + 1) - (pair_n + 1)
+    first, last = _support(n, p)
+    rows_per_element = last - first + 1
+    # distinct (n, level) pairs from one integer key, not by sorting rows
+    sizes, size_of = np.unique(n, return_inverse=True)
+    levels, level_of = np.unique(level, return_inverse=True)
+    keys, pair_of = np.unique(size_of.ravel() * levels.size + level_of.ravel(), return_inverse=True)
+    pairs = np.stack([sizes[keys // levels.size], levels[keys % levels.size]], axis=1)
+    seg_pair, seg_first, seg_last, segment_of = _merged_ranges(pair_of.ravel(), first, last)
+    seg_size = seg_last - seg_first + 1
+    by_segment = np.argsort(segment_of, kind="stable")
+    # rows of each segment: its intervals and its elements' terms
+    seg_terms = np.bincount(segment_of, weights=rows_per_element, minlength=seg_size.size)
+    cum_rows = np.cumsum(seg_size + seg_terms.astype(np.int64))
+    cum_elements = np.cumsum(np.bincount(segment_of, minlength=seg_size.size))
+    largest_chunk = int(np.max(np.diff(cum_rows, prepend=0)))
+    _check_enumeration_size(
+        int(n.max()),
+        int(rows_per_element.sum()),
+        min(int(cum_rows[-1]), max(_MAX_ROWS, largest_chunk)),
+    )
 
     out = np.zeros((4, n.size))
     log_factorial = special.gammaln(np.arange(n.max() + 1) + 1.0)
-    # Chunks of elements keep the (element, x) table within _MAX_ROWS rows.
-    rows_per_element = n + 1
-    cum_rows = np.cumsum(rows_per_element)
     start = 0
-    while start < n.size:
-        offset = cum_rows[start - 1] if start else 0
-        stop = max(int(np.searchsorted(cum_rows, offset + _MAX_ROWS, side="right")), start + 1)
-        idx = np.arange(start, stop)
-        e_owner, e_x = _segments(rows_per_element[idx])
+    while start < seg_size.size:
+        done = cum_rows[start - 1] if start else 0
+        stop = max(int(np.searchsorted(cum_rows, done + _MAX_ROWS, side="right")), start + 1)
+        # the intervals of x in segments start..stop-1
+        sizes = seg_size[start:stop]
+        t_owner, t_offset = _segments(sizes)
+        t_pair = seg_pair[start:stop][t_owner]
+        low, high = _bounds(
+            method,
+            (seg_first[start:stop][t_owner] + t_offset).astype(float),
+            pairs[t_pair, 0],
+            pairs[t_pair, 1],
+        )
+        table_start = np.cumsum(sizes) - sizes
+        # the terms of the elements of those segments
+        idx = by_segment[(cum_elements[start - 1] if start else 0) : cum_elements[stop - 1]]
+        e_owner, e_offset = _segments(rows_per_element[idx])
         elem = idx[e_owner]
-        row = pair_start[pair_of[elem]] + e_x
+        e_x = first[elem] + e_offset
+        segment = segment_of[elem]
+        row = table_start[segment - start] + (e_x - seg_first[segment])
         pe = p[elem]
         n_e = n[elem]
-        # Binomial pmf from a table of log-factorials: exact to ~1e-14, and several
-        # times faster than scipy.stats.binom.pmf's generic machinery.
+        # Binomial pmf from a table of log-factorials (relative error about 2 log(n!)
+        # epsilons), several times faster than scipy.stats.binom.pmf.
         pmf = np.exp(
             log_factorial[n_e]
             - log_factorial[e_x]
@@ -187,7 +287,7 @@ def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
 def operating_characteristics(
     method: str, n: Any, p: Any, *, confidence_level: Any = 0.95
 ) -> OperatingCharacteristics:
-    """Compute exact coverage, misses on each side and expected half-width of an interval method.
+    r"""Compute exact coverage, misses on each side and expected half-width of an interval method.
 
     Parameters
     ----------
@@ -222,9 +322,19 @@ def operating_characteristics(
 
     Notes
     -----
-    Coverage counts the closed interval ``[low, high]``. The sums run over every
-    x = 0..n, so the result is exact up to floating point; the three probabilities
-    (coverage, miss_low, miss_high) add up to 1.
+    Coverage counts the closed interval ``[low, high]``. The sums run over every x
+    whose binomial probability matters: the counts left out below and above each
+    element's support (where even the last count, 0 or n, has less probability) hold at
+    most ``TAIL_MASS = 1e-16`` each, by the Chernoff bound [1]_, so the result is exact up
+    to floating point, and the three probabilities (coverage, miss_low, miss_high) add
+    up to 1 within 2e-16 and rounding. The binomial probabilities come from a table of
+    log-factorials, with a relative rounding error of about :math:`2 \log(n!)` machine
+    epsilons (2e-13 at n = 100, 2e-11 at n = 10,000).
+
+    References
+    ----------
+    .. [1] Arratia, R. and Gordon, L. (1989). Tutorial on large deviations for the
+       binomial distribution. Bulletin of Mathematical Biology 51(1), 125-131.
 
     Examples
     --------

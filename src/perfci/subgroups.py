@@ -52,7 +52,15 @@ from ._core.validation import (
 )
 from .analytic import proportion_ci
 from .bootstrap import _RATER_SYMMETRIC, MIN_PERSONS, canonical_cells, check_resample_size
-from .counting import _as_label_array, _listing, _plain, _same, _sorted, normalize_labels
+from .counting import (
+    _as_label_array,
+    _listing,
+    _plain,
+    _same,
+    _sorted,
+    factorize_sorted,
+    normalize_labels,
+)
 from .metrics import (
     PROPORTION_METRICS,
     RELEVANT_TEXTS,
@@ -915,13 +923,13 @@ def _tables(
     size = len(levels)
     if person is None:
         return np.bincount(level_index * 4 + cell, minlength=size * 4).reshape(size, 4)
-    _, pid = np.unique(person, return_inverse=True)
+    _, pid = factorize_sorted(person)
     # persons are nested in subgroups: number them within their subgroup
     within = np.zeros(b.size, dtype=np.int64)
     width = 1
     for i in range(size):
         mask = level_index == i
-        _, local = np.unique(pid[mask], return_inverse=True)
+        _, local = factorize_sorted(pid[mask])
         within[mask] = local
         width = max(width, int(local.max()) + 1 if local.size else 1)
     flat = (level_index * width + within) * 4 + cell

@@ -64,11 +64,12 @@ def _not_a_number(value: Any) -> bool:
     return value is None or isinstance(value, str | bytes | bool | np.bool_)
 
 
-def check_real_array(name: str, value: Any) -> np.ndarray:
+def check_real_array(name: str, value: Any, *, copy: bool = True) -> np.ndarray:
     """Convert `value` to a float array; raise if it is not real, finite numbers.
 
     Strings, booleans and None are refused, also inside a sequence: ``"3"`` and ``True``
-    are not numbers here, and None is not a missing value to be read as NaN.
+    are not numbers here, and None is not a missing value to be read as NaN. With
+    ``copy=False`` a float64 array is returned as it is, not copied.
     """
     if _not_a_number(value):
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
@@ -83,10 +84,12 @@ def check_real_array(name: str, value: Any) -> np.ndarray:
     elif kind not in "iuf":
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
     try:
-        arr = raw.astype(float)
+        arr = raw.astype(float, copy=copy)
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.") from None
-    if arr.size and not np.all(np.isfinite(arr)):
+    # NaN propagates through min and max, and an infinity is one of them: two reductions
+    # decide finiteness without an elementwise temporary the size of the input
+    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
         raise ValueError(f"`{name}` must be finite numbers; got NaN or infinity.")
     return arr
 
