@@ -107,11 +107,11 @@ COMPARISON_METHOD = "bootstrap"
 PAIRED_PROPORTIONS = ("accuracy", "recall", "specificity")
 #: The recommended interval of a paired difference on texts nested in persons.
 NESTED_COMPARISON_METHOD = "cluster_robust"
-#: The recommended interval of an ROC AUC (``metric_ci(..., "roc_auc")`` and the
-#: ``roc_auc`` row of :func:`perfci.report`): DeLong's variance on the logit scale, with
-#: Obuchowski's clustered variance and t on the effective persons - 1 df for nested
-#: texts. In ``validation/auc_study.py`` (binormal scores, 30% positives) the plain DeLong
-#: interval covered 0.88 at 80 texts and an AUC of 0.95 and 0.80 at 80 texts and 0.98,
+#: The recommended interval of an ROC AUC of independent texts (``metric_ci(...,
+#: "roc_auc")`` and the ``roc_auc`` row of :func:`perfci.report`; for texts nested in
+#: persons see :data:`AUC_NESTED_METHOD`): DeLong's variance on the logit scale. In
+#: ``validation/auc_study.py`` (binormal scores, 30% positives) the plain DeLong interval
+#: covered 0.88 at 80 texts and an AUC of 0.95 and 0.80 at 80 texts and 0.98,
 #: where the logit interval covered 0.94 and 0.93 (``validation/AUC_STUDY.md``); with
 #: texts nested in persons the logit interval covered at least 0.93 wherever the plain
 #: one did, and came closer to 0.95 in every cell where the plain one under-covered.

@@ -415,8 +415,9 @@ def metric_ci(
     sample, and the independent-text interval is used.
 
     ``"roc_auc"`` is not a function of confusion counts: it goes to
-    :func:`perfci.auc_ci`, whose recommended method (:data:`perfci.policy.AUC_METHOD`)
-    is DeLong's variance on the logit scale, clustered (Obuchowski) with `groups`. The
+    :func:`perfci.auc_ci`, whose recommended method is DeLong's variance on the logit
+    scale (:data:`perfci.policy.AUC_METHOD`) and, for texts nested in persons, the
+    jackknife of persons (:data:`perfci.policy.AUC_NESTED_METHOD`). The
     options of proportion intervals (`design`, `df_adjust`, `pseudo_count`) do not apply
     to it; the bootstrap options do, with ``method="bootstrap"``.
 
@@ -431,8 +432,11 @@ def metric_ci(
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
     0.863 [0.801, 0.906] by bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)
     >>> ci = pc.metric_ci(texts["human"], texts["score"], "roc_auc", groups=texts["person"])
-    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.975 [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski, t with 37.6 df)
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
+    0.975 [0.958, 0.985]
+    >>> ci.method.split(" (")[0]
+    'jackknife of persons, logit scale'
+
     """
     registry.ANY_METRIC.check(metric)
     if metric != "roc_auc" and _has_runs(y_true):
