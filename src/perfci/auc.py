@@ -923,7 +923,8 @@ def _auc_ci(
     )
     data = read_scores(y_true, score, groups, positive)
     if method == RECOMMENDED:
-        method = recommended_auc_method(data.person is not None and not data.one_text_each)
+        per_person = None if data.person is None else data.positive.size / float(data.persons or 1)
+        method = recommended_auc_method(per_person)
     if method == "jackknife":
         if data.person is None:
             raise ValueError(
@@ -1259,7 +1260,12 @@ def _jackknife(
 
 
 def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: float) -> RocAucCI:
-    """Return the recommended interval of each data set: the jackknife where persons cluster."""
+    """Return the recommended interval of each data set.
+
+    The jackknife of persons where persons have :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS`
+    texts or more on average, else the logit DeLong interval (Obuchowski's clustered
+    variance where some person has more than one text).
+    """
     if not nested:
         return auc_ci_counts(pos, neg, method=policy.AUC_METHOD, confidence_level=level)
     with warnings.catch_warnings():
@@ -1270,7 +1276,10 @@ def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: f
             pos, neg, nested=True, method=policy.AUC_METHOD, confidence_level=level
         )
         jack = auc_ci_counts(pos, neg, nested=True, method="jackknife", confidence_level=level)
-    clustered = np.asarray(logit.clustered)
+    texts = (pos + neg).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_person = texts.sum(-1) / np.count_nonzero(texts, axis=-1)
+    clustered = np.asarray(per_person >= policy.AUC_JACKKNIFE_MIN_TEXTS)
     chosen = {
         name: np.where(clustered, getattr(jack, name), getattr(logit, name))
         for name in ("estimate", "low", "high", "se", "df")

@@ -125,6 +125,12 @@ AUC_METHOD = "delong_logit"
 #: (60% of the score's variance), the intervals lying above the truth; the jackknife
 #: covered 0.93-0.95 there (``validation/ATLAS.md``).
 AUC_NESTED_METHOD = "jackknife"
+#: Mean texts per person from which the jackknife of persons is recommended. With about
+#: one text per person (a size CV of 1 around a mean of 1) the jackknife covered only
+#: 0.88-0.93 at 10-20 persons in the atlas, where Obuchowski's clustered logit interval
+#: covered 0.95-0.97; with 5 or more texts per person the jackknife covered and
+#: Obuchowski's did not.
+AUC_JACKKNIFE_MIN_TEXTS = 2.0
 #: The recommended paired comparison of two ROC AUCs: DeLong's paired test and interval
 #: (R pROC's roc.test), clustered with groups.
 AUC_COMPARISON_METHOD = "delong"
@@ -281,26 +287,32 @@ def recommended_group_difference(metric: str, nested: bool) -> str:
     return GROUP_PROPORTION_METHOD if metric in registry.PROPORTION_METRIC else GROUP_METHOD
 
 
-def recommended_auc_method(clustered: bool) -> str:
+def recommended_auc_method(texts_per_person: float | None) -> str:
     """Return the recommended interval method of an ROC AUC.
 
     Parameters
     ----------
-    clustered : bool
-        Whether the texts are nested in persons, some persons with more than one text.
+    texts_per_person : float or None
+        Mean texts per person with a text, or None for texts that are not nested in
+        persons.
 
     Returns
     -------
     str
-        :data:`AUC_NESTED_METHOD` for clustered texts, else :data:`AUC_METHOD`.
+        :data:`AUC_NESTED_METHOD` (the jackknife of persons) from
+        :data:`AUC_JACKKNIFE_MIN_TEXTS` texts per person, else :data:`AUC_METHOD` (the
+        logit DeLong interval, with Obuchowski's clustered variance when persons are given
+        and some have more than one text).
 
     Examples
     --------
     >>> from perfci import policy
-    >>> policy.recommended_auc_method(True), policy.recommended_auc_method(False)
-    ('jackknife', 'delong_logit')
+    >>> [policy.recommended_auc_method(b) for b in (None, 1.0, 1.5, 2.0, 20.0)]
+    ['delong_logit', 'delong_logit', 'delong_logit', 'jackknife', 'jackknife']
     """
-    return AUC_NESTED_METHOD if clustered else AUC_METHOD
+    if texts_per_person is None or texts_per_person < AUC_JACKKNIFE_MIN_TEXTS:
+        return AUC_METHOD
+    return AUC_NESTED_METHOD
 
 
 def recommended_scheme(relevant_texts_per_person: float | None) -> str:
