@@ -704,7 +704,9 @@ def bootstrap_ci(
         data set k of a batch of K uses ``np.random.default_rng(rng).spawn(K)[k]``.
     batch : int or None
         Resamples drawn at once, bounding memory; the result does not depend on it.
-        Default: as many as fit in about 64 MB.
+        Default: about 4 million numbers a batch (resamples times cells for ``"iid"``,
+        resamples times persons for the cluster schemes), so memory does not grow with
+        the number of resamples.
     nested : bool, optional
         Whether the axis before the cells indexes persons. Default: True for the
         cluster schemes and for a :class:`ConfusionCounts` with `groups`; with
@@ -771,6 +773,10 @@ def bootstrap_ci(
     one text per person both give the same bootstrap distribution. To resample only
     the persons with a relevant text (as :func:`clustered_proportion_ci` counts them),
     pass their ``[successes, failures]`` with ``metric="proportion"``.
+
+    *Draws*: how persons and texts are drawn (pooled kinds of persons, binomials from
+    the mode, exact parts of k persons for a proportion) is chosen by cost; every way
+    has the distribution above (see the methods page, "How the draws are made").
 
     *One person*: the cluster schemes need at least 2 persons with texts. Drawing one
     person from one person gives that person every time, so the cluster bootstrap's

@@ -21,12 +21,37 @@ __all__ = ["alias_table", "cluster_totals", "kind_resamples", "part_sums", "tree
 
 @numba.njit(cache=True)
 def _binomial(rng, n, p):  # pragma: no cover - compiled
-    """NumPy's Binomial(n, p), without its set-up when the outcome is certain."""
+    """Binomial(n, p): by inversion from 0 when n min(p, 1 - p) <= 10, else NumPy's.
+
+    NumPy's set-up costs about 100 ns a draw with new parameters; inversion with
+    (1 - p)^n by repeated squaring (basic arithmetic only) takes about n p steps.
+    """
     if n == 0 or p <= 0.0:
         return 0
     if p >= 1.0:
         return n
-    return rng.binomial(n, p)
+    flip = p > 0.5
+    small = 1.0 - p if flip else p
+    if n * small > 10.0:
+        return rng.binomial(n, p)
+    q = 1.0 - small
+    pmf = 1.0  # q^n
+    base = q
+    e = n
+    while e > 0:
+        if e & 1:
+            pmf *= base
+        base *= base
+        e >>= 1
+    odds = small / q
+    u = rng.random()
+    k = 0
+    upto = pmf
+    while upto <= u and k < n:
+        pmf = pmf * (n - k) * odds / (k + 1)
+        k += 1
+        upto += pmf
+    return n - k if flip else k
 
 
 @numba.njit(cache=True)
@@ -178,7 +203,8 @@ def alias_table(pmf):  # pragma: no cover - compiled
     """Walker's alias table of a probability vector (Vose's construction).
 
     Drawing index j = floor(u1 K), then j if u2 < ``share[j]`` else ``alias[j]``, takes
-    each index with probability ``pmf / pmf.sum()`` (u1, u2 independent uniforms).
+    each index with probability ``pmf / pmf.sum()`` (u1, u2 independent uniforms; see
+    :func:`_alias_draw` for one uniform serving both).
     """
     size = pmf.size
     scaled = pmf * (size / pmf.sum())
@@ -210,9 +236,15 @@ def alias_table(pmf):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _alias_draw(u_index, u_share, share, alias):  # pragma: no cover - compiled
-    j = min(int(u_index * share.size), share.size - 1)
-    return j if u_share < share[j] else alias[j]
+def _alias_draw(u, share, alias):  # pragma: no cover - compiled
+    """Index j = floor(u K), then j or its alias by the fraction u K - j.
+
+    The fraction is uniform on a grid of spacing K 2^-53, so each index's probability
+    is the table's to within 2^-53: one uniform serves both steps.
+    """
+    scaled = u * share.size
+    j = min(int(scaled), share.size - 1)
+    return j if scaled - j < share[j] else alias[j]
 
 
 @numba.njit(cache=True)
@@ -221,18 +253,18 @@ def part_sums(u, full, last, texts_base, out):  # pragma: no cover - compiled
 
     `full` and `last` are (share, alias, texts, successes) alias tables of a part's
     (texts, successes), texts counted above their least possible value; the resample's
-    texts are `texts_base` more. Each part is drawn with the two uniforms ``u[r, j]``; the
-    resample's proportion is the parts' successes over their texts.
+    texts are `texts_base` more. Part j of resample r is drawn with the uniform
+    ``u[r, j]``; the resample's proportion is the parts' successes over their texts.
     """
     last_part = u.shape[1] - 1
     for r in range(u.shape[0]):
         texts = texts_base
         hits = 0
         for j in range(last_part):
-            c = _alias_draw(u[r, j, 0], u[r, j, 1], full[0], full[1])
+            c = _alias_draw(u[r, j], full[0], full[1])
             texts += full[2][c]
             hits += full[3][c]
-        c = _alias_draw(u[r, last_part, 0], u[r, last_part, 1], last[0], last[1])
+        c = _alias_draw(u[r, last_part], last[0], last[1])
         texts += last[2][c]
         hits += last[3][c]
         out[r] = hits / texts

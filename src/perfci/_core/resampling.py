@@ -49,7 +49,7 @@ AUTO_BATCH_ELEMENTS = 4_000_000
 # Only speed depends on them: every path is exact.
 _FFT_NS_PER_CELL = 60.0  # transforms, power, alias table, per grid cell
 _FFT_FIXED_NS = 300_000.0  # set-up of the exact path
-_PART_NS = 10.0  # one alias draw of a part (two uniforms)
+_PART_NS = 7.0  # one alias draw of a part (one uniform)
 _PICK_NS = {"cluster": 6.0, "hierarchical": 20.0}  # per person drawn, per resample
 _BINOMIAL_NS = 100.0  # one draw of NumPy's binomial with new parameters
 _PERSON_NS = 15.0  # one taken person of the hierarchical tree kernel
@@ -383,12 +383,11 @@ def _draw_parts(
 
     _, text_rng = rng.spawn(2)
     if batch is None:
-        batch = max(1, AUTO_BATCH_ELEMENTS // (2 * plan.parts))
+        batch = max(1, AUTO_BATCH_ELEMENTS // plan.parts)
     out = np.empty(n_resamples)
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
-        # two uniforms per part: the alias table's column and its share
-        u = text_rng.random((b, plan.parts, 2))
+        u = text_rng.random((b, plan.parts))  # one uniform a part
         kernels.part_sums(u, plan.full, plan.last, plan.texts_base, out[start : start + b])
     return out
 
