@@ -38,7 +38,7 @@ __all__ = [
     "replicate_cells",
 ]
 
-#: Largest (texts, successes) grid, after padding, of the exact person-resampling
+#: Largest (texts, successes) grid, before padding, of the exact person-resampling
 #: distribution (a memory bound: about 50 bytes a cell while it is computed).
 EXACT_GRID_CELLS = 1 << 22
 #: Numbers held per batch of resamples when `batch` is None.
@@ -50,6 +50,7 @@ AUTO_BATCH_ELEMENTS = 4_000_000
 _FFT_NS_PER_CELL = 60.0  # transforms, power, alias table, per grid cell
 _FFT_FIXED_NS = 300_000.0  # set-up of the exact path
 _PART_NS = 7.0  # one alias draw of a part (one uniform)
+_CDF_NS = 150.0  # one binomial CDF value (scipy.special.bdtr) of one pick's distribution
 _PICK_NS = {"cluster": 6.0, "hierarchical": 20.0}  # per person drawn, per resample
 _BINOMIAL_NS = 100.0  # one draw of NumPy's binomial with new parameters
 _PERSON_NS = 15.0  # one taken person of the hierarchical tree kernel
@@ -153,23 +154,28 @@ def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Part
     cost = _FFT_NS_PER_CELL * grid + n_resamples * np.ceil(m / k) * _PART_NS
     cost[grid > EXACT_GRID_CELLS] = np.inf
     best = int(np.argmin(cost))
-    if not cost[best] + _FFT_FIXED_NS < n_resamples * m * _PICK_NS[scheme]:
+    # one pick's distribution over (row of texts, successes), from the distinct persons
+    pairs, count = np.unique(
+        np.c_[sizes, cells[:, 0].astype(np.int64)], axis=0, return_counts=True
+    )
+    one_pick_ns = 0.0 if scheme == "cluster" else _CDF_NS * pairs.shape[0] * (n_max + 2)
+    if not cost[best] + one_pick_ns + _FFT_FIXED_NS < n_resamples * m * _PICK_NS[scheme]:
         return None
     k_best = best + 1
     parts = -(-m // k_best)
     last = m - (parts - 1) * k_best
     rows, cols = k_best * span + 1, k_best * n_max + 1
+    row = (pairs[:, 0] - n_min) // step
     one_pick = np.zeros((span + 1, n_max + 1))
-    row = (sizes - n_min) // step
     if scheme == "cluster":
-        np.add.at(one_pick, (row, cells[:, 0].astype(np.int64)), 1.0 / m)
+        one_pick[row, pairs[:, 1]] = count / m
     else:
         # Binomial(n_i, y_i / n_i) from differences of its CDF (to 1e-16 absolute)
         x = np.arange(-1, n_max + 1)[None, :]
-        n, p = sizes[:, None], cells[:, :1] / sizes[:, None]
+        n, p = pairs[:, :1], pairs[:, 1:] / pairs[:, :1]
         cdf = special.bdtr(np.clip(x, 0, n), n, p)
         pmf = np.diff(np.where(x < 0, 0.0, cdf), axis=-1)
-        np.add.at(one_pick, row, pmf / m)
+        np.add.at(one_pick, row, pmf * (count / m)[:, None])
     # zero padding to fast lengths at least the full support: no wrap-around
     shape = (1 if rows == 1 else _padded_length(rows), _padded_length(cols))
     if rows == 1:
@@ -254,26 +260,31 @@ class _Hierarchical:
             return
         half = n_cells // 2
         self.halves = np.array([[0, half], [half, n_cells]], dtype=np.int64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            root = counts[:, :half].sum(-1) / self.sizes
+        first = counts[:, :half].sum(-1)
+        root = first / self.sizes
         self.root = root
-        # (person, w) tables of Binomial(w n_i, root_i) at its mode
+        # (person, w) tables of Binomial(w n_i, root_i) at its mode, computed once per
+        # distinct (n_i, texts in the first half)
+        pairs, person_pair = np.unique(np.c_[self.sizes, first], axis=0, return_inverse=True)
+        person_pair = person_pair.reshape(-1)
         w = np.arange(_W_TABLE + 1)
-        n = w[None, :] * self.sizes[:, None]
-        p = root[:, None]
+        n = w[None, :] * pairs[:, :1]
+        p = pairs[:, 1:] / pairs[:, :1]
         mode = np.minimum(np.floor((n + 1) * p), n).astype(np.int64)
-        self.mode = mode
-        self.pmf_mode = stats.binom.pmf(mode, n, p)
-        self.cdf_mode = stats.binom.cdf(mode, n, p)
-        inner = (p > 0) & (p < 1)
-        self.by_mode = (
-            inner
+        pmf_mode = stats.binom.pmf(mode, n, p)
+        by_mode = (
+            (p > 0)
+            & (p < 1)
             & (w[None, :] > 0)
             & (np.sqrt(n * p * (1 - p)) <= _FROM_MODE_MAX_SD)
             & (n <= _FROM_MODE_MAX_TEXTS)
-            & (self.pmf_mode > 0)
+            & (pmf_mode > 0)
         )
-        longest = int(n[self.by_mode].max(initial=0))
+        self.mode = mode[person_pair]
+        self.pmf_mode = pmf_mode[person_pair]
+        self.cdf_mode = stats.binom.cdf(mode, n, p)[person_pair]
+        self.by_mode = by_mode[person_pair]
+        longest = int(n[by_mode].max(initial=0))
         with np.errstate(divide="ignore"):
             self.reciprocal = 1.0 / np.arange(longest + 2, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
