@@ -155,9 +155,7 @@ def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Part
     cost[grid > EXACT_GRID_CELLS] = np.inf
     best = int(np.argmin(cost))
     # one pick's distribution over (row of texts, successes), from the distinct persons
-    pairs, count = np.unique(
-        np.c_[sizes, cells[:, 0].astype(np.int64)], axis=0, return_counts=True
-    )
+    pairs, count = np.unique(np.c_[sizes, cells[:, 0].astype(np.int64)], axis=0, return_counts=True)
     one_pick_ns = 0.0 if scheme == "cluster" else _CDF_NS * pairs.shape[0] * (n_max + 2)
     if not cost[best] + one_pick_ns + _FFT_FIXED_NS < n_resamples * m * _PICK_NS[scheme]:
         return None
