@@ -24,7 +24,8 @@ Four measurements, each printed with what it checks:
    simulation of the persons (no grid allowed), alternately, 5 pairs.
 
 Run from the repository root: ``.venv/bin/python validation/benchmarks/bench_scale.py``
-(about 5 minutes on 2 cores).
+(about 3 minutes on 2 cores); name parts to run only those: ``unequal``, ``equal``,
+``memory``, ``report``.
 """
 
 import json
@@ -244,10 +245,15 @@ def main():
         f"1-minute load average {os.getloadavg()[0]:.2f} at start"
     )
     start = time.perf_counter()
-    unequal_sizes()
-    equal_sizes()
-    boot_memory()
-    report_scaling()
+    parts = sys.argv[1:] or ["unequal", "equal", "memory", "report"]
+    for name, run in [
+        ("unequal", unequal_sizes),
+        ("equal", equal_sizes),
+        ("memory", boot_memory),
+        ("report", report_scaling),
+    ]:
+        if name in parts:
+            run()
     print(
         f"\ntotal run time {time.perf_counter() - start:.0f} s; 1-minute load average "
         f"{os.getloadavg()[0]:.2f} at end"
