@@ -155,7 +155,8 @@ def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Part
     cost[grid > EXACT_GRID_CELLS] = np.inf
     best = int(np.argmin(cost))
     # one pick's distribution over (row of texts, successes), from the distinct persons
-    pairs, count = np.unique(np.c_[sizes, cells[:, 0].astype(np.int64)], axis=0, return_counts=True)
+    key, count = np.unique(sizes * (n_max + 1) + cells[:, 0].astype(np.int64), return_counts=True)
+    pairs = np.stack(np.divmod(key, n_max + 1), axis=-1)
     one_pick_ns = 0.0 if scheme == "cluster" else _CDF_NS * pairs.shape[0] * (n_max + 2)
     if not cost[best] + one_pick_ns + _FFT_FIXED_NS < n_resamples * m * _PICK_NS[scheme]:
         return None
@@ -191,9 +192,10 @@ def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Part
         del power
         # the support of a sum of `count` picks: its rows, and no more successes than texts
         texts = count * n_min + step * np.arange(rows)[:, None]
-        inside = (np.arange(rows)[:, None] <= count * span) & (np.arange(cols)[None, :] <= texts)
-        pmf = np.where(inside, np.clip(total, 0.0, None), 0.0).ravel()  # round-off negatives
-        cell = np.flatnonzero(pmf > 0)
+        outside = (np.arange(rows)[:, None] > count * span) | (np.arange(cols)[None, :] > texts)
+        total[outside] = 0.0
+        pmf = np.maximum(total, 0.0).ravel()  # round-off leaves tiny negatives
+        cell = np.flatnonzero(pmf)
         share, alias = kernels.alias_table(pmf[cell])
         above, hits = np.divmod(cell, cols)
         return share, alias, (step * above).astype(np.int64), hits.astype(np.int64)
