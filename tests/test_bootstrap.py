@@ -442,3 +442,261 @@ def test_exact_person_distribution_matches_simulated_resampling(scheme, monkeypa
     )
     table = table[:, table.sum(0) >= 10]
     assert stats.chi2_contingency(table).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------- the engine at scale
+
+
+def _alias_pmf(share, alias):
+    """The probabilities an alias table draws its indices with (the table inverted)."""
+    k = share.size
+    return (share + np.bincount(alias, weights=1 - share, minlength=k)) / k
+
+
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical"])
+def test_exact_parts_equal_the_enumerated_distribution(scheme, monkeypatch):
+    # Three persons, so every resample (3^3 ordered picks, then binomial texts within
+    # each pick for the hierarchical scheme) can be enumerated; k = m (the grid is free)
+    # gives the exact distribution of a resample's (texts, successes) as one part.
+    from itertools import product
+
+    from perfci._core import resampling
+
+    cells = np.array([[1, 1], [3, 0], [2, 2]], dtype=float)
+    monkeypatch.setattr(resampling, "_FFT_NS_PER_CELL", 0.0)
+    monkeypatch.setattr(resampling, "_FFT_FIXED_NS", 0.0)
+    plan = resampling._proportion_parts(cells, scheme, 1000)
+    assert plan is not None and (plan.k, plan.parts) == (3, 1)
+    share, alias, texts, hits = plan.full
+    drawn = {}
+    for t, h, p in zip(texts + plan.texts_base, hits, _alias_pmf(share, alias), strict=True):
+        drawn[(int(t), int(h))] = drawn.get((int(t), int(h)), 0.0) + p
+    expected: dict[tuple[int, int], float] = {}
+    sizes, y = cells.sum(1).astype(int), cells[:, 0].astype(int)
+    for picks in product(range(3), repeat=3):
+        outcomes = [
+            [(y[i], 1.0)]
+            if scheme == "cluster"
+            else [(x, stats.binom.pmf(x, sizes[i], y[i] / sizes[i])) for x in range(sizes[i] + 1)]
+            for i in picks
+        ]
+        for combo in product(*outcomes):
+            key = (int(sizes[list(picks)].sum()), int(sum(x for x, _ in combo)))
+            expected[key] = expected.get(key, 0.0) + np.prod([w for _, w in combo]) / 27
+    keys = sorted(set(expected) | {k for k, v in drawn.items() if v > 1e-15})
+    np.testing.assert_allclose(
+        [drawn.get(k, 0.0) for k in keys], [expected.get(k, 0.0) for k in keys], atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("scheme", ["cluster", "hierarchical"])
+@pytest.mark.parametrize("one_part", [True, False])  # k = m: one part of all persons; k = 1
+def test_exact_parts_and_simulated_persons_agree_within_mc_error(scheme, one_part, monkeypatch):
+    # The same bootstrap distribution three ways: drawn as one exact part (k = m), as
+    # single picks from their exact distribution (k = 1), and by simulating persons and
+    # texts (no grid allowed). Chi-square test of homogeneity of the replicate values.
+    from perfci._core import resampling
+
+    sizes = np.array([2, 5, 3, 6, 4, 2, 5, 3, 4, 4])
+    y = np.array([2, 4, 2, 6, 3, 1, 5, 3, 0, 4])
+    cells = np.c_[y, sizes - y]
+    reps = 30_000
+    # free grids make one part of all persons cheapest; free parts make single picks
+    monkeypatch.setattr(resampling, "_FFT_NS_PER_CELL", 0.0 if one_part else 1e-9)
+    monkeypatch.setattr(resampling, "_PART_NS", 1.0 if one_part else 0.0)
+    monkeypatch.setattr(resampling, "_FFT_FIXED_NS", 0.0)
+    augmented = np.vstack([cells, [1, 1]]).astype(float)
+    plan = resampling._proportion_parts(augmented, scheme, reps)
+    assert plan is not None and plan.k == (augmented.shape[0] if one_part else 1)
+    parts = pc.bootstrap_ci(
+        cells, "proportion", scheme=scheme, pseudo_count=1, n_resamples=reps, rng=1
+    )
+    monkeypatch.setattr(resampling, "EXACT_GRID_CELLS", 0)
+    simulated = pc.bootstrap_ci(
+        cells, "proportion", scheme=scheme, pseudo_count=1, n_resamples=reps, rng=2
+    )
+    a, b = np.round(parts.distribution, 12), np.round(simulated.distribution, 12)
+    values = np.union1d(a, b)
+    table = np.array([[np.sum(d == v) for v in values] for d in (a, b)])
+    table = table[:, table.sum(0) >= 10]
+    assert stats.chi2_contingency(table).pvalue > 1e-3
+
+
+def test_equal_sizes_give_a_one_row_grid_and_sizes_are_binned_by_their_divisor():
+    from perfci._core import resampling
+
+    equal = np.c_[np.arange(40) % 7, 6 - np.arange(40) % 7].astype(float)
+    plan = resampling._proportion_parts(equal, "cluster", 2000)
+    assert plan is not None and plan.texts_base == 40 * 6
+    assert np.all(plan.full[2] == 0)  # one row: every part has k n texts
+    # sizes 10 and 30: texts of a part are k * 10 + 20 j, a grid of k + 1 rows
+    binned = np.c_[np.r_[np.full(20, 4), np.full(20, 12)], np.r_[np.full(20, 6), np.full(20, 18)]]
+    plan = resampling._proportion_parts(binned.astype(float), "hierarchical", 2000)
+    assert plan is not None and set(np.unique(plan.full[2] % 20)) == {0}
+
+
+def test_hierarchical_kernels_follow_the_two_stage_closed_form(monkeypatch):
+    # The simulated path (no grid): the closed-form variance of the hierarchical
+    # bootstrap for balanced persons, S^2 / m + mean(p_i (1 - p_i)) / (m n), for a
+    # proportion (two cells) and for accuracy of four cells (tp + tn), whose two
+    # cells sit in different halves of the within-person split.
+    from perfci._core import resampling
+
+    monkeypatch.setattr(resampling, "EXACT_GRID_CELLS", 0)
+    rng = np.random.default_rng(8)
+    m, n, reps = 25, 12, 40_000
+    shares = rng.dirichlet([6, 1, 2, 8], size=m)
+    cells = np.array([rng.multinomial(n, s) for s in shares])
+    right = cells[:, 0] + cells[:, 3]
+    p_i = right / n
+    expected = p_i.var() / m + np.mean(p_i * (1 - p_i)) / (m * n)
+    tol = 4 * np.sqrt(2 / reps) * 1.5
+    two = pc.bootstrap_ci(
+        np.c_[right, n - right], "proportion", scheme="hierarchical", n_resamples=reps, rng=4
+    )
+    four = pc.bootstrap_ci(cells, "accuracy", scheme="hierarchical", n_resamples=reps, rng=4)
+    for ci in (two, four):
+        assert ci.standard_error**2 == pytest.approx(expected, rel=tol)
+
+
+@pytest.mark.parametrize("by_kind", [True, False])
+def test_pooled_kinds_and_per_person_draws_follow_the_closed_form(by_kind, monkeypatch):
+    # Persons of three kinds (equal cell shares, 8 texts each): pooled per kind, or drawn
+    # person by person (the choice is by cost; both are exact). Both have the balanced
+    # two-stage variance S^2 / m + mean(p_i (1 - p_i)) / (m n) of accuracy.
+    from perfci._core import resampling
+
+    monkeypatch.setattr(resampling, "_BINOMIAL_NS", 0.0 if by_kind else 1e12)
+    kinds = np.array([[2, 1, 1, 4], [3, 0, 2, 3], [1, 1, 0, 6]])
+    cells = kinds[np.arange(30) % 3]
+    assert resampling._Hierarchical(cells.astype(float)).by_kind == by_kind
+    reps = 40_000
+    ci = pc.bootstrap_ci(cells, "accuracy", scheme="hierarchical", n_resamples=reps, rng=3)
+    m, n = 30, 8
+    p_i = (cells[:, 0] + cells[:, 3]) / n
+    expected = p_i.var() / m + np.mean(p_i * (1 - p_i)) / (m * n)
+    assert ci.standard_error**2 == pytest.approx(expected, rel=4 * np.sqrt(2 / reps) * 1.5)
+
+
+def test_certain_persons_give_a_degenerate_distribution():
+    # Policy: every person with all texts right: each resample is 1, the interval [1, 1].
+    cells = np.c_[np.arange(1, 11), np.zeros(10, dtype=int)]
+    ci = pc.bootstrap_ci(cells, "proportion", scheme="hierarchical", n_resamples=500, rng=1)
+    assert np.all(ci.distribution == 1.0) and (ci.low, ci.high) == (1.0, 1.0)
+    four = np.c_[np.arange(1, 11), np.zeros((10, 2), dtype=int), np.arange(10, 0, -1)]
+    ci = pc.bootstrap_ci(four, "accuracy", scheme="hierarchical", n_resamples=500, rng=1)
+    assert np.all(ci.distribution == 1.0)
+
+
+@pytest.mark.parametrize(
+    ("scheme", "metric", "cells_per_person"),
+    [
+        ("cluster", "f1", 4),
+        ("hierarchical", "f1", 4),
+        ("hierarchical", "proportion", 2),
+        ("cluster", "proportion", 2),
+    ],
+)
+def test_memory_bounding_batches_change_nothing(scheme, metric, cells_per_person, monkeypatch):
+    # Same seed, batches of any size (the default one bounded by persons x resamples,
+    # shrunk here so that it splits the resamples too): identical replicates.
+    from perfci._core import resampling
+
+    rng = np.random.default_rng(2)
+    shares = [0.3, 0.05, 0.1, 0.55] if cells_per_person == 4 else [0.8, 0.2]
+    cells = np.array([rng.multinomial(n, shares) for n in rng.integers(1, 60, 300)])
+    whole = pc.bootstrap_ci(cells, metric, scheme=scheme, pseudo_count=1, n_resamples=700, rng=5)
+    monkeypatch.setattr(resampling, "AUTO_BATCH_ELEMENTS", 301 * 7)  # 7 resamples a batch
+    auto = pc.bootstrap_ci(cells, metric, scheme=scheme, pseudo_count=1, n_resamples=700, rng=5)
+    np.testing.assert_array_equal(whole.distribution, auto.distribution)
+    for batch in [1, 64, 699]:
+        part = pc.bootstrap_ci(
+            cells, metric, scheme=scheme, pseudo_count=1, n_resamples=700, rng=5, batch=batch
+        )
+        np.testing.assert_array_equal(whole.distribution, part.distribution)
+
+
+def test_cluster_picks_are_the_persons_drawn_before():
+    # The cluster scheme's draws are unchanged by the int32 picks and batching: a
+    # replicate is the cells of the persons picked by the person stream, as NumPy draws
+    # them (integers in [0, m) from the first child of the data set's generator).
+    cells = np.random.default_rng(1).multinomial(10, [0.3, 0.1, 0.1, 0.5], size=12)
+    ci = pc.bootstrap_ci(cells, "kappa", scheme="cluster", n_resamples=50, rng=7)
+    canonical = cells[np.lexsort(cells.T[::-1])]
+    person_rng, _ = np.random.default_rng(7).spawn(2)
+    picks = person_rng.integers(0, 12, size=(50, 12))
+    np.testing.assert_array_equal(
+        ci.distribution, pc.compute_metric(canonical[picks].sum(1), "kappa")
+    )
+
+
+def test_shared_draws_equal_the_own_calls_of_rater_symmetric_metrics_and_their_law():
+    from perfci.bootstrap import shared_bootstrap_cis
+
+    texts = pc.load_example()
+    cells = pc.confusion(texts["human"], texts["model"], groups=texts["person"]).counts
+    metrics = ["f1", "kappa", "mcc", "balanced_accuracy"]
+    kwargs = dict(scheme="hierarchical", interval="percentile", pseudo_count=1)
+    reps = 20_000
+    shared = shared_bootstrap_cis(
+        cells, metrics, n_resamples=reps, confidence_level=0.95, rng=3, nested=True, **kwargs
+    )
+    for metric in ["f1", "kappa", "mcc"]:
+        own = pc.bootstrap_ci(cells, metric, n_resamples=reps, rng=3, **kwargs)
+        np.testing.assert_array_equal(shared[metric].distribution, own.distribution)
+    # balanced accuracy is not rater-symmetric: it is read off the same resamples, whose
+    # law is that of its own call (two-sample Kolmogorov-Smirnov against an independent one)
+    own = pc.bootstrap_ci(cells, "balanced_accuracy", n_resamples=reps, rng=4, **kwargs)
+    assert stats.ks_2samp(shared["balanced_accuracy"].distribution, own.distribution).pvalue > 1e-3
+    swapped = cells[:, [0, 2, 1, 3]]
+    again = shared_bootstrap_cis(
+        swapped, metrics, n_resamples=reps, confidence_level=0.95, rng=3, nested=True, **kwargs
+    )
+    for metric in ["f1", "kappa", "mcc"]:
+        np.testing.assert_array_equal(again[metric].distribution, shared[metric].distribution)
+
+
+@pytest.mark.parametrize(("n", "p"), [(12, 0.5), (40, 0.97), (300, 0.02), (2000, 0.3)])
+def test_binomial_from_the_mode_is_the_binomial_inverse_cdf(n, p):
+    # The kernel's first split is inversion of Binomial(n, p) searched from the mode:
+    # for any u it must return scipy's quantile, the smallest k with F(k) >= u (u away
+    # from the jumps of F, where rounding could decide).
+    from perfci._core import kernels
+
+    mode = min(int(np.floor((n + 1) * p)), n)
+    reciprocal = 1.0 / np.arange(1, n + 2, dtype=float)
+    reciprocal = np.r_[np.inf, reciprocal]
+    u = np.random.default_rng(n).random(3000)
+    got = np.array(
+        [
+            kernels._from_the_mode(
+                v,
+                n,
+                mode,
+                stats.binom.pmf(mode, n, p),
+                stats.binom.cdf(mode, n, p),
+                p / (1 - p),
+                reciprocal,
+            )
+            for v in u
+        ]
+    )
+    expected = stats.binom.ppf(u, n, p)
+    away = np.min(np.abs(stats.binom.cdf(np.arange(n + 1), n, p)[None, :] - u[:, None]), 1) > 1e-9
+    np.testing.assert_array_equal(got[away], expected[away])
+
+
+@pytest.mark.parametrize(("n", "p"), [(8, 0.1), (30, 0.8), (200, 0.04), (5, 0.5)])
+def test_small_binomials_are_the_inverse_cdf_of_one_uniform(n, p):
+    # Binomials with n min(p, 1 - p) <= 10 are drawn by inversion of one uniform (of the
+    # smaller share, so n - K for p > 1/2): the draw is scipy's quantile of that uniform.
+    from perfci._core import kernels
+
+    small = min(p, 1 - p)
+    for seed in range(300):
+        u = np.random.default_rng(seed).random()
+        k = stats.binom.ppf(u, n, small)
+        if abs(stats.binom.cdf(k, n, small) - u) < 1e-9:
+            continue  # at a jump of F, rounding could decide
+        drawn = kernels._binomial(np.random.default_rng(seed), n, p)
+        assert drawn == (n - k if p > 0.5 else k)

@@ -371,3 +371,26 @@ def test_report_differences_from_a_chosen_reference(texts):
             differences=True,
             reference=["clinic_a"],
         )
+
+
+def test_report_bootstrap_rows_share_the_draws_of_their_first_row(texts):
+    # The rows whose bootstrap resamples alike are read off one set of draws, from the
+    # generator of the first of them (f1; the rows' generators are rng.spawn(rows)):
+    # each rater-symmetric row is that call's interval with f1's generator, draw for draw.
+    t, p, g = texts["human"], texts["model"], texts["person"]
+    table = pc.report(t, p, groups=g, rng=1).set_index("metric")
+    cells = pc.confusion(t, p, groups=g).counts
+    metrics = list(pc.BINARY_METRICS)
+    for metric in ["f1", "ppa", "pna", "kappa", "mcc"]:
+        f1_rng = np.random.default_rng(1).spawn(len(metrics))[metrics.index("f1")]
+        own = pc.metric_ci(t, p, metric, groups=g, rng=f1_rng)
+        assert (table.loc[metric, "low"], table.loc[metric, "high"]) == (own.low, own.high)
+    # balanced accuracy (not rater-symmetric) sees the same resamples, read with fp and fn
+    # in their places: its interval is its own call's up to Monte-Carlo error (2000
+    # resamples: the quantile SD is about 2.7 SE / sqrt(2000); allow 4 SD of a difference)
+    own = pc.bootstrap_ci(
+        cells, "balanced_accuracy", scheme="hierarchical", pseudo_count=1, rng=2, nested=True
+    )
+    tol = 4 * 2.69 * np.sqrt(2) * own.standard_error / np.sqrt(2000)
+    assert table.loc["balanced_accuracy", "low"] == pytest.approx(own.low, abs=tol)
+    assert table.loc["balanced_accuracy", "high"] == pytest.approx(own.high, abs=tol)

@@ -34,7 +34,13 @@ from ._core.intervals import (
     type7_quantiles,
 )
 from ._core.registry import MAX_RESAMPLES
-from ._core.resampling import Statistic, augment, draw_replicates, jackknife
+from ._core.resampling import (
+    Statistic,
+    augment,
+    draw_replicates,
+    draw_replicates_many,
+    jackknife,
+)
 from ._core.resources import check_memory
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -408,36 +414,113 @@ def resample_intervals(
     under a cluster scheme gets its estimate, NaN intervals and ``one_person=True``
     (nothing is drawn: see :data:`ONE_PERSON`).
     """
-    size = len(units)
-    replicates = np.full((size, n_resamples), np.nan)
-    estimate = np.full(size, np.nan)
-    theta_hat = np.full(size, np.nan)
+    [parts] = resample_intervals_many(
+        units,
+        (statistic,),
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=pseudo_count,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        generators=generators,
+        batch=batch,
+    )
+    return parts
+
+
+def resample_intervals_many(
+    units: list[np.ndarray],
+    statistics: tuple[Statistic, ...],
+    *,
+    scheme: str,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    confidence_level: float,
+    generators: list[np.random.Generator],
+    batch: int | None,
+) -> list[dict[str, np.ndarray]]:
+    """:func:`resample_intervals` of several statistics from one set of resamples.
+
+    Every statistic is evaluated on the same resampled cells of each data set
+    (:func:`~perfci._core.resampling.draw_replicates_many`); one dict per statistic.
+    With a single statistic the draws are those of
+    :func:`~perfci._core.resampling.draw_replicates`.
+    """
+    size, n_stats = len(units), len(statistics)
+    replicates = np.full((n_stats, size, n_resamples), np.nan)
+    estimate = np.full((n_stats, size), np.nan)
+    theta_hat = np.full((n_stats, size), np.nan)
     empty = np.zeros(size, dtype=bool)
     one_person = np.zeros(size, dtype=bool)
     n_texts = np.zeros(size, dtype=np.int64)
     n_clusters = np.zeros(size, dtype=np.int64)
-    jack: list[tuple[np.ndarray, np.ndarray]] = []
+    jack: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in statistics]
+    nothing = (np.empty(0), np.empty(0))
     for k, (cells, generator) in enumerate(zip(units, generators, strict=True)):
         observed = cells if scheme == "iid" else cells.sum(0)
         n_texts[k] = int(observed.sum())
         n_clusters[k] = 0 if scheme == "iid" else cells.shape[0]
         if n_texts[k] == 0:
             empty[k] = True
-            jack.append((np.empty(0), np.empty(0)))
+            for j in jack:
+                j.append(nothing)
             continue
-        estimate[k] = statistic.fn(observed.astype(float))
+        for s, statistic in enumerate(statistics):
+            estimate[s, k] = statistic.fn(observed.astype(float))
         if scheme != "iid" and n_clusters[k] < MIN_PERSONS:
             one_person[k] = True
-            jack.append((np.empty(0), np.empty(0)))
+            for j in jack:
+                j.append(nothing)
             continue
         augmented = augment(cells, scheme, pseudo_count)
-        replicates[k] = draw_replicates(
-            augmented, scheme, n_resamples, statistic, generator, batch=batch
-        )
+        if n_stats == 1:
+            replicates[0, k] = draw_replicates(
+                augmented, scheme, n_resamples, statistics[0], generator, batch=batch
+            )
+        else:
+            replicates[:, k] = draw_replicates_many(
+                augmented, scheme, n_resamples, statistics, generator, batch=batch
+            )
         if interval == "bca":
             total = augmented if scheme == "iid" else augmented.sum(0)
-            theta_hat[k] = statistic.fn(total.astype(float))
-            jack.append(jackknife(augmented, scheme, statistic))
+            for s, statistic in enumerate(statistics):
+                theta_hat[s, k] = statistic.fn(total.astype(float))
+                jack[s].append(jackknife(augmented, scheme, statistic))
+    return [
+        _intervals(
+            replicates[s],
+            estimate[s],
+            theta_hat[s],
+            jack[s],
+            interval=interval,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            empty=empty,
+            one_person=one_person,
+            n_texts=n_texts,
+            n_clusters=n_clusters,
+        )
+        for s in range(n_stats)
+    ]
+
+
+def _intervals(
+    replicates: np.ndarray,
+    estimate: np.ndarray,
+    theta_hat: np.ndarray,
+    jack: list[tuple[np.ndarray, np.ndarray]],
+    *,
+    interval: str,
+    n_resamples: int,
+    confidence_level: float,
+    empty: np.ndarray,
+    one_person: np.ndarray,
+    n_texts: np.ndarray,
+    n_clusters: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Percentile or BCa intervals of one statistic's replicates ``(data sets, B)``."""
+    size = replicates.shape[0]
     n_valid = np.sum(~np.isnan(replicates), -1)
     no_valid = (n_valid == 0) & ~empty & ~one_person
     levels = percentile_levels(confidence_level, size)
@@ -632,7 +715,9 @@ def bootstrap_ci(
         data set k of a batch of K uses ``np.random.default_rng(rng).spawn(K)[k]``.
     batch : int or None
         Resamples drawn at once, bounding memory; the result does not depend on it.
-        Default: as many as fit in about 64 MB.
+        Default: about 4 million numbers a batch (resamples times cells for ``"iid"``,
+        resamples times persons for the cluster schemes), so memory does not grow with
+        the number of resamples.
     nested : bool, optional
         Whether the axis before the cells indexes persons. Default: True for the
         cluster schemes and for a :class:`ConfusionCounts` with `groups`; with
@@ -699,6 +784,10 @@ def bootstrap_ci(
     one text per person both give the same bootstrap distribution. To resample only
     the persons with a relevant text (as :func:`clustered_proportion_ci` counts them),
     pass their ``[successes, failures]`` with ``metric="proportion"``.
+
+    *Draws*: how persons and texts are drawn (pooled kinds of persons, binomials from
+    the mode, exact parts of k persons for a proportion) is chosen by cost; every way
+    has the distribution above (see the methods page, "How the draws are made").
 
     *One person*: the cluster schemes need at least 2 persons with texts. Drawing one
     person from one person gives that person every time, so the cluster bootstrap's
@@ -799,6 +888,99 @@ def bootstrap_ci(
         )
     warn_about(parts, metric, interval, int(n_resamples), single)
     return assemble(parts, statistic.metric, scheme, interval, lam, level, batch_shape)
+
+
+def _unswapped(statistic: Statistic) -> Statistic:
+    """Return `statistic` of cells whose fp and fn were swapped, read back in place."""
+
+    def fn(cells: np.ndarray) -> np.ndarray:
+        return statistic.fn(cells[..., [0, 2, 1, 3]])
+
+    return Statistic(statistic.metric, statistic.n_cells, fn, statistic.proportion)
+
+
+def shared_bootstrap_cis(
+    counts: Any,
+    metrics: list[str],
+    *,
+    scheme: str,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    confidence_level: float,
+    rng: Any,
+    nested: bool,
+) -> dict[str, BootstrapCI]:
+    """Bootstrap intervals of several metrics of one data set, from one set of resamples.
+
+    What :func:`perfci.report` computes its bootstrap rows with: the persons (and texts)
+    are drawn once, and every metric is evaluated on the same resampled cells. The
+    metrics' counts must have the same cells (binary ``[tp, fp, fn, tn]`` or one k x k
+    matrix) and no leading data-set axes. Persons are put in the canonical form of the
+    rater-symmetric metrics (:func:`canonical_cells`), so each rater-symmetric metric's
+    interval is that of :func:`bootstrap_ci` with a generator in the same state, draw for
+    draw; the other metrics see the same resamples with fp and fn in their own places,
+    which has the same distribution as their own call's.
+
+    Raises and warns as :func:`bootstrap_ci` does, per metric, except that a metric
+    undefined in every resample is left out of the returned dict (its own call raises).
+    """
+    checked = [
+        _bootstrap_iv(
+            counts,
+            metric,
+            scheme,
+            interval,
+            pseudo_count,
+            n_resamples,
+            confidence_level,
+            None,
+            nested,
+        )
+        for metric in metrics
+    ]
+    flat, _, lam, level, exact, nested, batch_shape = checked[0]
+    statistics = [statistic for _, statistic, *_ in checked]
+    if exact or batch_shape or len({s.n_cells for s in statistics}) != 1:
+        raise ValueError(
+            "`counts` must be one data set, `n_resamples` a number and `metrics` of one "
+            "kind of cells to share resamples."
+        )
+    generator = check_rng(rng)
+    symmetric = any(metric in _RATER_SYMMETRIC for metric in metrics)
+    cells = canonical_cells(flat[0], scheme, nested=nested, rater_symmetric=symmetric)
+    swapped = symmetric and not np.array_equal(
+        cells, canonical_cells(flat[0], scheme, nested=nested, rater_symmetric=False)
+    )
+    if scheme != "iid" and cells.shape[0] < MIN_PERSONS:
+        raise ValueError(
+            f"`counts` must hold at least {MIN_PERSONS} persons with texts for scheme "
+            f"{scheme!r}: {ONE_PERSON}; got {cells.shape[0]}."
+        )
+    if cells.sum() == 0:
+        raise ValueError("`counts` must hold at least one text.")
+    read = tuple(
+        statistic if not swapped or statistic.metric in _RATER_SYMMETRIC else _unswapped(statistic)
+        for statistic in statistics
+    )
+    every = resample_intervals_many(
+        [cells],
+        read,
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=lam,
+        n_resamples=int(n_resamples),
+        confidence_level=level,
+        generators=dataset_generators(generator, 1, False),
+        batch=None,
+    )
+    out = {}
+    for metric, parts in zip(metrics, every, strict=True):
+        if parts["no_valid"][0]:
+            continue  # no interval exists: its own call says why
+        warn_about(parts, metric, interval, int(n_resamples), True)
+        out[metric] = assemble(parts, metric, scheme, interval, lam, level, batch_shape)
+    return out
 
 
 def assemble(

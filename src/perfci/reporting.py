@@ -29,7 +29,7 @@ from ._core.validation import (
 )
 from .analytic import ProportionCI, proportion_ci
 from .auc import RocAucCI, _auc_ci
-from .bootstrap import BootstrapCI, bootstrap_ci
+from .bootstrap import BootstrapCI, bootstrap_ci, shared_bootstrap_cis
 from .counting import (
     ConfusionCounts,
     _as_label_array,
@@ -153,16 +153,30 @@ def _population(metric: str, nested: bool, persons: int | None) -> str:
     return f"the {metric} (over {texts}) in the population of texts this sample represents"
 
 
-def _interval(
-    counts: ConfusionCounts,
-    metric: str,
-    *,
-    options: dict[str, Any],
-    confidence_level: float,
-    rng: Any,
-    strict: bool,
-) -> MetricCI:
-    """Compute the interval of `metric` on validated counts (per person if nested).
+@dataclass(frozen=True)
+class _Plan:
+    """What an interval of one metric needs before anything is computed."""
+
+    metric: str
+    cells: np.ndarray
+    choice: policy.IntervalChoice
+    nested: bool
+    relevant_n: int
+    persons: int | None
+    independent_texts: bool
+    estimate: float
+
+    @property
+    def draws(self) -> tuple | None:
+        """What the bootstrap resamples, for sharing draws; None for analytic intervals."""
+        c = self.choice
+        if c.method != "bootstrap" or isinstance(c.n_resamples, str):
+            return None
+        return (c.scheme, c.interval, c.pseudo_count, c.n_resamples, self.cells.shape)
+
+
+def _plan(counts: ConfusionCounts, metric: str, *, options: dict[str, Any], strict: bool) -> _Plan:
+    """Check that `metric` has an interval on `counts` and choose its method.
 
     `options` are the method options of :func:`metric_ci` (``method``, ``design``, ...),
     passed to :func:`perfci.policy.choose_interval`.
@@ -201,10 +215,17 @@ def _interval(
         raise ValueError(
             f"`metric` {metric!r} is undefined for these labels: {undefined_reason(metric)}."
         )
+    return _Plan(metric, cells, choice, nested, relevant_n, persons, independent_texts, estimate)
 
+
+def _computed(
+    plan: _Plan, *, confidence_level: float, rng: Any, bootstrap: BootstrapCI | None = None
+) -> MetricCI:
+    """Compute a plan's interval; a bootstrap plan may come with its interval drawn."""
+    choice, cells, independent_texts = plan.choice, plan.cells, plan.independent_texts
     icc = design_effect = n_eff = np.nan
     if choice.method != "bootstrap":
-        x, n = proportion_counts(cells, metric)
+        x, n = proportion_counts(cells, plan.metric)
         if not independent_texts and choice.design is not None:
             res: Any = clustered_proportion_ci(
                 x,
@@ -225,33 +246,83 @@ def _interval(
     else:
         independent_texts = choice.scheme == "iid"
         # a bootstrap choice always sets its scheme, interval and resamples
-        res = bootstrap_ci(
+        res = bootstrap or bootstrap_ci(
             cells,
-            metric,
+            plan.metric,
             scheme=cast(str, choice.scheme),
             interval=cast(str, choice.interval),
             pseudo_count=choice.pseudo_count,
             n_resamples=cast(int | str, choice.n_resamples),
             confidence_level=confidence_level,
             rng=rng,
-            nested=nested,
+            nested=plan.nested,
         )
         label = choice.label
     return MetricCI(
-        metric=metric,
-        estimate=estimate,
+        metric=plan.metric,
+        estimate=plan.estimate,
         low=float(res.low),
         high=float(res.high),
         confidence_level=float(confidence_level),
         method=label,
-        population=_population(metric, not independent_texts, persons),
-        relevant_n=relevant_n,
-        persons=persons,
+        population=_population(plan.metric, not independent_texts, plan.persons),
+        relevant_n=plan.relevant_n,
+        persons=plan.persons,
         icc=float(icc),
         design_effect=float(design_effect),
         n_eff=float(n_eff),
         result=res,
     )
+
+
+def _interval(
+    counts: ConfusionCounts,
+    metric: str,
+    *,
+    options: dict[str, Any],
+    confidence_level: float,
+    rng: Any,
+    strict: bool,
+) -> MetricCI:
+    """Compute the interval of `metric` on validated counts (per person if nested)."""
+    plan = _plan(counts, metric, options=options, strict=strict)
+    return _computed(plan, confidence_level=confidence_level, rng=rng)
+
+
+def _shared_bootstraps(
+    plans: dict[str, tuple[_Plan, np.random.Generator]], confidence_level: float
+) -> dict[str, BootstrapCI]:
+    """Bootstrap intervals of a report's rows, one set of draws per way of resampling.
+
+    The rows whose bootstrap resamples alike (scheme, pseudo count, resamples and cells)
+    share the draws of the first such row's generator: the persons (and texts) are drawn
+    once and every metric is read off the same resampled cells
+    (:func:`perfci.bootstrap.shared_bootstrap_cis`).
+    """
+    groups: dict[tuple, list[str]] = {}
+    for metric, (plan, _) in plans.items():
+        if plan.draws is not None:
+            groups.setdefault(plan.draws, []).append(metric)
+    out: dict[str, BootstrapCI] = {}
+    for (scheme, interval, pseudo_count, n_resamples, _), metrics in groups.items():
+        if len(metrics) < 2:
+            continue
+        first, generator = plans[metrics[0]]
+        try:
+            out |= shared_bootstrap_cis(
+                first.cells,
+                metrics,
+                scheme=scheme,
+                interval=interval,
+                pseudo_count=pseudo_count,
+                n_resamples=n_resamples,
+                confidence_level=confidence_level,
+                rng=generator,
+                nested=first.nested,
+            )
+        except ValueError:
+            continue  # each row's own call says why
+    return out
 
 
 def _check_level(confidence_level: Any) -> float:
@@ -430,7 +501,7 @@ def metric_ci(
     0.847 [0.778, 0.897] by agresti_coull (design=icc_weighted, df_adjust=dean_pagano)
     >>> ci = pc.metric_ci(texts["human"], texts["model"], "f1", groups=texts["person"], rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    0.863 [0.801, 0.906] by bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)
+    0.863 [0.805, 0.906] by bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)
     >>> ci = pc.metric_ci(texts["human"], texts["score"], "roc_auc", groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
     0.975 [0.958, 0.985]
@@ -890,14 +961,19 @@ def _rows(
     bayes_sampler = options.pop("bayes_sampler")
     level = options.pop("confidence_level")
     child_rngs = rng.spawn(len(metrics))
+    plans: dict[str, tuple[_Plan, np.random.Generator]] = {}
     for metric, child in zip(metrics, child_rngs, strict=True):
         try:
             # the report's options apply to the rows whose method uses them
-            ci = _interval(
-                counts, metric, options=options, confidence_level=level, rng=child, strict=False
-            )
+            plans[metric] = (_plan(counts, metric, options=options, strict=False), child)
         except ValueError as exc:
             # Undefined metrics and too few persons are skipped from the table and named.
+            skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
+    shared = _shared_bootstraps(plans, level)
+    for metric, (plan, child) in plans.items():
+        try:
+            ci = _computed(plan, confidence_level=level, rng=child, bootstrap=shared.get(metric))
+        except ValueError as exc:
             skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
             continue
         rows.append(

@@ -279,8 +279,8 @@ def main():
     table.append((name, f"vectorized two-stage (batch={batch})", t_ours, t_vec, None))
     checks.append((name + " (vectorized)", ci, vec_ci, PROPORTION_TOLERANCE))
 
-    # Persons with 1 to 40 texts: the exact person-resampling distribution has too large
-    # a grid here, so perfci simulates (one binomial draw per person taken).
+    # Persons with 1 to 40 texts: the exact distribution of all 50 persons has a large
+    # grid, so perfci draws each resample as exact parts of a few persons (chosen by cost).
     uneven = unbalanced_rows(np.random.default_rng(SEED + 3))
     t_ours, ci = best_of(lambda: perfci_proportion(uneven, "hierarchical", "percentile"))
     t_peer, peer_ci = best_of(

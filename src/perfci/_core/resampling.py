@@ -7,17 +7,22 @@ that person's cell shares). Every resample is therefore a handful of binomial dr
 whatever the number of texts.
 
 This module serves :func:`perfci.bootstrap_ci`, :func:`perfci.compare`,
-:func:`perfci.report` and the validation harness; no other module draws resamples.
+:func:`perfci.report` and the validation harness; no other module draws resamples. The
+replicate cell counts of one set of draws can serve several statistics at once
+(:func:`draw_replicates_many`): a report's metrics share them.
+
+Memory: resamples are drawn in batches; a batch holds about :data:`AUTO_BATCH_ELEMENTS`
+numbers (resamples x cells for ``"iid"``, resamples x persons for the person schemes, the
+person picks being int32), so memory does not grow with the number of resamples.
 
 Random streams: a data set's generator spawns two children, one for person draws and one
-for text draws (the hierarchical scheme spawns one stream per conditional-binomial stage
-from the text stream). Every stream is consumed resample by resample, so the replicates
-do not depend on `batch`.
+for text draws. Every stream is consumed resample by resample, so the replicates do not
+depend on `batch`. Person draws are the same for ``"cluster"`` and ``"hierarchical"``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,13 +33,34 @@ __all__ = [
     "Statistic",
     "augment",
     "draw_replicates",
+    "draw_replicates_many",
     "jackknife",
+    "replicate_cells",
 ]
 
-#: Largest (texts, successes) grid for the exact person-resampling distribution.
-EXACT_GRID_CELLS = 1 << 20
-#: Numbers held per batch of resamples when `batch` is None (about 64 MB of floats).
-AUTO_BATCH_ELEMENTS = 8_000_000
+#: Largest (texts, successes) grid, before padding, of the exact person-resampling
+#: distribution (a memory bound: about 50 bytes a cell while it is computed).
+EXACT_GRID_CELLS = 1 << 22
+#: Numbers held per batch of resamples when `batch` is None.
+AUTO_BATCH_ELEMENTS = 4_000_000
+
+# Costs that choose between exact paths and simulation, in nanoseconds, measured on a
+# 2-core x86-64 machine (validation/benchmarks/bench_scale.py times the choices).
+# Only speed depends on them: every path is exact.
+_FFT_NS_PER_CELL = 60.0  # transforms, power, alias table, per grid cell
+_FFT_FIXED_NS = 300_000.0  # set-up of the exact path
+_PART_NS = 7.0  # one alias draw of a part (one uniform)
+_CDF_NS = 150.0  # one binomial CDF value (scipy.special.bdtr) of one pick's distribution
+_PICK_NS = {"cluster": 6.0, "hierarchical": 20.0}  # per person drawn, per resample
+_BINOMIAL_NS = 100.0  # one draw of NumPy's binomial with new parameters
+_PERSON_NS = 15.0  # one taken person of the hierarchical tree kernel
+# Multiplicities w up to which the (person, w) tables of the first binomial are built; a
+# person is taken more often than 8 times in a resample with probability below 1e-5.
+_W_TABLE = 8
+# Standard deviations above which a binomial is drawn by NumPy's BTPE, not from the mode,
+# and the most texts drawn from the mode (the length of its table of reciprocals).
+_FROM_MODE_MAX_SD = 30.0
+_FROM_MODE_MAX_TEXTS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -63,72 +89,343 @@ def augment(cells: np.ndarray, scheme: str, pseudo_count: int) -> np.ndarray:
     return cells
 
 
-def _conditional_shares(shares: np.ndarray) -> np.ndarray:
-    """P(cell c | not in cells before c) for each row of cell shares."""
-    remaining = np.cumsum(shares[..., ::-1], axis=-1)[..., ::-1]  # shares of cells c..C-1
+def _conditional_shares(cells: np.ndarray) -> np.ndarray:
+    """P(cell c | not in cells before c) for each row of cell counts, c < C - 1."""
+    remaining = np.cumsum(cells[..., ::-1], axis=-1)[..., ::-1]  # counts of cells c..C-1
     with np.errstate(divide="ignore", invalid="ignore"):
-        cond = np.where(remaining > 0, shares / np.where(remaining > 0, remaining, 1), 0.0)
+        cond = np.where(remaining > 0, cells / np.where(remaining > 0, remaining, 1), 0.0)
     return np.clip(cond[..., :-1], 0.0, 1.0)
 
 
-def _multinomial_by_stages(
-    sizes: np.ndarray, conditional: np.ndarray, stage_rngs: list[np.random.Generator]
-) -> np.ndarray:
-    """Multinomial draws as C - 1 conditional binomial stages, one stream per stage.
+def _padded_length(n: int) -> int:
+    from scipy import fft as scipy_fft
 
-    Each row may have its own size and shares; this is several times faster than
-    ``Generator.multinomial`` with a different probability vector per row.
+    return int(scipy_fft.next_fast_len(n, real=True))
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """A proportion's person resample as `parts` parts of k persons (the last of `last_k`).
+
+    One part's (texts, successes) is the sum of k independent picks, drawn from its exact
+    distribution: ``full`` (``last`` for the last part) is a (share, alias, texts,
+    successes) alias table of the part's outcomes, its texts counted above k n_min (the
+    resample's texts are m n_min more, `texts_base`).
     """
-    left = sizes.astype(np.int64)
-    out = np.empty((sizes.size, conditional.shape[-1] + 1))
-    for c, stage_rng in enumerate(stage_rngs):
-        out[:, c] = stage_rng.binomial(left, conditional[:, c])
-        left = left - out[:, c].astype(np.int64)
-    out[:, -1] = left
-    return out
+
+    k: int
+    parts: int
+    last_k: int
+    full: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    last: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    texts_base: int
 
 
-def _exact_person_distribution(
-    cells: np.ndarray, scheme: str, n_resamples: int
-) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
-    """Exact bootstrap distribution of a pooled proportion under person resampling.
+def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Parts | None:
+    """Plan the exact draw of a pooled proportion's person resamples, or None to simulate.
 
     A resample takes m persons independently and uniformly; each taken person i brings
     n_i texts and x successes, x = y_i (cluster) or x ~ Binomial(n_i, y_i / n_i)
-    (hierarchical). The resample's (texts, successes) is therefore the sum of m iid
-    pairs, and its distribution is the m-fold convolution of one pick's distribution,
-    computed with a 2-D FFT. Returns the cumulative probabilities over the flattened
-    grid and a function from grid cells to proportions; or None when the grid is larger
-    than the m x `n_resamples` draws that simulation would need (then simulation is
-    faster) or than :data:`EXACT_GRID_CELLS`.
+    (hierarchical). The resample's (texts, successes) is therefore the sum of m iid picks,
+    and the sum of any k of them has the k-fold convolution of one pick's distribution,
+    computed by FFT. Persons are binned by size: a sum of k picks has ``k n_min + d j``
+    texts, d the greatest common divisor of the n_i - n_min, which gives the grid's rows
+    (one row, a 1-D transform, when all sizes are equal). A resample is then q = ceil(m /
+    k) independent parts, each one draw from its part's exact distribution. k = m is the
+    exact bootstrap distribution (one draw per resample); k = 1 draws every pick.
+
+    k is chosen by cost: :data:`_FFT_NS_PER_CELL` per grid cell against
+    :data:`_PART_NS` per drawn part, and against simulating the persons
+    (:data:`_PICK_NS`); None when simulation is cheaper or no grid fits in
+    :data:`EXACT_GRID_CELLS`.
     """
     from scipy import fft as scipy_fft
-    from scipy import stats
+    from scipy import special
+
+    from . import kernels
 
     m = cells.shape[0]
     sizes = cells.sum(-1).astype(np.int64)
     n_min, n_max = int(sizes.min()), int(sizes.max())
-    rows, cols = m * (n_max - n_min) + 1, m * n_max + 1
-    if rows * cols > min(EXACT_GRID_CELLS, m * n_resamples):
+    step = int(np.gcd.reduce(sizes - n_min)) or 1
+    span = (n_max - n_min) // step
+    k = np.arange(1, m + 1, dtype=float)
+    grid = (k * span + 1) * (k * n_max + 1)
+    cost = _FFT_NS_PER_CELL * grid + n_resamples * np.ceil(m / k) * _PART_NS
+    cost[grid > EXACT_GRID_CELLS] = np.inf
+    best = int(np.argmin(cost))
+    # one pick's distribution over (row of texts, successes), from the distinct persons
+    key, count = np.unique(sizes * (n_max + 1) + cells[:, 0].astype(np.int64), return_counts=True)
+    pairs = np.stack(np.divmod(key, n_max + 1), axis=-1)
+    one_pick_ns = 0.0 if scheme == "cluster" else _CDF_NS * pairs.shape[0] * (n_max + 2)
+    if not cost[best] + one_pick_ns + _FFT_FIXED_NS < n_resamples * m * _PICK_NS[scheme]:
         return None
-    one_pick = np.zeros((n_max - n_min + 1, n_max + 1))
+    k_best = best + 1
+    parts = -(-m // k_best)
+    last = m - (parts - 1) * k_best
+    rows, cols = k_best * span + 1, k_best * n_max + 1
+    row = (pairs[:, 0] - n_min) // step
+    one_pick = np.zeros((span + 1, n_max + 1))
     if scheme == "cluster":
-        np.add.at(one_pick, (sizes - n_min, cells[:, 0].astype(np.int64)), 1.0 / m)
+        one_pick[row, pairs[:, 1]] = count / m
     else:
-        k = np.arange(n_max + 1)
-        pmf = stats.binom.pmf(k[None, :], sizes[:, None], cells[:, :1] / sizes[:, None])
-        np.add.at(one_pick, sizes - n_min, pmf / m)
-    # Zero padding to fast FFT lengths at least the full support: no wrap-around.
-    shape = tuple(scipy_fft.next_fast_len(k, real=True) for k in (rows, cols))
-    total = scipy_fft.irfft2(scipy_fft.rfft2(one_pick, s=shape) ** m, s=shape)
-    total = np.clip(total[:rows, :cols], 0.0, None)  # round-off leaves tiny negatives
-    cdf = np.cumsum(total.ravel())
+        # Binomial(n_i, y_i / n_i) from differences of its CDF (to 1e-16 absolute)
+        x = np.arange(-1, n_max + 1)[None, :]
+        n, p = pairs[:, :1], pairs[:, 1:] / pairs[:, :1]
+        cdf = special.bdtr(np.clip(x, 0, n), n, p)
+        pmf = np.diff(np.where(x < 0, 0.0, cdf), axis=-1)
+        np.add.at(one_pick, row, pmf * (count / m)[:, None])
+    # zero padding to fast lengths at least the full support: no wrap-around
+    shape = (1 if rows == 1 else _padded_length(rows), _padded_length(cols))
+    if rows == 1:
+        spectrum = scipy_fft.rfft(one_pick[0], n=shape[1])[None, :]
+    else:
+        spectrum = scipy_fft.rfft2(one_pick, s=shape)
+    del one_pick
 
-    def value_of(cell: np.ndarray) -> np.ndarray:
-        r, s = np.divmod(cell, cols)
-        return s / (r + m * n_min)
+    def table(count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        power = spectrum**count
+        if rows == 1:
+            total = scipy_fft.irfft(power[0], n=shape[1])[None, :cols]
+        else:
+            total = scipy_fft.irfft2(power, s=shape)[:rows, :cols]
+        del power
+        # the support of a sum of `count` picks: its rows, and no more successes than texts
+        texts = count * n_min + step * np.arange(rows)[:, None]
+        outside = (np.arange(rows)[:, None] > count * span) | (np.arange(cols)[None, :] > texts)
+        total[outside] = 0.0
+        pmf = np.maximum(total, 0.0).ravel()  # round-off leaves tiny negatives
+        cell = np.flatnonzero(pmf)
+        share, alias = kernels.alias_table(pmf[cell])
+        above, hits = np.divmod(cell, cols)
+        return share, alias, (step * above).astype(np.int64), hits.astype(np.int64)
 
-    return cdf, value_of
+    full = table(k_best)
+    return _Parts(
+        k=k_best,
+        parts=parts,
+        last_k=last,
+        full=full,
+        last=full if last == k_best else table(last),
+        texts_base=m * n_min,
+    )
+
+
+def _kinds(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Persons with the same cell shares: a kind per person and each kind's counts."""
+    counts = cells.astype(np.int64)
+    divisor = np.gcd.reduce(counts, axis=-1)
+    reduced = counts // np.where(divisor > 0, divisor, 1)[:, None]
+    shares, kind = np.unique(reduced, axis=0, return_inverse=True)
+    return kind.reshape(-1), shares
+
+
+def _pools(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Persons with the same share first / (first + second): a pool each, and its share."""
+    total = first + second
+    divisor = np.gcd(first, total)
+    divisor = np.where(divisor > 0, divisor, 1)
+    key = np.stack([first // divisor, total // divisor], axis=-1)
+    unique, pool = np.unique(key, axis=0, return_inverse=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(
+            unique[:, 1] > 0, unique[:, 0] / np.where(unique[:, 1] > 0, unique[:, 1], 1), 0.0
+        )
+    return pool.reshape(-1), share
+
+
+class _Hierarchical:
+    """Tables of the hierarchical scheme for one sample, and the kernel that uses them.
+
+    Two exact ways to draw the texts of the taken persons, chosen by cost (draws differ,
+    distributions do not): if persons fall into few kinds with the same cell shares, a
+    kind's texts are one multinomial per resample; otherwise each taken person's texts
+    are split between two halves of the cells by a binomial drawn from the mode with
+    (person, w) tables, and the last two cells of each half pool over persons with the
+    same share (:func:`perfci._core.kernels.tree_resamples`).
+    """
+
+    def __init__(self, cells: np.ndarray) -> None:
+        from scipy import stats
+
+        counts = cells.astype(np.int64)
+        m, n_cells = counts.shape
+        self.sizes = counts.sum(-1)
+        self.n_cells = n_cells
+        kind, kinds = _kinds(counts)
+        self.by_kind = len(kinds) * (n_cells - 1) * _BINOMIAL_NS <= m * _PERSON_NS
+        if self.by_kind:
+            self.kind = kind
+            self.kind_conditional = _conditional_shares(kinds.astype(float))
+            return
+        half = n_cells // 2
+        self.halves = np.array([[0, half], [half, n_cells]], dtype=np.int64)
+        first = counts[:, :half].sum(-1)
+        root = first / self.sizes
+        self.root = root
+        # (person, w) tables of Binomial(w n_i, root_i) at its mode, computed once per
+        # distinct (n_i, texts in the first half)
+        pairs, person_pair = np.unique(np.c_[self.sizes, first], axis=0, return_inverse=True)
+        person_pair = person_pair.reshape(-1)
+        w = np.arange(_W_TABLE + 1)
+        n = w[None, :] * pairs[:, :1]
+        p = pairs[:, 1:] / pairs[:, :1]
+        mode = np.minimum(np.floor((n + 1) * p), n).astype(np.int64)
+        pmf_mode = stats.binom.pmf(mode, n, p)
+        by_mode = (
+            (p > 0)
+            & (p < 1)
+            & (w[None, :] > 0)
+            & (np.sqrt(n * p * (1 - p)) <= _FROM_MODE_MAX_SD)
+            & (n <= _FROM_MODE_MAX_TEXTS)
+            & (pmf_mode > 0)
+        )
+        self.mode = mode[person_pair]
+        self.pmf_mode = pmf_mode[person_pair]
+        self.cdf_mode = stats.binom.cdf(mode, n, p)[person_pair]
+        self.by_mode = by_mode[person_pair]
+        longest = int(n[by_mode].max(initial=0))
+        with np.errstate(divide="ignore"):
+            self.reciprocal = 1.0 / np.arange(longest + 2, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.odds = np.where((root > 0) & (root < 1), root / (1 - root), 1.0)
+        # conditional shares within each half (cells but the half's last two)
+        conditional = np.zeros((m, n_cells))
+        group = np.zeros((m, 2), dtype=np.int64)
+        shares, first_cells = [], []
+        offset = 0
+        for h, (lo, hi) in enumerate(self.halves.tolist()):
+            if hi - lo >= 3:
+                conditional[:, lo : hi - 2] = _conditional_shares(counts[:, lo:hi])[
+                    :, : hi - lo - 2
+                ]
+            if hi - lo >= 2:
+                pool, share = _pools(counts[:, hi - 2], counts[:, hi - 1])
+                group[:, h] = pool + offset
+                offset += share.size
+                shares.append(share)
+                first_cells.append(np.full(share.size, hi - 2, dtype=np.int64))
+        self.conditional = conditional
+        self.group = group
+        self.group_share = np.concatenate(shares) if shares else np.zeros(0)
+        self.group_cell = (
+            np.concatenate(first_cells) if first_cells else np.zeros(0, dtype=np.int64)
+        )
+
+    def fill(self, picks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
+        """Add the resampled cells of the resamples in `picks` to `out`, in order."""
+        from . import kernels
+
+        if self.by_kind:
+            kernels.kind_resamples(picks, self.sizes, self.kind, self.kind_conditional, rng, out)
+            return
+        kernels.tree_resamples(
+            picks,
+            self.sizes,
+            self.root,
+            self.odds,
+            self.mode,
+            self.pmf_mode,
+            self.cdf_mode,
+            self.by_mode,
+            self.reciprocal,
+            self.conditional,
+            self.halves,
+            self.group,
+            self.group_share,
+            self.group_cell,
+            rng,
+            out,
+        )
+
+
+def _auto_batch(augmented: np.ndarray, scheme: str, batch: int | None) -> int:
+    if batch is not None:
+        return batch
+    # the person schemes hold int32 picks of every person per resample
+    width = augmented.size if scheme == "iid" else augmented.shape[0]
+    return max(1, AUTO_BATCH_ELEMENTS // max(width, 1))
+
+
+def replicate_cells(
+    augmented: np.ndarray,
+    scheme: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+    *,
+    batch: int | None = None,
+) -> Iterator[np.ndarray]:
+    """Yield the resampled cell counts, ``(b, C)`` floats per batch, in draw order.
+
+    Parameters are those of :func:`draw_replicates`; the blocks together hold
+    `n_resamples` rows whatever `batch` is, and the same rows for every `batch`.
+    """
+    batch = _auto_batch(augmented, scheme, batch)
+    person_rng, text_rng = rng.spawn(2)
+    if scheme == "iid":
+        sizes = int(augmented.sum())
+        shares = augmented / sizes
+        for start in range(0, n_resamples, batch):
+            b = min(batch, n_resamples - start)
+            yield np.asarray(text_rng.multinomial(sizes, shares, size=b), dtype=float)
+        return
+    from . import kernels
+
+    m = augmented.shape[0]
+    hierarchical = _Hierarchical(augmented) if scheme == "hierarchical" else None
+    cells = np.ascontiguousarray(augmented, dtype=float)
+    for start in range(0, n_resamples, batch):
+        b = min(batch, n_resamples - start)
+        # which person each of the m draws of a resample takes (Multinomial(m, 1/m) counted)
+        picks = person_rng.integers(0, m, size=(b, m), dtype=np.int32)
+        out = np.zeros((b, augmented.shape[1]))
+        if hierarchical is None:
+            kernels.cluster_totals(picks, cells, out)
+        else:
+            hierarchical.fill(picks, text_rng, out)
+        yield out
+
+
+def _draw_parts(
+    plan: _Parts, n_resamples: int, rng: np.random.Generator, batch: int | None
+) -> np.ndarray:
+    """Replicates of a pooled proportion drawn part by part (:func:`_proportion_parts`)."""
+    from . import kernels
+
+    _, text_rng = rng.spawn(2)
+    if batch is None:
+        batch = max(1, AUTO_BATCH_ELEMENTS // plan.parts)
+    out = np.empty(n_resamples)
+    for start in range(0, n_resamples, batch):
+        b = min(batch, n_resamples - start)
+        u = text_rng.random((b, plan.parts))  # one uniform a part
+        kernels.part_sums(u, plan.full, plan.last, plan.texts_base, out[start : start + b])
+    return out
+
+
+def draw_replicates_many(
+    augmented: np.ndarray,
+    scheme: str,
+    n_resamples: int,
+    statistics: Sequence[Statistic],
+    rng: np.random.Generator,
+    *,
+    batch: int | None = None,
+) -> np.ndarray:
+    """Replicates of several statistics from one set of resamples, ``(S, B)``.
+
+    Every statistic is evaluated on the same resampled cells, so the replicates of
+    statistic s equal ``draw_replicates(..., statistics[s], rng)`` draw for draw (with a
+    generator in the same state), except for a pooled proportion alone, which
+    :func:`draw_replicates` may draw from its exact distribution.
+    """
+    out = np.empty((len(statistics), n_resamples))
+    start = 0
+    for block in replicate_cells(augmented, scheme, n_resamples, rng, batch=batch):
+        for s, statistic in enumerate(statistics):
+            out[s, start : start + block.shape[0]] = statistic.fn(block)
+        start += block.shape[0]
+    return out
 
 
 def draw_replicates(
@@ -156,61 +453,23 @@ def draw_replicates(
     rng : numpy.random.Generator
         The data set's generator; it spawns the person and text streams.
     batch : int, optional
-        Resamples drawn at once (memory); the replicates do not depend on it.
+        Resamples drawn at once (memory); the replicates do not depend on it. Default:
+        about :data:`AUTO_BATCH_ELEMENTS` numbers a batch (cells, or persons, times
+        resamples).
 
     Returns
     -------
     numpy.ndarray
-        ``(B,)`` replicates. For a pooled proportion under person resampling with a
-        small enough (texts, successes) grid, the replicates are drawn from the exact
-        bootstrap distribution (one uniform each), which is the distribution resampling
-        would give.
+        ``(B,)`` replicates. For a pooled proportion under person resampling, when its
+        (texts, successes) grid costs less than simulation, the replicates are drawn from
+        the exact bootstrap distribution (one uniform each), which is the distribution
+        resampling would give.
     """
-    width = augmented.size if scheme == "hierarchical" else statistic.n_cells
-    if batch is None:
-        batch = max(1, AUTO_BATCH_ELEMENTS // max(width, 1))
-    person_rng, text_rng = rng.spawn(2)
-    out = np.empty(n_resamples)
     if statistic.proportion and scheme != "iid":
-        exact = _exact_person_distribution(augmented, scheme, n_resamples)
-        if exact is not None:
-            cdf, value_of = exact
-            for start in range(0, n_resamples, batch):
-                u = text_rng.random(min(batch, n_resamples - start))
-                cell = np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), cdf.size - 1)
-                out[start : start + u.size] = value_of(cell)
-            return out
-    m, n_cells = (1, augmented.size) if scheme == "iid" else augmented.shape
-    sizes = augmented.sum(-1).astype(np.int64)
-    shares = augmented / (sizes if scheme == "iid" else sizes[:, None])
-    if scheme == "hierarchical":
-        conditional = _conditional_shares(shares)
-        # One stream per stage keeps every stream consumed in resample order.
-        stage_rngs = text_rng.spawn(n_cells - 1)
-    for start in range(0, n_resamples, batch):
-        b = min(batch, n_resamples - start)
-        if scheme == "iid":
-            drawn = text_rng.multinomial(sizes, shares, size=b)
-        else:
-            # How often each person is taken: m uniform draws counted per resample, the
-            # Multinomial(m, 1/m) of the cluster bootstrap, and much faster to draw.
-            pick = person_rng.integers(0, m, size=(b, m))
-            rows = np.arange(b)[:, None] * m
-            taken = np.bincount((rows + pick).ravel(), minlength=b * m).reshape(b, m)
-            if scheme == "cluster":
-                drawn = taken @ augmented
-            else:
-                # A person taken w times contributes Multinomial(w * n_i, shares_i);
-                # persons not taken contribute nothing and need no draw.
-                resample, person = np.nonzero(taken)
-                within = _multinomial_by_stages(
-                    taken[resample, person] * sizes[person], conditional[person], stage_rngs
-                )
-                drawn = np.stack(
-                    [np.bincount(resample, weights=w, minlength=b) for w in within.T], axis=-1
-                )
-        out[start : start + b] = statistic.fn(np.asarray(drawn, dtype=float))
-    return out
+        plan = _proportion_parts(augmented, scheme, n_resamples)
+        if plan is not None:
+            return _draw_parts(plan, n_resamples, rng, batch)
+    return draw_replicates_many(augmented, scheme, n_resamples, (statistic,), rng, batch=batch)[0]
 
 
 def jackknife(
