@@ -511,7 +511,8 @@ def metric_ci(
     """
     registry.ANY_METRIC.check(metric)
     if metric != "roc_auc" and _has_runs(y_true):
-        return _annotators_metric_ci(
+        return _crossed_metric_ci(
+            "annotators",
             y_true,
             y_pred,
             metric,
@@ -531,7 +532,8 @@ def metric_ci(
             rng=rng,
         )
     if metric != "roc_auc" and _has_runs(y_pred):
-        return _runs_metric_ci(
+        return _crossed_metric_ci(
+            "runs",
             y_true,
             y_pred,
             metric,
@@ -597,7 +599,8 @@ def _has_runs(y_pred: Any) -> bool:
     return not isinstance(y_pred, pd.Series) and np.ndim(np.asarray(y_pred, dtype=object)) == 2
 
 
-def _annotators_metric_ci(
+def _crossed_metric_ci(
+    source: str,
     y_true: Any,
     y_pred: Any,
     metric: str,
@@ -611,62 +614,33 @@ def _annotators_metric_ci(
     n_resamples: Any,
     rng: Any,
 ) -> Any:
-    """:func:`metric_ci` against several annotators: :func:`perfci.annotator_ci`."""
-    from .annotators import annotator_ci
+    """Route :func:`metric_ci` with a crossed source of variation.
 
-    if _has_runs(y_pred):
+    ``"runs"`` to :func:`perfci.runs.runs_ci`, ``"annotators"`` to
+    :func:`perfci.annotator_ci`.
+    """
+    from .annotators import annotator_ci
+    from .runs import runs_ci
+
+    if source == "annotators" and _has_runs(y_pred):
         raise ValueError(
             "`y_true` with a column per annotator and `y_pred` with a column per run are not "
             "available together: give one run (or the runs' majority vote), or one reference."
         )
     registry.RUN_METHOD.check(method)
-    for name, value in unused.items():
-        if not (isinstance(value, str) and value == RECOMMENDED):
-            raise ValueError(
-                f"`{name}` is an option of the intervals against one reference; with several "
-                f"annotators (a column per annotator in `y_true`) leave `{name}` unset."
-            )
-    resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
-    return annotator_ci(
-        y_true,
-        y_pred,
-        metric,
-        groups=groups,
-        estimand=estimand,
-        method=method,
-        positive=positive,
-        confidence_level=confidence_level,
-        n_resamples=resamples,
-        rng=rng,
+    one, where = (
+        ("of one run", "repeated runs (a column per run in `y_pred`)")
+        if source == "runs"
+        else ("against one reference", "several annotators (a column per annotator in `y_true`)")
     )
-
-
-def _runs_metric_ci(
-    y_true: Any,
-    y_pred: Any,
-    metric: str,
-    groups: Any,
-    *,
-    method: Any,
-    positive: Any,
-    confidence_level: Any,
-    estimand: Any,
-    unused: dict[str, Any],
-    n_resamples: Any,
-    rng: Any,
-) -> Any:
-    """:func:`metric_ci` of repeated runs: :func:`perfci.runs.runs_ci`."""
-    from .runs import runs_ci
-
-    registry.RUN_METHOD.check(method)
     for name, value in unused.items():
         if not (isinstance(value, str) and value == RECOMMENDED):
             raise ValueError(
-                f"`{name}` is an option of the intervals of one run; with repeated runs "
-                f"(a column per run in `y_pred`) leave `{name}` unset."
+                f"`{name}` is an option of the intervals {one}; with {where} leave `{name}` unset."
             )
     resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
-    return runs_ci(
+    interval = runs_ci if source == "runs" else annotator_ci
+    return interval(
         y_true,
         y_pred,
         metric,
