@@ -221,7 +221,10 @@ def test_agrees_with_scipy_bootstrap_within_monte_carlo_error(interval):
     y_true = rng.random(n) < 0.2
     y_pred = np.where(y_true, rng.random(n) < 0.8, rng.random(n) < 0.05)
     counts = pc.confusion(y_true, y_pred).counts
-    reps, seeds = 4000, 12
+    # F1 of 400 texts takes few values near the ends, so an end's MC spread over seeds
+    # is lumpy: 40 seeds, not a dozen, to estimate its SD (measured: 12 seeds of one
+    # stream gave half the SD of 300).
+    reps, seeds = 4000, 40
     ours = [
         pc.bootstrap_ci(counts, "f1", interval=interval, n_resamples=reps, rng=s)
         for s in range(seeds)
@@ -700,3 +703,79 @@ def test_small_binomials_are_the_inverse_cdf_of_one_uniform(n, p):
             continue  # at a jump of F, rounding could decide
         drawn = kernels._binomial(np.random.default_rng(seed), n, p)
         assert drawn == (n - k if p > 0.5 else k)
+
+
+@pytest.mark.parametrize(("size", "p"), [(300, 0.5), (120, 0.03), (500, 0.96), (7, 0.3)])
+def test_mode_and_window_tables_are_the_binomial_pmf_and_cdf(size, p):
+    # The iid tables are built by recursion in n with basic arithmetic; scipy's binomial
+    # pmf and cdf are the reference (relative 1e-11: a few hundred steps of round-off).
+    from perfci._core import kernels
+
+    shares = np.array([p])
+    mode = np.zeros((1, size + 1), dtype=np.int64)
+    pmf, cdf = np.zeros((1, size + 1)), np.zeros((1, size + 1))
+    kernels.mode_tables(size, shares, mode, pmf, cdf)
+    n = np.arange(size + 1)
+    k = mode[0]
+    # k is a mode: no neighbour is more likely
+    for step in (-1, 1):
+        assert np.all(stats.binom.pmf(k + step, n, p) <= stats.binom.pmf(k, n, p) * (1 + 1e-12))
+    np.testing.assert_allclose(pmf[0], stats.binom.pmf(k, n, p), rtol=1e-11)
+    np.testing.assert_allclose(cdf[0], stats.binom.cdf(k, n, p), rtol=1e-11)
+    first, base = np.array([0, size + 1]), np.array([0])
+    below, window = np.zeros(size + 1), np.zeros((size + 1, kernels.WINDOW))
+    reciprocal = 1.0 / np.maximum(np.arange(size + 2), 1)
+    kernels.window_tables(shares, mode, pmf, cdf, reciprocal, first, base, below, window)
+    lo = np.maximum(k - kernels.WINDOW // 2, 0)
+    at = lo[:, None] + np.arange(kernels.WINDOW)
+    expected = np.where(at <= n[:, None], stats.binom.cdf(at, n[:, None], p), 1.0)
+    # a CDF's error is absolute: the chance that a uniform lands on the other side
+    np.testing.assert_allclose(window, expected, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(below, stats.binom.cdf(lo - 1, n, p), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "cells", [[60, 12, 18, 310], [3, 0, 5, 22], [0, 0, 0, 9], [40, 40], [5, 9, 0, 1, 2, 7, 3, 0, 4]]
+)
+def test_iid_resamples_are_conditional_binomial_quantiles_of_their_uniforms(cells):
+    # Policy: an iid resample of N texts reads C - 1 uniforms; cell c is the quantile at
+    # u_c of Binomial(texts left, share of c among cells c..C-1), the last cell the rest.
+    # scipy's binomial quantile is the reference, for uniforms from the generator and for
+    # extreme ones (outside the CDF windows: the search from the mode).
+    from perfci._core import resampling
+
+    cells = np.array(cells, dtype=float)
+    draw = resampling._Iid(cells[None, :])
+    assert draw.from_uniforms[0]
+    u = np.random.default_rng(4).random((4000, cells.size - 1))
+    u[:50] = np.random.default_rng(5).choice([1e-13, 1e-9, 1 - 1e-9, 1 - 1e-13], (50, u.shape[1]))
+    out = np.empty((u.shape[0], cells.size))
+
+    class Uniforms:
+        def random(self, shape):
+            assert shape == u.shape
+            return u
+
+    draw.fill(0, Uniforms(), out)
+    left = np.full(u.shape[0], cells.sum())
+    rest = np.cumsum(cells[::-1])[::-1]
+    away = np.ones(u.shape[0], dtype=bool)  # u not at a jump of F, where rounding decides
+    for c in range(cells.size - 1):
+        p = cells[c] / rest[c] if rest[c] else 0.0
+        expected = np.where(left > 0, stats.binom.ppf(u[:, c], left, p), 0)
+        near = stats.binom.cdf(expected, left, p) - u[:, c]
+        away &= (np.abs(near) > 1e-9) & (np.abs(near + stats.binom.pmf(expected, left, p)) > 1e-9)
+        np.testing.assert_array_equal(out[away, c], expected[away])
+        left = left - out[:, c]
+    np.testing.assert_array_equal(out[:, -1], left)
+    assert away.mean() > 0.95
+
+
+def test_large_iid_samples_are_numpy_multinomials():
+    # More texts than the tables cover: each resample is NumPy's multinomial, drawn from
+    # the data set's generator itself (recall: not rater-symmetric, so the cells are
+    # resampled as given).
+    counts = np.array([60_000, 10_000, 5_000, 25_000])
+    ci = pc.bootstrap_ci(counts, "recall", n_resamples=200, rng=3)
+    drawn = np.random.default_rng(3).multinomial(counts.sum(), counts / counts.sum(), size=200)
+    np.testing.assert_array_equal(ci.distribution, pc.compute_metric(drawn, "recall"))

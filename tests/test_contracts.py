@@ -166,3 +166,21 @@ def test_compare_batch_equals_loop(metric, groups):
             "mcnemar_pvalue",
         ):
             np.testing.assert_array_equal(getattr(batched, field)[k], getattr(single, field))
+
+
+@pytest.mark.parametrize("scheme", ["iid", "cluster", "hierarchical"])
+def test_evaluation_buffers_split_across_data_sets_change_nothing(scheme, monkeypatch):
+    # The engine evaluates the resamples of several data sets together, in buffers of
+    # about AUTO_BATCH_ELEMENTS numbers; buffers that end inside a data set's resamples
+    # (and batches of resamples shrunk with them) leave every replicate as it was.
+    from perfci._core import resampling
+
+    counts = np.random.default_rng(3).multinomial(15, [0.3, 0.05, 0.1, 0.55], size=(5, 6))
+    kwargs = dict(scheme=scheme, pseudo_count=1, n_resamples=101, rng=4, nested=True)
+    whole = pc.bootstrap_ci(counts, "f1", **kwargs)
+    monkeypatch.setattr(resampling, "AUTO_BATCH_ELEMENTS", 4 * 37)
+    split = pc.bootstrap_ci(counts, "f1", **kwargs)
+    np.testing.assert_array_equal(whole.distribution, split.distribution)
+    for k, g in enumerate(_children(4, 5)):
+        single = pc.bootstrap_ci(counts[k], "f1", **{**kwargs, "rng": g})
+        np.testing.assert_array_equal(split.distribution[k], single.distribution)

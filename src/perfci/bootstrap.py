@@ -37,8 +37,7 @@ from ._core.registry import MAX_RESAMPLES
 from ._core.resampling import (
     Statistic,
     augment,
-    draw_replicates,
-    draw_replicates_many,
+    draw_replicates_batch,
     jackknife,
 )
 from ._core.resources import check_memory
@@ -443,50 +442,44 @@ def resample_intervals_many(
     """:func:`resample_intervals` of several statistics from one set of resamples.
 
     Every statistic is evaluated on the same resampled cells of each data set
-    (:func:`~perfci._core.resampling.draw_replicates_many`); one dict per statistic.
-    With a single statistic the draws are those of
+    (:func:`~perfci._core.resampling.draw_replicates_batch`, which draws the data sets
+    one after the other, each with its own generator, and evaluates them together); one
+    dict per statistic. With a single statistic the draws are those of
     :func:`~perfci._core.resampling.draw_replicates`.
     """
     size, n_stats = len(units), len(statistics)
-    replicates = np.full((n_stats, size, n_resamples), np.nan)
-    estimate = np.full((n_stats, size), np.nan)
-    theta_hat = np.full((n_stats, size), np.nan)
-    empty = np.zeros(size, dtype=bool)
-    one_person = np.zeros(size, dtype=bool)
-    n_texts = np.zeros(size, dtype=np.int64)
+    n_cells = statistics[0].n_cells
+    observed = np.zeros((size, n_cells))
     n_clusters = np.zeros(size, dtype=np.int64)
-    jack: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in statistics]
-    nothing = (np.empty(0), np.empty(0))
-    for k, (cells, generator) in enumerate(zip(units, generators, strict=True)):
-        observed = cells if scheme == "iid" else cells.sum(0)
-        n_texts[k] = int(observed.sum())
+    for k, cells in enumerate(units):
+        observed[k] = cells if scheme == "iid" else cells.sum(0)
         n_clusters[k] = 0 if scheme == "iid" else cells.shape[0]
-        if n_texts[k] == 0:
-            empty[k] = True
-            for j in jack:
-                j.append(nothing)
-            continue
-        for s, statistic in enumerate(statistics):
-            estimate[s, k] = statistic.fn(observed.astype(float))
-        if scheme != "iid" and n_clusters[k] < MIN_PERSONS:
-            one_person[k] = True
-            for j in jack:
-                j.append(nothing)
-            continue
-        augmented = augment(cells, scheme, pseudo_count)
-        if n_stats == 1:
-            replicates[0, k] = draw_replicates(
-                augmented, scheme, n_resamples, statistics[0], generator, batch=batch
-            )
-        else:
-            replicates[:, k] = draw_replicates_many(
-                augmented, scheme, n_resamples, statistics, generator, batch=batch
-            )
-        if interval == "bca":
+    n_texts = observed.sum(-1).astype(np.int64)
+    empty = n_texts == 0
+    one_person = ~empty & (scheme != "iid") & (n_clusters < MIN_PERSONS)
+    estimate = np.full((n_stats, size), np.nan)
+    for s, statistic in enumerate(statistics):
+        estimate[s, ~empty] = statistic.fn(observed[~empty])
+    drawn = np.flatnonzero(~empty & ~one_person)
+    samples = [augment(units[k], scheme, pseudo_count) for k in drawn]
+    replicates = np.full((n_stats, size, n_resamples), np.nan)
+    replicates[:, drawn] = draw_replicates_batch(
+        samples,
+        scheme,
+        n_resamples,
+        statistics,
+        [generators[k] for k in drawn],
+        batch=batch,
+    )
+    theta_hat = np.full((n_stats, size), np.nan)
+    nothing = (np.empty(0), np.empty(0))
+    jack: list[list[tuple[np.ndarray, np.ndarray]]] = [[nothing] * size for _ in statistics]
+    if interval == "bca":
+        for j, augmented in zip(drawn.tolist(), samples, strict=True):
             total = augmented if scheme == "iid" else augmented.sum(0)
             for s, statistic in enumerate(statistics):
-                theta_hat[s, k] = statistic.fn(total.astype(float))
-                jack[s].append(jackknife(augmented, scheme, statistic))
+                theta_hat[s, j] = statistic.fn(total.astype(float))
+                jack[s][j] = jackknife(augmented, scheme, statistic)
     return [
         _intervals(
             replicates[s],

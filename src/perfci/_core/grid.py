@@ -30,7 +30,7 @@ in the batch:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +45,7 @@ __all__ = [
     "draw_person_rates",
     "grid_interval",
     "grid_posterior",
+    "grid_posterior_blocks",
     "interval_from_draws",
     "log_posterior",
     "marginal_counts",
@@ -289,6 +290,120 @@ class GridPosterior:
         return self.mass.sum(axis=2)
 
 
+def _windows(
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    prior: str,
+    shape: tuple[int, int],
+    block: int,
+) -> tuple[NDArray[np.int64], ...]:
+    """Lattices and first cells of every data set's fine window, from the coarse pass.
+
+    The coarse pass runs over `block` data sets at a time (memory); a data set's window
+    depends on its own counts only.
+    """
+    n_mu, n_s = shape
+    rows = successes.shape[0]
+    edges_mu = _lattice_edges(COARSE_SHAPE[0], 0, COARSE_SHAPE[0])
+    edges_s = _lattice_edges(COARSE_SHAPE[1], 0, COARSE_SHAPE[1])
+    windows = np.zeros((4, rows), dtype=np.int64)
+    for start in range(0, rows, block):
+        part = slice(start, start + block)
+        coarse = _normalize(
+            log_posterior(successes[part], trials[part], _mids(edges_mu), _mids(edges_s), prior)
+        )
+        windows[0:2, part] = _window(
+            *_mass_range(coarse.sum(axis=2), edges_mu), n_mu, _LATTICE_BITS[0]
+        )
+        windows[2:4, part] = _window(
+            *_mass_range(coarse.sum(axis=1), edges_s), n_s, _LATTICE_BITS[1]
+        )
+    return tuple(windows)
+
+
+def _sharing_chunks(
+    windows: tuple[NDArray[np.int64], ...], shape: tuple[int, int], block: int
+) -> list[NDArray[np.int64]]:
+    """Return the data sets whose fine windows share a table, in chunks of at most `block`.
+
+    Data sets on the same lattices, with nearby windows, share one table of logarithms:
+    the union of their windows is at most 1.5 windows wide in each direction. Members of
+    a group are ordered by window before they are cut into chunks, so that a chunk's
+    union stays narrow.
+    """
+    lattice_mu, first_mu, lattice_s, first_s = windows
+    n_mu, n_s = shape
+    keys = np.stack(
+        [lattice_mu, first_mu // max(1, n_mu // 2), lattice_s, first_s // max(1, n_s // 2)],
+        axis=1,
+    )
+    if not keys.shape[0]:
+        return []
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    order = np.lexsort((first_s, first_mu, group.ravel()))
+    bounds = np.flatnonzero(np.diff(group.ravel()[order])) + 1
+    chunks = []
+    for members in np.split(order, bounds):
+        chunks.extend(np.split(members, range(block, members.size, block)))
+    return chunks
+
+
+def _fine_pass(
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    windows: tuple[NDArray[np.int64], ...],
+    prior: str,
+    shape: tuple[int, int],
+) -> GridPosterior:
+    """Masses of data sets that share one table, each on its own window (see _windows)."""
+    n_mu, n_s = shape
+    lattice_mu, first_mu, lattice_s, first_s = windows
+    axes = []
+    for lattice, first, cells in ((lattice_mu, first_mu, n_mu), (lattice_s, first_s, n_s)):
+        lo, hi = int(first.min()), int(first.max()) + cells
+        union = _lattice_edges(int(lattice[0]), lo, hi)
+        offsets = first - lo
+        spans = offsets[:, None] + np.arange(cells + 1)
+        axes.append((union, offsets, np.take(union, spans)))
+    (mu_union, mu_off, mu_edge), (s_union, s_off, s_edge) = axes
+    values = log_posterior(successes, trials, _mids(mu_union), _mids(s_union), prior)
+    # each data set's window of the union
+    views = np.lib.stride_tricks.sliding_window_view(values, (n_mu, n_s), axis=(1, 2))
+    mass = views[np.arange(successes.shape[0]), mu_off, s_off]
+    return GridPosterior(_normalize(mass), mu_edge, s_edge)
+
+
+def grid_posterior_blocks(
+    successes: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    prior: str = "pareto",
+    shape: tuple[int, int] = (400, 100),
+    block: int | None = None,
+) -> Iterator[tuple[NDArray[np.int64], GridPosterior]]:
+    """Yield ``(members, posterior)``: the grid posteriors of K data sets, a block at a time.
+
+    Parameters are those of :func:`grid_posterior`; `block` bounds the data sets of one
+    block (memory: a block holds a few tables of its grid cells), all at once by default.
+    Every data set is in exactly one block, `members` its indices (in no particular
+    order); its posterior is bit for bit the one :func:`grid_posterior` gives it.
+
+    Notes
+    -----
+    The coarse pass runs over all data sets first, so that data sets whose fine windows
+    share a table of logarithms (the same lattices, nearby windows) are computed
+    together whatever their position in the input: the table is computed once per block
+    of them, not once per block of the input.
+    """
+    rows = successes.shape[0]
+    block = max(1, rows if block is None else block)
+    windows = _windows(successes, trials, prior, shape, block)
+    for members in _sharing_chunks(windows, shape, block):
+        posterior = _fine_pass(
+            successes[members], trials[members], tuple(w[members] for w in windows), prior, shape
+        )
+        yield members, posterior
+
+
 def grid_posterior(
     successes: NDArray[np.int64],
     trials: NDArray[np.int64],
@@ -324,44 +439,14 @@ def grid_posterior(
     """
     n_mu, n_s = shape
     rows = successes.shape[0]
-    edges_mu = _lattice_edges(COARSE_SHAPE[0], 0, COARSE_SHAPE[0])
-    edges_s = _lattice_edges(COARSE_SHAPE[1], 0, COARSE_SHAPE[1])
-    coarse = _normalize(log_posterior(successes, trials, _mids(edges_mu), _mids(edges_s), prior))
-    lattice_mu, first_mu = _window(
-        *_mass_range(coarse.sum(axis=2), edges_mu), n_mu, _LATTICE_BITS[0]
-    )
-    lattice_s, first_s = _window(*_mass_range(coarse.sum(axis=1), edges_s), n_s, _LATTICE_BITS[1])
-    del coarse
-
     mass = np.empty((rows, n_mu, n_s))
     mu_edge = np.empty((rows, n_mu + 1))
     s_edge = np.empty((rows, n_s + 1))
-    # Data sets on the same lattices, with nearby windows, share one table: the union of
-    # their windows is at most 1.5 windows wide in each direction.
-    keys = np.stack(
-        [lattice_mu, first_mu // max(1, n_mu // 2), lattice_s, first_s // max(1, n_s // 2)],
-        axis=1,
-    )
-    _, group = np.unique(keys, axis=0, return_inverse=True)
-    for g in range(int(group.max()) + 1 if rows else 0):
-        members = np.flatnonzero(group.ravel() == g)
-        axes = []
-        for lattice, first, cells in ((lattice_mu, first_mu, n_mu), (lattice_s, first_s, n_s)):
-            lo, hi = int(first[members].min()), int(first[members].max()) + cells
-            union = _lattice_edges(int(lattice[members[0]]), lo, hi)
-            offsets = first[members] - lo
-            windows = offsets[:, None] + np.arange(cells + 1)
-            axes.append((union, offsets, np.take(union, windows)))
-        (mu_union, mu_off, mu_win), (s_union, s_off, s_win) = axes
-        values = log_posterior(
-            successes[members], trials[members], _mids(mu_union), _mids(s_union), prior
-        )
-        # each member's window of the union
-        windows = np.lib.stride_tricks.sliding_window_view(values, (n_mu, n_s), axis=(1, 2))
-        mass[members] = windows[np.arange(members.size), mu_off, s_off]
-        mu_edge[members] = mu_win
-        s_edge[members] = s_win
-    return GridPosterior(_normalize(mass), mu_edge, s_edge)
+    for members, posterior in grid_posterior_blocks(successes, trials, prior, shape):
+        mass[members] = posterior.mass
+        mu_edge[members] = posterior.mu_edge
+        s_edge[members] = posterior.s_edge
+    return GridPosterior(mass, mu_edge, s_edge)
 
 
 # ------------------------------------------------------------------------ intervals
@@ -482,6 +567,8 @@ def draw_person_rates(
     text_weighted : numpy.ndarray
         :math:`\sum_i n_i p_i / \sum_i n_i`, shape ``mu.shape``.
     """
+    from . import kernels
+
     shape = mu.shape
     mu = mu.reshape(-1)
     kappa = s.reshape(-1) ** -2.0
@@ -490,14 +577,15 @@ def draw_person_rates(
     p = np.empty((mu.size, persons)) if rates else None
     failures = trials - successes
     step = max(1, batch // max(1, persons))
+    drawn = np.empty((min(step, mu.size), persons))
     for start in range(0, mu.size, step):  # bounds memory: step x persons
         block = slice(start, start + step)
-        a = (mu[block] * kappa[block])[:, None] + successes
-        b = ((1 - mu[block]) * kappa[block])[:, None] + failures
-        drawn = rng.beta(a, b)
-        text_weighted[block] = (drawn * trials).sum(-1) / trials.sum()
+        rows = drawn[: mu[block].size]
+        # in rng.beta's order on (draws, persons) arrays of the parameters
+        kernels.beta_rates(mu[block], kappa[block], successes, failures, rng, rows)
+        text_weighted[block] = (rows * trials).sum(-1) / trials.sum()
         if p is not None:
-            p[block] = drawn
+            p[block] = rows
     return (None if p is None else p.reshape(*shape, persons)), text_weighted.reshape(shape)
 
 
@@ -560,6 +648,8 @@ def draw_grid_posterior(
     (:func:`draw_person_rates`), for persons with texts only: padding a data set with
     ``trials = 0`` persons consumes no random numbers and changes no draw.
     """
+    from . import kernels
+
     rows, _, n_s = posterior.mass.shape
     if len(rngs) != rows:
         raise ValueError(f"`rngs` must hold one generator per data set ({rows}).")
@@ -567,11 +657,10 @@ def draw_grid_posterior(
     s = np.empty((rows, draws))
     text_weighted = np.empty((rows, draws))
     kept = np.full((rows, draws, successes.shape[-1]), np.nan) if rates else None
+    cdf = np.empty(posterior.mass[0].size if rows else 0)
+    cell = np.empty(draws, dtype=np.int64)
     for k, rng in enumerate(rngs):  # one generator per data set; vectorized over draws
-        flat = posterior.mass[k].ravel()
-        cdf = np.cumsum(flat)
-        cdf /= cdf[-1]
-        cell = np.minimum(np.searchsorted(cdf, rng.random(draws), side="right"), flat.size - 1)
+        kernels.grid_cells(posterior.mass[k].ravel(), rng.random(draws), cdf, cell)
         i, j = np.divmod(cell, n_s)
         mu_edge, s_edge = posterior.mu_edge[k], posterior.s_edge[k]
         mu[k] = mu_edge[i] + rng.random(draws) * (mu_edge[i + 1] - mu_edge[i])

@@ -1,14 +1,22 @@
-"""Compiled loops of the resampling engine: the hierarchical bootstrap's within-person draws.
+"""Compiled loops of the resampling engine, and of the grid posterior's person-rate draws.
 
-Each kernel fills the resampled cell counts of one batch of resamples, resample by
-resample, from persons drawn in NumPy (``picks``: which person each of the m draws of a
-resample took) and one NumPy generator (`rng`) for the texts. The generator is consumed
-in resample order, so the draws do not depend on how resamples are split into batches.
+Each resampling kernel fills the resampled cell counts of one batch of resamples, resample
+by resample. The person schemes' kernels read persons drawn in NumPy (``picks``: which
+person each of the m draws of a resample took) and take the texts from one NumPy
+generator (`rng`), consumed in resample order; the iid kernel (:func:`iid_cells`) reads
+C - 1 uniforms per resample, drawn in NumPy in the same order. Either way the draws do
+not depend on how resamples are split into batches.
 
 Only IEEE basic arithmetic and the generator's own methods (NumPy's algorithms, as numba
 compiles them) are used; numba's defaults (no fast-math, so no reassociation or fused
 multiply-add) keep the results the same on every x86-64 CPU. The tables these kernels read
-are computed beside them, in :mod:`perfci._core.resampling`.
+are computed beside them, in :mod:`perfci._core.resampling`, or here from basic
+arithmetic (:func:`mode_tables`, :func:`window_tables`).
+
+:func:`grid_cells` and :func:`beta_rates` serve the grid posterior's draws
+(:mod:`perfci._core.grid`): the same results as the NumPy expressions they replace
+(a cumulative sum, a sorted search, ``Generator.beta`` on arrays of parameters), without
+their temporaries.
 """
 
 from __future__ import annotations
@@ -16,7 +24,18 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["alias_table", "cluster_totals", "kind_resamples", "part_sums", "tree_resamples"]
+__all__ = [
+    "alias_table",
+    "cluster_totals",
+    "grid_cells",
+    "iid_cells",
+    "kind_resamples",
+    "mode_tables",
+    "part_sums",
+    "tree_resamples",
+    "window_tables",
+    "beta_rates",
+]
 
 
 @numba.njit(cache=True)
@@ -77,6 +96,153 @@ def _from_the_mode(u, n, mode, pmf_mode, cdf_mode, odds, reciprocal):  # pragma:
         k += 1
         upto += pmf
     return k
+
+
+@numba.njit(cache=True)
+def mode_tables(size, shares, mode, pmf, cdf):  # pragma: no cover - compiled
+    """Binomial(n, p) at its mode for n = 0..size and each p in `shares`, by recursion in n.
+
+    Row c of the tables holds, for n = 0..size, a mode k of Binomial(n, shares[c]),
+    P(K = k) and P(K <= k) (rows of p = 0 or 1 are left alone). From n to n + 1 at the
+    same k, P_{n+1}(k) = P_n(k) (n + 1) q / (n + 1 - k) and
+    F_{n+1}(k) = F_n(k) - p P_n(k); the mode then moves up by
+    P(k + 1) = P(k) (n + 1 - k) p / ((k + 1) q). Only basic arithmetic: the tables are the
+    same on every CPU, and their relative error grows by a few units of round-off per
+    step (about 1e-14 at n = 500).
+    """
+    for c in range(shares.size):
+        p = shares[c]
+        if p <= 0.0 or p >= 1.0:
+            continue  # drawn without a table
+        q = 1.0 - p
+        k = 0
+        prob = 1.0
+        below = 1.0
+        mode[c, 0], pmf[c, 0], cdf[c, 0] = 0, 1.0, 1.0
+        for n in range(size):
+            below -= p * prob
+            prob = prob * (n + 1) * q / (n + 1 - k)
+            top = min(int((n + 2) * p), n + 1)  # floor((n + 2) p), the mode of n + 1
+            while k < top:
+                prob = prob * (n + 1 - k) * p / ((k + 1) * q)
+                k += 1
+                below += prob
+            mode[c, n + 1], pmf[c, n + 1], cdf[c, n + 1] = k, prob, below
+
+
+@numba.njit(cache=True)
+def _invert_from_the_mode(u, n, mode, pmf_mode, cdf_mode, odds, reciprocal):  # pragma: no cover
+    """Binomial(n, p) at the uniform u: the smallest k with F(k) > u, searched from the mode.
+
+    As :func:`_from_the_mode`, with each step's ratio P(k +- 1) / P(k) formed apart from
+    the running P(k) (one multiplication on the search's chain of dependent operations,
+    not three or a division): the same inverse up to round-off, about twice as fast.
+    """
+    k = mode
+    pmf = pmf_mode
+    if u < cdf_mode:
+        below = cdf_mode - pmf  # F(k - 1)
+        inverse_odds = 1.0 / odds
+        while k > 0 and below > u:
+            pmf *= k * inverse_odds * reciprocal[n - k + 1]  # P(K = k - 1)
+            k -= 1
+            below -= pmf
+        return k
+    upto = cdf_mode
+    while k < n and upto <= u:
+        pmf *= (n - k) * odds * reciprocal[k + 1]  # P(K = k + 1)
+        k += 1
+        upto += pmf
+    return k
+
+
+#: Outcomes k of a binomial whose CDF values one row of the window tables holds.
+WINDOW = 32
+
+
+@numba.njit(cache=True)
+def window_tables(
+    shares, mode, pmf, cdf, reciprocal, first, base, below, window
+):  # pragma: no cover - compiled
+    """CDF windows of Binomial(n, p) around its mode, for the n each stage meets most.
+
+    Stage c's rows are n = first[c], first[c] + 1, ..., first[c + 1] - first[c] of them
+    (row ``first[c] + j`` is n = ``base[c] + j``; rows of p = 0 or 1 are left alone).
+    A row holds ``window[row, i] = F(lo + i)`` for i < :data:`WINDOW` (1 past n) and
+    ``below[row] = F(lo - 1)``, lo = max(0, mode - WINDOW / 2), walked from the mode's
+    P(K = mode) and F(mode) of :func:`mode_tables` by P(k - 1) = P(k) k q / ((n - k + 1) p)
+    and P(k + 1) = P(k) (n - k) p / ((k + 1) q) (``reciprocal[j] = 1 / j``).
+    """
+    half = WINDOW // 2
+    for c in range(shares.size):
+        p = shares[c]
+        if p <= 0.0 or p >= 1.0:
+            continue
+        odds = p / (1.0 - p)
+        inverse_odds = (1.0 - p) / p
+        for row in range(first[c], first[c + 1]):
+            n = base[c] + row - first[c]
+            k = mode[c, n]
+            prob = pmf[c, n]
+            upto = cdf[c, n]  # F(k)
+            lo = max(0, k - half)
+            while k > lo:  # down to lo: F(k - 1) = F(k) - P(k)
+                upto -= prob
+                prob *= k * inverse_odds * reciprocal[n - k + 1]
+                k -= 1
+            below[row] = upto - prob if lo > 0 else 0.0  # F(lo - 1)
+            for i in range(WINDOW):
+                if k > n:
+                    window[row, i] = 1.0
+                    continue
+                window[row, i] = upto
+                prob *= (n - k) * odds * reciprocal[k + 1]
+                k += 1
+                upto += prob
+
+
+@numba.njit(cache=True)
+def iid_cells(
+    size, conditional, odds, mode, pmf, cdf, reciprocal, first, base, below, window, u, out
+):  # pragma: no cover - compiled
+    """Multinomial(size, shares) resamples of texts from uniforms, as conditional binomials.
+
+    Cell c of resample r is Binomial(texts left, ``conditional[c]``), the share of cell c
+    among the cells from c on, inverted at ``u[r, c]``; the last cell takes the rest. The
+    inverse is read off a CDF window of :func:`window_tables` when the n has one and u
+    falls inside it (the count of the window's CDF values at most u), else
+    searched from the mode (:func:`_invert_from_the_mode`, tables of :func:`mode_tables`).
+    Every resample reads its C - 1 uniforms, used or not (a certain cell, or none left),
+    so that resample r's cells depend on its own row of `u` only.
+    """
+    stages = conditional.size
+    for r in range(out.shape[0]):
+        left = size
+        for c in range(stages):
+            x = 0
+            p = conditional[c]
+            v = u[r, c]
+            if left > 0 and p >= 1.0:
+                x = left
+            elif left > 0 and p > 0.0:
+                row = first[c] + left - base[c]
+                if first[c] <= row < first[c + 1] and below[row] <= v < window[row, WINDOW - 1]:
+                    # how many of the window's CDF values are <= v: a binary search
+                    # without branches on v (steps of 16, 8, 4, 2, 1; v < the last value)
+                    at = 0
+                    step = WINDOW // 2
+                    while step > 0:
+                        if window[row, at + step - 1] <= v:
+                            at += step
+                        step >>= 1
+                    x = min(mode[c, left] - min(mode[c, left], WINDOW // 2) + at, left)
+                else:
+                    x = _invert_from_the_mode(
+                        v, left, mode[c, left], pmf[c, left], cdf[c, left], odds[c], reciprocal
+                    )
+            out[r, c] = x
+            left -= x
+        out[r, stages] = left
 
 
 @numba.njit(cache=True)
@@ -268,3 +434,45 @@ def part_sums(u, full, last, texts_base, out):  # pragma: no cover - compiled
         texts += last[2][c]
         hits += last[3][c]
         out[r] = hits / texts
+
+
+@numba.njit(cache=True)
+def beta_rates(mu, kappa, successes, failures, rng, out):  # pragma: no cover - compiled
+    """Person rates ``out[d, i] = p_di``, one Beta variate per entry.
+
+    p_di ~ Beta(mu_d kappa_d + y_i, (1 - mu_d) kappa_d + n_i - y_i), drawn draw by draw
+    and, within a draw, person by person: the order (and the arithmetic of the
+    parameters) of ``rng.beta(a, b)`` on the ``(draws, persons)`` arrays ``a`` and ``b``,
+    without holding them.
+    """
+    for d in range(out.shape[0]):
+        pooled = mu[d] * kappa[d]
+        rest = (1 - mu[d]) * kappa[d]
+        for i in range(out.shape[1]):
+            out[d, i] = rng.beta(pooled + successes[i], rest + failures[i])
+
+
+@numba.njit(cache=True)
+def grid_cells(mass, u, cdf, out):  # pragma: no cover - compiled
+    """Cells drawn in proportion to `mass` by the uniforms `u`: an inverse-CDF search.
+
+    ``cdf`` (the size of `mass`) receives the normalized cumulative masses, summed in
+    order as :func:`numpy.cumsum` sums them; ``out[d]`` is the first cell whose CDF
+    exceeds ``u[d]`` (the last cell at most), as ``np.searchsorted(cdf, u, "right")``.
+    """
+    total = 0.0
+    for c in range(mass.size):
+        total += mass[c]
+        cdf[c] = total
+    last = cdf[mass.size - 1]
+    for c in range(mass.size):
+        cdf[c] = cdf[c] / last
+    for d in range(u.size):
+        lo, hi = 0, mass.size  # the answer lies in [lo, hi]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if cdf[mid] <= u[d]:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[d] = min(lo, mass.size - 1)

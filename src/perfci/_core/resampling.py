@@ -33,6 +33,7 @@ __all__ = [
     "Statistic",
     "augment",
     "draw_replicates",
+    "draw_replicates_batch",
     "draw_replicates_many",
     "jackknife",
     "replicate_cells",
@@ -61,6 +62,9 @@ _W_TABLE = 8
 # and the most texts drawn from the mode (the length of its table of reciprocals).
 _FROM_MODE_MAX_SD = 30.0
 _FROM_MODE_MAX_TEXTS = 1 << 16
+# Standard deviations of the texts left before an iid stage covered by CDF windows: n
+# farther out (probability below 1e-8) are searched from the mode instead.
+_WINDOW_SD = 6.0
 
 
 @dataclass(frozen=True)
@@ -339,6 +343,93 @@ class _Hierarchical:
         )
 
 
+class _Iid:
+    """Tables of the iid scheme for K samples: their conditional binomials by inversion.
+
+    A resample of N texts is Multinomial(N, shares). When N is at most
+    :data:`_FROM_MODE_MAX_TEXTS` and every conditional binomial's standard deviation at
+    most :data:`_FROM_MODE_MAX_SD`, it is drawn as C - 1 binomials of the texts left, each
+    the inverse CDF of one uniform (:func:`perfci._core.kernels.iid_cells`); otherwise by
+    NumPy's multinomial. The n of a binomial depends on the cells before it:
+    :func:`perfci._core.kernels.mode_tables` tabulates every n <= N at its mode, and
+    :func:`perfci._core.kernels.window_tables` a CDF window around the mode for the n
+    within :data:`_WINDOW_SD` standard deviations of their mean (the texts left are
+    Binomial(N, share of the cells from c on)). The shares are computed for all samples
+    at once; the tables one sample at a time, in one set of buffers.
+    """
+
+    def __init__(self, samples: np.ndarray) -> None:
+        from . import kernels
+
+        counts = np.asarray(samples, dtype=np.int64).reshape(-1, samples.shape[-1])
+        self.sizes = counts.sum(-1)
+        self.shares = counts / np.maximum(self.sizes, 1)[:, None]
+        p = self.conditional = _conditional_shares(counts.astype(float))
+        self.from_uniforms = (self.sizes <= _FROM_MODE_MAX_TEXTS) & np.all(
+            np.sqrt(self.sizes[:, None] * p * (1 - p)) <= _FROM_MODE_MAX_SD, axis=-1
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.odds = np.where((p > 0) & (p < 1), p / (1 - p), 1.0)
+        # texts left before stage c: Binomial(N, share of cells c..C-1); its likely range
+        sizes = self.sizes[:, None].astype(float)
+        left = np.cumsum(self.shares[:, ::-1], axis=-1)[:, ::-1][:, : p.shape[-1]]
+        spread = _WINDOW_SD * np.sqrt(sizes * left * np.clip(1 - left, 0, 1))
+        self.base = np.clip(np.floor(sizes * left - spread) - 1, 0, sizes).astype(np.int64)
+        top = np.clip(np.ceil(sizes * left + spread) + 1, 0, sizes).astype(np.int64)
+        self.first = np.zeros((counts.shape[0], p.shape[-1] + 1), dtype=np.int64)
+        np.cumsum(top - self.base + 1, axis=-1, out=self.first[:, 1:])
+        width = int(self.sizes[self.from_uniforms].max(initial=0)) + 1
+        rows = int(self.first[self.from_uniforms, -1].max(initial=0))
+        stages = p.shape[-1]
+        self.mode = np.zeros((stages, width), dtype=np.int64)
+        self.pmf = np.zeros((stages, width))
+        self.cdf = np.zeros((stages, width))
+        self.below = np.zeros(rows)
+        self.window = np.zeros((rows, kernels.WINDOW))
+        with np.errstate(divide="ignore"):
+            self.reciprocal = 1.0 / np.arange(width + 1, dtype=float)
+        self._tabled = -1  # the sample whose tables the buffers hold
+
+    def fill(self, k: int, rng: np.random.Generator, out: np.ndarray) -> None:
+        """Write sample k's next ``out.shape[0]`` resamples' cells into `out`, in order."""
+        from . import kernels
+
+        size = int(self.sizes[k])
+        if not self.from_uniforms[k]:
+            out[:] = rng.multinomial(size, self.shares[k], size=out.shape[0])
+            return
+        conditional, first, base = self.conditional[k], self.first[k], self.base[k]
+        if self._tabled != k:
+            kernels.mode_tables(size, conditional, self.mode, self.pmf, self.cdf)
+            kernels.window_tables(
+                conditional,
+                self.mode,
+                self.pmf,
+                self.cdf,
+                self.reciprocal,
+                first,
+                base,
+                self.below,
+                self.window,
+            )
+            self._tabled = k
+        kernels.iid_cells(
+            size,
+            conditional,
+            self.odds[k],
+            self.mode,
+            self.pmf,
+            self.cdf,
+            self.reciprocal,
+            first,
+            base,
+            self.below,
+            self.window,
+            rng.random((out.shape[0], conditional.size)),
+            out,
+        )
+
+
 def _auto_batch(augmented: np.ndarray, scheme: str, batch: int | None) -> int:
     if batch is not None:
         return batch
@@ -361,14 +452,15 @@ def replicate_cells(
     `n_resamples` rows whatever `batch` is, and the same rows for every `batch`.
     """
     batch = _auto_batch(augmented, scheme, batch)
-    person_rng, text_rng = rng.spawn(2)
     if scheme == "iid":
-        sizes = int(augmented.sum())
-        shares = augmented / sizes
+        texts = _Iid(augmented[None, :])
         for start in range(0, n_resamples, batch):
             b = min(batch, n_resamples - start)
-            yield np.asarray(text_rng.multinomial(sizes, shares, size=b), dtype=float)
+            out = np.empty((b, augmented.shape[-1]))
+            texts.fill(0, rng, out)
+            yield out
         return
+    person_rng, text_rng = rng.spawn(2)
     from . import kernels
 
     m = augmented.shape[0]
@@ -425,6 +517,98 @@ def draw_replicates_many(
         for s, statistic in enumerate(statistics):
             out[s, start : start + block.shape[0]] = statistic.fn(block)
         start += block.shape[0]
+    return out
+
+
+class _Evaluation:
+    """Resampled cells of many data sets, gathered in one buffer and evaluated together.
+
+    Each statistic is a function of cell counts row by row, so evaluating the rows of
+    several data sets in one call gives every row the value of its own call.
+    """
+
+    def __init__(self, statistics: Sequence[Statistic], out: np.ndarray, n_cells: int) -> None:
+        self.statistics = statistics
+        self.flat = out.reshape(out.shape[0], -1)  # (S, K * B): data set k's row at k * B
+        self.rows = max(1, AUTO_BATCH_ELEMENTS // n_cells)
+        self.buffer = np.empty((self.rows, n_cells))
+        self.filled = 0
+        self.segments: list[tuple[int, int]] = []  # (first row of `flat`, rows)
+
+    def space(self, rows: int) -> np.ndarray:
+        """Return a view of the buffer for the next `rows` rows (flushing first if need be)."""
+        if self.filled + rows > self.rows:
+            self.flush()
+            if rows > self.rows:  # one block larger than the buffer
+                self.buffer = np.empty((rows, self.buffer.shape[1]))
+                self.rows = rows
+        return self.buffer[self.filled : self.filled + rows]
+
+    def add(self, position: int, rows: int) -> None:
+        """Record that the next `rows` rows of the buffer hold `flat`'s from `position`."""
+        self.segments.append((position, rows))
+        self.filled += rows
+
+    def flush(self) -> None:
+        """Evaluate the gathered rows and write their values where they belong."""
+        if not self.filled:
+            return
+        block = self.buffer[: self.filled]
+        for s, statistic in enumerate(self.statistics):
+            values = statistic.fn(block)
+            at = 0
+            for position, rows in self.segments:
+                self.flat[s, position : position + rows] = values[at : at + rows]
+                at += rows
+        self.filled = 0
+        self.segments = []
+
+
+def draw_replicates_batch(
+    samples: Sequence[np.ndarray],
+    scheme: str,
+    n_resamples: int,
+    statistics: Sequence[Statistic],
+    generators: Sequence[np.random.Generator],
+    *,
+    batch: int | None = None,
+) -> np.ndarray:
+    """Replicates of K data sets, ``(S, K, B)``: the engine's batched entry point.
+
+    Sample k (see :func:`augment`) is resampled with ``generators[k]``; its replicates
+    equal ``draw_replicates(samples[k], ..., statistics[0], generators[k])`` for one
+    statistic, else ``draw_replicates_many(samples[k], ..., statistics, generators[k])``,
+    draw for draw. What is shared across data sets is the work around the draws: the iid
+    scheme's shares, and the evaluation of the statistics, which runs on the resampled
+    cells of many data sets at once (about :data:`AUTO_BATCH_ELEMENTS` numbers).
+    """
+    size = len(samples)
+    out = np.empty((len(statistics), size, n_resamples))
+    if not size:
+        return out
+    n_cells = samples[0].shape[-1]
+    evaluation = _Evaluation(statistics, out, n_cells)
+    texts = _Iid(np.stack(samples)) if scheme == "iid" else None
+    exact = len(statistics) == 1 and statistics[0].proportion and scheme != "iid"
+    for k, (sample, rng) in enumerate(zip(samples, generators, strict=True)):
+        if exact:
+            plan = _proportion_parts(sample, scheme, n_resamples)
+            if plan is not None:
+                out[0, k] = _draw_parts(plan, n_resamples, rng, batch)
+                continue
+        position = k * n_resamples
+        if texts is not None:
+            step = _auto_batch(sample, scheme, batch)
+            for start in range(0, n_resamples, step):
+                rows = min(step, n_resamples - start)
+                texts.fill(k, rng, evaluation.space(rows))
+                evaluation.add(position + start, rows)
+            continue
+        for block in replicate_cells(sample, scheme, n_resamples, rng, batch=batch):
+            evaluation.space(block.shape[0])[:] = block
+            evaluation.add(position, block.shape[0])
+            position += block.shape[0]
+    evaluation.flush()
     return out
 
 

@@ -12,6 +12,7 @@ from .._core.grid import (
     draw_person_rates,
     grid_interval,
     grid_posterior,
+    grid_posterior_blocks,
     interval_from_draws,
     s_prior,
 )
@@ -206,15 +207,15 @@ def grid_intervals(
         check_memory("draws", 32.0 * count * block_sets, f"ask for fewer draws than {count}")
     rngs = dataset_generators(generator, total, bool(lead)) if estimand == "text_weighted" else []
     low, mid, high = np.empty(total), np.empty(total), np.empty(total)
-    for start in range(0, total, step):  # bounds memory: step data sets' grids
-        block = slice(start, start + step)
-        posterior = grid_posterior(y[block], n[block], prior, cells)
+    # bounds memory: at most step data sets' grids at once
+    for members, posterior in grid_posterior_blocks(y, n, prior, cells, step):
         if estimand == "mu":
             ends = grid_interval(posterior.mu_edge, posterior.mu_mass, kind, lvl)
         else:
-            drawn = draw_grid_posterior(posterior, y[block], n[block], count, rngs[block])
+            own = [rngs[k] for k in members]
+            drawn = draw_grid_posterior(posterior, y[members], n[members], count, own)
             ends = interval_from_draws(drawn.text_weighted, kind, lvl)
-        low[block], mid[block], high[block] = ends
+        low[members], mid[members], high[members] = ends
     if not lead:
         return CredibleInterval(estimand, kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
     return CredibleInterval(
