@@ -288,6 +288,37 @@ def test_person_rate_draws_do_not_depend_on_the_memory_bound():
     np.testing.assert_array_equal(a.text_weighted, b.text_weighted)
 
 
+@pytest.mark.parametrize("kind", ["eti", "hdi"])
+def test_shared_grid_intervals_equal_the_own_calls(kind):
+    # one posterior per data set for both estimands; each interval is its own call's,
+    # in a batch, with a memory bound that splits the blocks, and for one data set
+    y, n, _ = ragged(np.random.default_rng(9), 7, 8)
+    options = {"kind": kind, "level": 0.9, "draws": 400, "batch": 3}
+    shared = pc.bayes.shared_grid_intervals(y, n, ["text_weighted", "mu"], rng=4, **options)
+    assert list(shared) == ["text_weighted", "mu"]
+    for estimand, ci in shared.items():
+        same_interval(ci, pc.bayes.grid_intervals(y, n, estimand=estimand, rng=4, **options))
+        assert ci.estimand == estimand
+    one = pc.bayes.shared_grid_intervals(y[2], n[2], ["mu", "text_weighted"], rng=5)
+    same_interval(
+        one["text_weighted"], pc.bayes.grid_intervals(y[2], n[2], estimand="text_weighted", rng=5)
+    )
+
+
+@pytest.mark.parametrize(
+    ("estimands", "match"),
+    [
+        ("mu", "`estimands` must be a sequence of names"),
+        (["mu", "person"], "`estimands` must be one of"),
+        (["mu", "mu"], "`estimands` must name distinct estimands"),
+        ([], "`estimands` must name distinct estimands"),
+    ],
+)
+def test_shared_grid_intervals_bad_estimands(estimands, match):
+    with pytest.raises(ValueError, match=match):
+        pc.bayes.shared_grid_intervals([3, 1], [5, 5], estimands)
+
+
 @pytest.mark.parametrize(("draws", "chains"), [(1000, 4), (250, 2), (300, 1)])
 @pytest.mark.parametrize("kind", ["eti", "hdi"])
 def test_grid_fit_equals_grid_intervals(draws, chains, kind):

@@ -44,6 +44,8 @@ __all__ = [
 EXACT_GRID_CELLS = 1 << 22
 #: Numbers held per batch of resamples when `batch` is None.
 AUTO_BATCH_ELEMENTS = 4_000_000
+# Resampled cells evaluated at once: few enough that the metric's temporaries stay in cache.
+_EVALUATION_ELEMENTS = 1 << 18
 
 # Costs that choose between exact paths and simulation, in nanoseconds, measured on a
 # 2-core x86-64 machine (validation/benchmarks/bench_scale.py times the choices).
@@ -530,7 +532,7 @@ class _Evaluation:
     def __init__(self, statistics: Sequence[Statistic], out: np.ndarray, n_cells: int) -> None:
         self.statistics = statistics
         self.flat = out.reshape(out.shape[0], -1)  # (S, K * B): data set k's row at k * B
-        self.rows = max(1, AUTO_BATCH_ELEMENTS // n_cells)
+        self.rows = max(1, min(AUTO_BATCH_ELEMENTS, _EVALUATION_ELEMENTS) // n_cells)
         self.buffer = np.empty((self.rows, n_cells))
         self.filled = 0
         self.segments: list[tuple[int, int]] = []  # (first row of `flat`, rows)
@@ -580,7 +582,8 @@ def draw_replicates_batch(
     statistic, else ``draw_replicates_many(samples[k], ..., statistics, generators[k])``,
     draw for draw. What is shared across data sets is the work around the draws: the iid
     scheme's shares, and the evaluation of the statistics, which runs on the resampled
-    cells of many data sets at once (about :data:`AUTO_BATCH_ELEMENTS` numbers).
+    cells of many data sets at once (about 2^18 numbers, at most
+    :data:`AUTO_BATCH_ELEMENTS`).
     """
     size = len(samples)
     out = np.empty((len(statistics), size, n_resamples))

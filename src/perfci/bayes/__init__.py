@@ -21,7 +21,8 @@ positives, say) is modelled with the hierarchical beta-binomial of
 Samplers: ``"nutpie"`` (default; the marginalized model is compiled once per prior and
 refit to new data), ``"pymc"`` (PyMC's own NUTS), and ``"grid"``: the exact posterior of
 (mu, s) by two-dimensional quadrature of the stable marginal likelihood, batched over data
-sets (:func:`grid_intervals`), with person rates drawn from their exact conditionals.
+sets (:func:`grid_intervals`; :func:`shared_grid_intervals` for several estimands from one
+posterior), with person rates drawn from their exact conditionals.
 
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
 fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so.
@@ -34,7 +35,14 @@ The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions 
 """
 
 # perfci.harness imports these two private names from here until it calls grid_intervals
-from .fitting import SAMPLERS, fit, fit_confusion, fit_labels, grid_intervals
+from .fitting import (
+    SAMPLERS,
+    fit,
+    fit_confusion,
+    fit_labels,
+    grid_intervals,
+    shared_grid_intervals,
+)
 from .plots import plot_forest, plot_posterior
 from .results import (
     ESTIMANDS,
@@ -64,4 +72,5 @@ __all__ = [
     "grid_intervals",
     "plot_forest",
     "plot_posterior",
+    "shared_grid_intervals",
 ]

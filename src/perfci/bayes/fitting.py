@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
@@ -32,7 +33,15 @@ from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["GRID_ESTIMANDS", "SAMPLERS", "fit", "fit_confusion", "fit_labels", "grid_intervals"]
+__all__ = [
+    "GRID_ESTIMANDS",
+    "SAMPLERS",
+    "fit",
+    "fit_confusion",
+    "fit_labels",
+    "grid_intervals",
+    "shared_grid_intervals",
+]
 
 SAMPLERS = ("nutpie", "pymc", "grid")
 GRID_ESTIMANDS = ("mu", "text_weighted")
@@ -185,6 +194,87 @@ def grid_intervals(
     True
     """
     check_choice("estimand", estimand, GRID_ESTIMANDS)
+    [ci] = _grid_intervals(
+        successes, trials, (estimand,), level, kind, prior, shape, draws, rng, batch
+    )
+    return ci
+
+
+def shared_grid_intervals(
+    successes: ArrayLike,
+    trials: ArrayLike,
+    estimands: Sequence[str],
+    *,
+    level: float = 0.95,
+    kind: Literal["eti", "hdi"] = "eti",
+    prior: str = "pareto",
+    shape: tuple[int, int] = GRID_SHAPE,
+    draws: int = GRID_DRAWS,
+    rng: Any = None,
+    batch: int | None = None,
+) -> dict[str, CredibleInterval]:
+    r"""Grid credible intervals of several estimands from one posterior per data set.
+
+    :func:`grid_intervals` of each estimand in `estimands`, with the posterior grid of
+    every data set computed once for all of them. Each interval equals
+    ``grid_intervals(successes, trials, estimand=e, ...)`` with the same arguments,
+    exactly: ``"mu"`` draws nothing, and ``"text_weighted"`` draws from `rng` as its own
+    call does.
+
+    Parameters
+    ----------
+    successes, trials : array_like of int, shape (\*batch, persons)
+        As for :func:`grid_intervals`.
+    estimands : sequence of {"mu", "text_weighted"}
+        Distinct estimands.
+    level, kind, prior, shape, draws, rng, batch
+        As for :func:`grid_intervals`.
+
+    Returns
+    -------
+    dict of str to CredibleInterval
+        One interval per estimand, in the order of `estimands`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import perfci as pc
+    >>> rng = np.random.default_rng(1)
+    >>> trials = rng.integers(2, 5, size=(3, 20))
+    >>> successes = rng.binomial(trials, 0.9)
+    >>> both = pc.bayes.shared_grid_intervals(successes, trials, ["mu", "text_weighted"], rng=7)
+    >>> own = pc.bayes.grid_intervals(successes, trials, estimand="text_weighted", rng=7)
+    >>> bool(np.all(both["text_weighted"].low == own.low))
+    True
+    """
+    if isinstance(estimands, str) or not isinstance(estimands, Sequence):
+        raise ValueError(
+            f"`estimands` must be a sequence of names from {sorted(GRID_ESTIMANDS)}; "
+            f"got {estimands!r}."
+        )
+    for name in estimands:
+        check_choice("estimands", name, GRID_ESTIMANDS)
+    if not estimands or len(set(estimands)) != len(estimands):
+        raise ValueError(f"`estimands` must name distinct estimands; got {list(estimands)!r}.")
+    cis = _grid_intervals(
+        successes, trials, tuple(estimands), level, kind, prior, shape, draws, rng, batch
+    )
+    return dict(zip(estimands, cis, strict=True))
+
+
+def _grid_intervals(
+    successes: ArrayLike,
+    trials: ArrayLike,
+    estimands: tuple[str, ...],
+    level: Any,
+    kind: Any,
+    prior: str,
+    shape: Any,
+    draws: Any,
+    rng: Any,
+    batch: Any,
+) -> list[CredibleInterval]:
+    """Validate once, then compute every estimand's interval from each block's posterior."""
     check_choice("kind", kind, INTERVAL_KINDS)
     lvl = float(check_confidence_level(level, "level", scalar=True))
     s_prior(prior)
@@ -203,24 +293,36 @@ def grid_intervals(
     # a block's grids (a few tables of its cells) and, for text_weighted, its draws
     block_sets = min(step, total)
     check_memory("shape", 48.0 * cells[0] * cells[1] * max(1, block_sets), "use fewer grid cells")
-    if estimand == "text_weighted":
+    drawing = "text_weighted" in estimands
+    if drawing:
         check_memory("draws", 32.0 * count * block_sets, f"ask for fewer draws than {count}")
-    rngs = dataset_generators(generator, total, bool(lead)) if estimand == "text_weighted" else []
-    low, mid, high = np.empty(total), np.empty(total), np.empty(total)
+    rngs = dataset_generators(generator, total, bool(lead)) if drawing else []
+    ends = {e: (np.empty(total), np.empty(total), np.empty(total)) for e in estimands}
     # bounds memory: at most step data sets' grids at once
     for members, posterior in grid_posterior_blocks(y, n, prior, cells, step):
-        if estimand == "mu":
-            ends = grid_interval(posterior.mu_edge, posterior.mu_mass, kind, lvl)
+        for estimand in estimands:
+            if estimand == "mu":
+                values = grid_interval(posterior.mu_edge, posterior.mu_mass, kind, lvl)
+            else:
+                own = [rngs[k] for k in members]
+                drawn = draw_grid_posterior(posterior, y[members], n[members], count, own)
+                values = interval_from_draws(drawn.text_weighted, kind, lvl)
+            for end, value in zip(ends[estimand], values, strict=True):
+                end[members] = value
+    results: list[CredibleInterval] = []
+    for estimand in estimands:
+        low, mid, high = ends[estimand]
+        if not lead:
+            results.append(
+                CredibleInterval(estimand, kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
+            )
         else:
-            own = [rngs[k] for k in members]
-            drawn = draw_grid_posterior(posterior, y[members], n[members], count, own)
-            ends = interval_from_draws(drawn.text_weighted, kind, lvl)
-        low[members], mid[members], high[members] = ends
-    if not lead:
-        return CredibleInterval(estimand, kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
-    return CredibleInterval(
-        estimand, kind, lvl, mid.reshape(lead), low.reshape(lead), high.reshape(lead)
-    )
+            results.append(
+                CredibleInterval(
+                    estimand, kind, lvl, mid.reshape(lead), low.reshape(lead), high.reshape(lead)
+                )
+            )
+    return results
 
 
 # --------------------------------------------------------------------------- fitting

@@ -3,7 +3,8 @@
 Every kernel simulates its cell's data sets once and scores each method on them by
 calling the public function a user would call (:func:`perfci.proportion_ci`,
 :func:`perfci.clustered_proportion_ci`, :func:`perfci.bootstrap_ci`,
-:func:`perfci.bayes.grid_intervals`, :func:`perfci.bayes.fit`), batched over the data sets.
+:func:`perfci.bayes.grid_intervals` or :func:`perfci.bayes.shared_grid_intervals`,
+:func:`perfci.bayes.fit`), batched over the data sets.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +111,41 @@ def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     return out
 
 
+def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dict[int, tuple]:
+    """Interval ends of the grid rows of a cell, by method index, one posterior for two.
+
+    The first ``"mu"`` row and the first row of an estimand that draws share one posterior
+    per data set (:func:`perfci.bayes.shared_grid_intervals`, with the drawing row's
+    generator): each gets what its own :func:`perfci.bayes.grid_intervals` call gives.
+    Any further grid row is its own call.
+    """
+    from ..bayes import grid_intervals, shared_grid_intervals
+
+    rows = [
+        (i, m.options["estimand"], rng)
+        for i, (m, rng) in enumerate(zip(methods, rngs, strict=True))
+        if m.family == "bayes" and m.options["sampler"] == "grid"
+    ]
+    first: dict[str, tuple[int, Any]] = {}
+    for i, estimand, rng in rows:
+        first.setdefault(estimand, (i, rng))
+    drawing = [e for e in first if e != "mu"][:1]
+    together = (["mu"] if "mu" in first else []) + drawing
+    ends: dict[int, tuple] = {}
+    if len(together) == 2:
+        shared = shared_grid_intervals(
+            y, n, together, level=level, rng=first[drawing[0]][1] if drawing else None
+        )
+        for estimand in together:
+            ends[first[estimand][0]] = (shared[estimand].low, shared[estimand].high)
+    for i, estimand, rng in rows:
+        if i not in ends:
+            ci = grid_intervals(y, n, estimand=estimand, level=level, rng=rng)
+            ends[i] = (ci.low, ci.high)
+    return ends
+
+
 def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
-    from ..bayes import grid_intervals
     from ..design import clustered_proportion_ci
 
     _, truth = _population_of(suite, cell)
@@ -120,6 +154,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     y, n = _nested_sample(suite, cell, scale.replications, data_rng)
     x_total, n_total = y.sum(1), n.sum(1)
     per_person = np.stack([y, n - y], axis=-1)  # (replications, persons, 2)
+    grid = _grid_ends(suite.methods, method_rngs, y, n, level)
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
@@ -148,8 +183,7 @@ def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             out[i] = _score(low, high, truth, flagged)
             continue
         else:
-            credible = grid_intervals(y, n, estimand=o["estimand"], level=level, rng=rng)
-            low, high = credible.low, credible.high
+            low, high = grid[i]
         out[i] = _score(low, high, truth)
     return out
 
