@@ -572,7 +572,7 @@ def test_pooled_kinds_and_per_person_draws_follow_the_closed_form(by_kind, monke
     monkeypatch.setattr(resampling, "_BINOMIAL_NS", 0.0 if by_kind else 1e12)
     kinds = np.array([[2, 1, 1, 4], [3, 0, 2, 3], [1, 1, 0, 6]])
     cells = kinds[np.arange(30) % 3]
-    assert resampling._Hierarchical(cells.astype(float)).by_kind == by_kind
+    assert resampling._Hierarchical([cells.astype(float)]).by_kind[0] == by_kind
     reps = 40_000
     ci = pc.bootstrap_ci(cells, "accuracy", scheme="hierarchical", n_resamples=reps, rng=3)
     m, n = 30, 8
@@ -779,3 +779,41 @@ def test_large_iid_samples_are_numpy_multinomials():
     ci = pc.bootstrap_ci(counts, "recall", n_resamples=200, rng=3)
     drawn = np.random.default_rng(3).multinomial(counts.sum(), counts / counts.sum(), size=200)
     np.testing.assert_array_equal(ci.distribution, pc.compute_metric(drawn, "recall"))
+
+
+@pytest.mark.parametrize("n_cells", [2, 4, 9])
+def test_hierarchical_tables_of_many_samples_are_each_samples_own(n_cells, monkeypatch):
+    # The tables of K samples are computed over their persons stacked; each sample's must
+    # be exactly those it gets alone (both ways of drawing, by kinds and person by person).
+    from perfci._core import resampling
+
+    rng = np.random.default_rng(n_cells)
+    samples = [
+        rng.multinomial(rng.integers(1, 40), rng.dirichlet(np.ones(n_cells)), size=m).astype(float)
+        for m in rng.integers(2, 30, 12)
+    ]
+    samples += [samples[0][:1].repeat(60, 0), np.vstack([samples[1], samples[1]])]  # kinds
+    together = resampling._Hierarchical(samples)
+    assert together.by_kind.any() and not together.by_kind.all()
+    picks = rng.integers(0, 2, size=(5, 2), dtype=np.int32)  # persons 0 and 1 of each
+    for k, sample in enumerate(samples):
+        alone = resampling._Hierarchical([sample])
+        assert together.by_kind[k] == alone.by_kind[0]
+        drawn = []
+        for tables, index in ((together, k), (alone, 0)):
+            out = np.zeros((5, n_cells))
+            tables.fill(index, picks, np.random.default_rng(k), out)
+            drawn.append(out)
+        np.testing.assert_array_equal(drawn[0], drawn[1])
+        rows = slice(together.offsets[k], together.offsets[k + 1])
+        for name in (
+            "sizes",
+            "kind",
+            "root",
+            "odds",
+            "mode",
+            "pmf_mode",
+            "cdf_mode",
+            "conditional",
+        ):
+            np.testing.assert_array_equal(getattr(together, name)[rows], getattr(alone, name))

@@ -217,62 +217,66 @@ def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Part
     )
 
 
-def _kinds(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Persons with the same cell shares: a kind per person and each kind's counts."""
-    counts = cells.astype(np.int64)
+def _unique_within(owner: np.ndarray, rows: np.ndarray, sets: int):
+    """Distinct rows within each data set, in the order :func:`numpy.unique` gives them.
+
+    `owner` is each row's data set (sorted). Returns each row's index among its data
+    set's distinct rows, the distinct rows (data set after data set, each data set's in
+    lexicographic order, as ``np.unique(rows_of_that_set, axis=0)`` orders them) and
+    where each data set's distinct rows start (``sets + 1`` offsets).
+    """
+    unique, inverse = np.unique(np.c_[owner, rows], axis=0, return_inverse=True)
+    starts = np.searchsorted(unique[:, 0], np.arange(sets + 1))
+    return inverse.reshape(-1) - starts[owner], unique[:, 1:], starts
+
+
+def _reduced(counts: np.ndarray) -> np.ndarray:
+    """Each row divided by the greatest common divisor of its entries (0 rows stay 0)."""
     divisor = np.gcd.reduce(counts, axis=-1)
-    reduced = counts // np.where(divisor > 0, divisor, 1)[:, None]
-    shares, kind = np.unique(reduced, axis=0, return_inverse=True)
-    return kind.reshape(-1), shares
-
-
-def _pools(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Persons with the same share first / (first + second): a pool each, and its share."""
-    total = first + second
-    divisor = np.gcd(first, total)
-    divisor = np.where(divisor > 0, divisor, 1)
-    key = np.stack([first // divisor, total // divisor], axis=-1)
-    unique, pool = np.unique(key, axis=0, return_inverse=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(
-            unique[:, 1] > 0, unique[:, 0] / np.where(unique[:, 1] > 0, unique[:, 1], 1), 0.0
-        )
-    return pool.reshape(-1), share
+    return counts // np.where(divisor > 0, divisor, 1)[:, None]
 
 
 class _Hierarchical:
-    """Tables of the hierarchical scheme for one sample, and the kernel that uses them.
+    """Tables of the hierarchical scheme for K samples, and the kernels that use them.
 
-    Two exact ways to draw the texts of the taken persons, chosen by cost (draws differ,
-    distributions do not): if persons fall into few kinds with the same cell shares, a
-    kind's texts are one multinomial per resample; otherwise each taken person's texts
-    are split between two halves of the cells by a binomial drawn from the mode with
-    (person, w) tables, and the last two cells of each half pool over persons with the
-    same share (:func:`perfci._core.kernels.tree_resamples`).
+    Two exact ways to draw the texts of the taken persons, chosen per sample by cost
+    (draws differ, distributions do not): if persons fall into few kinds with the same
+    cell shares, a kind's texts are one multinomial per resample; otherwise each taken
+    person's texts are split between two halves of the cells by a binomial drawn from the
+    mode with (person, w) tables, and the last two cells of each half pool over persons
+    with the same share (:func:`perfci._core.kernels.tree_resamples`).
+
+    The tables of all samples are computed together, over their persons stacked (distinct
+    rows found within each sample, in the order a sample alone gives them; the binomial
+    tables once per distinct (n_i, texts in the first half) of all samples): sample k's
+    tables are those it would get alone, entry for entry.
     """
 
-    def __init__(self, cells: np.ndarray) -> None:
+    def __init__(self, samples: Sequence[np.ndarray]) -> None:
         from scipy import stats
 
-        counts = cells.astype(np.int64)
-        m, n_cells = counts.shape
+        sets = len(samples)
+        persons = np.array([len(cells) for cells in samples], dtype=np.int64)
+        self.offsets = np.zeros(sets + 1, dtype=np.int64)
+        np.cumsum(persons, out=self.offsets[1:])
+        owner = np.repeat(np.arange(sets), persons)
+        counts = np.concatenate([np.asarray(c) for c in samples]).astype(np.int64)
+        n_cells = counts.shape[-1]
         self.sizes = counts.sum(-1)
-        self.n_cells = n_cells
-        kind, kinds = _kinds(counts)
-        self.by_kind = len(kinds) * (n_cells - 1) * _BINOMIAL_NS <= m * _PERSON_NS
-        if self.by_kind:
-            self.kind = kind
-            self.kind_conditional = _conditional_shares(kinds.astype(float))
-            return
+        self.kind, kinds, self.kind_starts = _unique_within(owner, _reduced(counts), sets)
+        n_kinds = np.diff(self.kind_starts)
+        self.by_kind = n_kinds * (n_cells - 1) * _BINOMIAL_NS <= persons * _PERSON_NS
+        self.kind_conditional = _conditional_shares(kinds.astype(float))
         half = n_cells // 2
         self.halves = np.array([[0, half], [half, n_cells]], dtype=np.int64)
         first = counts[:, :half].sum(-1)
-        root = first / self.sizes
-        self.root = root
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.root = first / self.sizes
+        root = self.root
         # (person, w) tables of Binomial(w n_i, root_i) at its mode, computed once per
-        # distinct (n_i, texts in the first half)
-        pairs, person_pair = np.unique(np.c_[self.sizes, first], axis=0, return_inverse=True)
-        person_pair = person_pair.reshape(-1)
+        # distinct (n_i, texts in the first half) of the samples drawn person by person
+        tree = ~self.by_kind[owner]
+        pairs, person_pair = np.unique(np.c_[self.sizes, first][tree], axis=0, return_inverse=True)
         w = np.arange(_W_TABLE + 1)
         n = w[None, :] * pairs[:, :1]
         p = pairs[:, 1:] / pairs[:, :1]
@@ -286,60 +290,73 @@ class _Hierarchical:
             & (n <= _FROM_MODE_MAX_TEXTS)
             & (pmf_mode > 0)
         )
-        self.mode = mode[person_pair]
-        self.pmf_mode = pmf_mode[person_pair]
-        self.cdf_mode = stats.binom.cdf(mode, n, p)[person_pair]
-        self.by_mode = by_mode[person_pair]
+        shape = (counts.shape[0], _W_TABLE + 1)
+        self.mode = np.zeros(shape, dtype=np.int64)
+        self.pmf_mode, self.cdf_mode = np.zeros(shape), np.zeros(shape)
+        self.by_mode = np.zeros(shape, dtype=np.bool_)
+        at = person_pair.reshape(-1)
+        self.mode[tree], self.pmf_mode[tree] = mode[at], pmf_mode[at]
+        self.cdf_mode[tree] = stats.binom.cdf(mode, n, p)[at]
+        self.by_mode[tree] = by_mode[at]
+        # 1 / j up to the longest binomial drawn from the mode (the same numbers for all)
         longest = int(n[by_mode].max(initial=0))
         with np.errstate(divide="ignore"):
             self.reciprocal = 1.0 / np.arange(longest + 2, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             self.odds = np.where((root > 0) & (root < 1), root / (1 - root), 1.0)
-        # conditional shares within each half (cells but the half's last two)
-        conditional = np.zeros((m, n_cells))
-        group = np.zeros((m, 2), dtype=np.int64)
-        shares, first_cells = [], []
-        offset = 0
-        for h, (lo, hi) in enumerate(self.halves.tolist()):
+        # conditional shares within each half (cells but the half's last two), and the
+        # pools of the last two cells of each half
+        self.conditional = np.zeros((counts.shape[0], n_cells))
+        self.pools: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
+        for lo, hi in self.halves.tolist():
             if hi - lo >= 3:
-                conditional[:, lo : hi - 2] = _conditional_shares(counts[:, lo:hi])[
+                self.conditional[:, lo : hi - 2] = _conditional_shares(counts[:, lo:hi])[
                     :, : hi - lo - 2
                 ]
             if hi - lo >= 2:
-                pool, share = _pools(counts[:, hi - 2], counts[:, hi - 1])
-                group[:, h] = pool + offset
-                offset += share.size
-                shares.append(share)
-                first_cells.append(np.full(share.size, hi - 2, dtype=np.int64))
-        self.conditional = conditional
-        self.group = group
-        self.group_share = np.concatenate(shares) if shares else np.zeros(0)
-        self.group_cell = (
-            np.concatenate(first_cells) if first_cells else np.zeros(0, dtype=np.int64)
-        )
+                a, b = counts[:, hi - 2], counts[:, hi - 1]
+                pool, key, starts = _unique_within(
+                    owner, _reduced(np.stack([a, a + b], axis=-1)), sets
+                )
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    share = np.where(
+                        key[:, 1] > 0, key[:, 0] / np.where(key[:, 1] > 0, key[:, 1], 1), 0.0
+                    )
+                self.pools.append((pool, share, starts, hi - 2))
 
-    def fill(self, picks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
-        """Add the resampled cells of the resamples in `picks` to `out`, in order."""
+    def fill(self, k: int, picks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
+        """Add sample k's resampled cells of the resamples in `picks` to `out`, in order."""
         from . import kernels
 
-        if self.by_kind:
-            kernels.kind_resamples(picks, self.sizes, self.kind, self.kind_conditional, rng, out)
+        rows = slice(self.offsets[k], self.offsets[k + 1])
+        if self.by_kind[k]:
+            kinds = slice(self.kind_starts[k], self.kind_starts[k + 1])
+            kernels.kind_resamples(
+                picks, self.sizes[rows], self.kind[rows], self.kind_conditional[kinds], rng, out
+            )
             return
+        group = np.zeros((rows.stop - rows.start, 2), dtype=np.int64)
+        shares: list[np.ndarray] = []
+        cells: list[np.ndarray] = []
+        for h, (pool, share, starts, cell) in enumerate(self.pools):
+            group[:, h] = pool[rows] + sum(s.size for s in shares)
+            shares.append(share[starts[k] : starts[k + 1]])
+            cells.append(np.full(shares[-1].size, cell, dtype=np.int64))
         kernels.tree_resamples(
             picks,
-            self.sizes,
-            self.root,
-            self.odds,
-            self.mode,
-            self.pmf_mode,
-            self.cdf_mode,
-            self.by_mode,
+            self.sizes[rows],
+            self.root[rows],
+            self.odds[rows],
+            self.mode[rows],
+            self.pmf_mode[rows],
+            self.cdf_mode[rows],
+            self.by_mode[rows],
             self.reciprocal,
-            self.conditional,
+            self.conditional[rows],
             self.halves,
-            self.group,
-            self.group_share,
-            self.group_cell,
+            group,
+            np.concatenate(shares) if shares else np.zeros(0),
+            np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64),
             rng,
             out,
         )
@@ -462,11 +479,25 @@ def replicate_cells(
             texts.fill(0, rng, out)
             yield out
         return
-    person_rng, text_rng = rng.spawn(2)
+    yield from _person_cells(augmented, scheme, n_resamples, rng, batch, None, 0)
+
+
+def _person_cells(
+    augmented: np.ndarray,
+    scheme: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+    batch: int,
+    hierarchical: _Hierarchical | None,
+    k: int,
+) -> Iterator[np.ndarray]:
+    """Blocks of resampled cells of a person scheme (`hierarchical`: tables, sample k)."""
     from . import kernels
 
+    person_rng, text_rng = rng.spawn(2)
     m = augmented.shape[0]
-    hierarchical = _Hierarchical(augmented) if scheme == "hierarchical" else None
+    if scheme == "hierarchical" and hierarchical is None:
+        hierarchical = _Hierarchical([augmented])
     cells = np.ascontiguousarray(augmented, dtype=float)
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
@@ -476,7 +507,7 @@ def replicate_cells(
         if hierarchical is None:
             kernels.cluster_totals(picks, cells, out)
         else:
-            hierarchical.fill(picks, text_rng, out)
+            hierarchical.fill(k, picks, text_rng, out)
         yield out
 
 
@@ -591,23 +622,28 @@ def draw_replicates_batch(
         return out
     n_cells = samples[0].shape[-1]
     evaluation = _Evaluation(statistics, out, n_cells)
-    texts = _Iid(np.stack(samples)) if scheme == "iid" else None
     exact = len(statistics) == 1 and statistics[0].proportion and scheme != "iid"
-    for k, (sample, rng) in enumerate(zip(samples, generators, strict=True)):
-        if exact:
-            plan = _proportion_parts(sample, scheme, n_resamples)
-            if plan is not None:
-                out[0, k] = _draw_parts(plan, n_resamples, rng, batch)
-                continue
+    plans = [
+        _proportion_parts(sample, scheme, n_resamples) if exact else None for sample in samples
+    ]
+    simulated = [k for k, plan in enumerate(plans) if plan is None]
+    texts = _Iid(np.stack(samples)) if scheme == "iid" else None
+    hierarchical = scheme == "hierarchical" and bool(simulated)
+    tables = _Hierarchical([samples[k] for k in simulated]) if hierarchical else None
+    index = {k: j for j, k in enumerate(simulated)}  # sample k's place in the tables
+    for k, (sample, rng, plan) in enumerate(zip(samples, generators, plans, strict=True)):
+        if plan is not None:
+            out[0, k] = _draw_parts(plan, n_resamples, rng, batch)
+            continue
         position = k * n_resamples
+        step = _auto_batch(sample, scheme, batch)
         if texts is not None:
-            step = _auto_batch(sample, scheme, batch)
             for start in range(0, n_resamples, step):
                 rows = min(step, n_resamples - start)
                 texts.fill(k, rng, evaluation.space(rows))
                 evaluation.add(position + start, rows)
             continue
-        for block in replicate_cells(sample, scheme, n_resamples, rng, batch=batch):
+        for block in _person_cells(sample, scheme, n_resamples, rng, step, tables, index[k]):
             evaluation.space(block.shape[0])[:] = block
             evaluation.add(position, block.shape[0])
             position += block.shape[0]
