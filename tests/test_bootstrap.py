@@ -817,3 +817,28 @@ def test_hierarchical_tables_of_many_samples_are_each_samples_own(n_cells, monke
             "conditional",
         ):
             np.testing.assert_array_equal(getattr(together, name)[rows], getattr(alone, name))
+
+
+@pytest.mark.parametrize("n_cells", [3, 5, 6])
+def test_hierarchical_draws_of_odd_halves_follow_the_two_stage_closed_form(n_cells):
+    # Cells split into halves of unequal sizes (a half of one cell has no pool): the
+    # share of the first and last cells (in different halves) has the balanced two-stage
+    # variance S^2 / m + mean(p_i (1 - p_i)) / (m n), and its mean is the pooled share.
+    from perfci._core import resampling
+
+    rng = np.random.default_rng(n_cells)
+    m, n, reps = 25, 12, 40_000
+    cells = np.array([rng.multinomial(n, s) for s in rng.dirichlet(np.ones(n_cells) * 3, m)])
+    assert not resampling._Hierarchical([cells.astype(float)]).by_kind[0]
+
+    def share(c):
+        return (c[..., 0] + c[..., -1]) / c.sum(-1)
+
+    statistic = resampling.Statistic("share", n_cells, share)
+    replicates = resampling.draw_replicates(
+        cells.astype(float), "hierarchical", reps, statistic, np.random.default_rng(1)
+    )
+    p_i = share(cells)
+    expected = p_i.var() / m + np.mean(p_i * (1 - p_i)) / (m * n)
+    assert replicates.var() == pytest.approx(expected, rel=4 * np.sqrt(2 / reps) * 1.5)
+    assert abs(replicates.mean() - p_i.mean()) < 4 * np.sqrt(expected / reps)

@@ -806,7 +806,7 @@ def bootstrap_ci(
     >>> import perfci as pc
     >>> ci = pc.bootstrap_ci([40, 6, 9, 345], "f1", pseudo_count=1, rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.842 [0.737, 0.901]
+    0.842 [0.738, 0.899]
 
     The exact infinite-resample percentile interval of 19 successes in 20:
 

@@ -307,8 +307,8 @@ class _Hierarchical:
         # conditional shares within each half (cells but the half's last two), and the
         # pools of the last two cells of each half
         self.conditional = np.zeros((counts.shape[0], n_cells))
-        self.pools: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
-        for lo, hi in self.halves.tolist():
+        self.pools: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, int]] = []
+        for h, (lo, hi) in enumerate(self.halves.tolist()):
             if hi - lo >= 3:
                 self.conditional[:, lo : hi - 2] = _conditional_shares(counts[:, lo:hi])[
                     :, : hi - lo - 2
@@ -322,7 +322,7 @@ class _Hierarchical:
                     share = np.where(
                         key[:, 1] > 0, key[:, 0] / np.where(key[:, 1] > 0, key[:, 1], 1), 0.0
                     )
-                self.pools.append((pool, share, starts, hi - 2))
+                self.pools.append((h, pool, share, starts, hi - 2))
 
     def fill(self, k: int, picks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
         """Add sample k's resampled cells of the resamples in `picks` to `out`, in order."""
@@ -338,7 +338,7 @@ class _Hierarchical:
         group = np.zeros((rows.stop - rows.start, 2), dtype=np.int64)
         shares: list[np.ndarray] = []
         cells: list[np.ndarray] = []
-        for h, (pool, share, starts, cell) in enumerate(self.pools):
+        for h, pool, share, starts, cell in self.pools:
             group[:, h] = pool[rows] + sum(s.size for s in shares)
             shares.append(share[starts[k] : starts[k + 1]])
             cells.append(np.full(shares[-1].size, cell, dtype=np.int64))
