@@ -28,8 +28,14 @@ with only functions that exist in earlier versions too, so that it can be run on
 another checkout to compare versions (not side by side: different processes, at
 different times).
 
+With ``--malloc`` it times the paper-f1 cells of ``--cells`` in child processes under
+two settings of glibc's allocator, alternately (5 pairs): the environment Dask gives its
+workers by default (``MALLOC_TRIM_THRESHOLD_=65536``) and the one the harness gives its
+LocalCluster's workers (``perfci.harness.execution.WORKER_MALLOC``); it prints each
+child's user and system CPU time and minor page faults over the cells.
+
 Run from the repository root: ``.venv/bin/python validation/benchmarks/bench_harness.py``
-(add ``--cells`` for the per-cell times).
+(add ``--cells`` for the per-cell times, ``--malloc`` for the allocator settings).
 """
 
 from __future__ import annotations
@@ -161,6 +167,20 @@ def nested_cell() -> None:
     check = ", ".join(f"{e}: {same(both[e], singles[e])}" for e in estimands)
     print(f"   the grid rows on the first {GRID_SETS} data sets")
     report("shared_grid_intervals", alternate(shared, grid_loop, 5), check)
+    # where the grid rows' time goes, on all 1,000 data sets: the posterior (the mu row
+    # alone) and the text-weighted row's Beta draws of every person's rate
+    spent = {}
+    for estimand in estimands:
+        start = time.process_time()
+        pc.bayes.grid_intervals(y, n, estimand=estimand, rng=SEED)
+        spent[estimand] = time.process_time() - start
+    variates = pc.bayes.fitting.GRID_DRAWS * int((n > 0).sum())
+    extra = spent["text_weighted"] - spent["mu"]
+    print(
+        f"   all 1,000 data sets: grid_intervals mu {spent['mu']:.2f} s CPU, text_weighted "
+        f"{spent['text_weighted']:.2f} s ({variates:.2e} Beta variates of person rates: "
+        f"{extra / variates * 1e9:.0f} ns each beyond the posterior)"
+    )
 
 
 def cells() -> None:
@@ -184,12 +204,69 @@ def cells() -> None:
         )
 
 
+def f1_child() -> None:
+    """Time the paper-f1 cells of --cells in this process: CPU times and page faults."""
+    import resource
+
+    suite = load_suite("paper-f1")
+    compute_cell(suite, "full", F1_CELLS[0])  # warm-up
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    for cell in F1_CELLS:
+        compute_cell(suite, "full", cell)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    print(f"{user:.3f} {system:.3f} {after.ru_minflt - before.ru_minflt}")
+
+
+def malloc() -> None:
+    import subprocess
+
+    from perfci.harness.execution import WORKER_MALLOC
+
+    harness = {key.rsplit(".", 1)[1]: value for key, value in WORKER_MALLOC.items()}
+    settings = {"dask default": {"MALLOC_TRIM_THRESHOLD_": "65536"}, "harness": harness}
+    print(f"paper-f1 cells of --cells in child processes; harness settings {harness}")
+    runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in settings}
+    for k in range(5):
+        order = list(settings) if k % 2 == 0 else list(settings)[::-1]
+        for name in order:
+            env = {**os.environ, **settings[name]}
+            done = subprocess.run(
+                [sys.executable, __file__, "--f1-child"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            user, system, faults = done.stdout.split()[-3:]
+            runs[name].append((float(user), float(system), int(faults)))
+    for name, values in runs.items():
+        user = sorted(v[0] for v in values)[2]
+        system = sorted(v[1] for v in values)[2]
+        faults = sorted(v[2] for v in values)[2]
+        print(
+            f"  {name}: user {user:.2f} s, system {system:.2f} s, {faults} minor page faults "
+            f"(medians of 5) for {len(F1_CELLS)} cells"
+        )
+    ratios = sorted(
+        (a[0] + a[1]) / (b[0] + b[1])
+        for a, b in zip(runs["dask default"], runs["harness"], strict=True)
+    )
+    pairs = ", ".join(f"{r:.2f}" for r in ratios)
+    print(f"  CPU time ratio dask default / harness, pairs {pairs}; median {ratios[2]:.2f}")
+
+
 def main() -> None:
     warnings.simplefilter("ignore")  # dropped resamples and fallbacks are expected here
+    if "--f1-child" in sys.argv[1:]:
+        f1_child()
+        return
     print(f"numpy {np.__version__}, perfci {pc.__version__}; {os.cpu_count()} CPUs; {load()}")
     start = time.perf_counter()
     if "--cells" in sys.argv[1:]:
         cells()
+    elif "--malloc" in sys.argv[1:]:
+        malloc()
     else:
         f1_cell()
         nested_cell()

@@ -889,6 +889,13 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None
 #: Seconds allowed to reach a scheduler given by address and to read its Dask handshake.
 SCHEDULER_TIMEOUT = 5.0
 
+#: glibc's allocator settings of the embedded LocalCluster's workers (Dask config keys):
+#: freed memory up to 256 MiB stays in the heap, and blocks below 64 MiB come from it.
+WORKER_MALLOC = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": str(256 << 20),
+    "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": str(64 << 20),
+}
+
 # A Dask handshake is one small message; a peer announcing more is not a Dask scheduler.
 _MAX_HANDSHAKE = 1 << 16
 
@@ -1035,13 +1042,19 @@ def _execute(suite, scale, cells, workers, scheduler) -> Iterable[tuple[dict, np
 
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            scheduler_port=0,
-        )
+        import dask
+
+        # Dask's workers trim the heap at 64 KiB, which also pins glibc's mmap threshold
+        # at 128 KiB: every array of a cell is then a fresh mapping, page-faulted in and
+        # zeroed anew. Cells allocate the same few arrays again and again; keep them.
+        with dask.config.set(WORKER_MALLOC):
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                scheduler_port=0,
+            )
         client = Client(cluster)
     else:
         try:
