@@ -339,6 +339,7 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
         "subgroups_nested",
         "scored_nested",
         "runs_nested",
+        "annotators_nested",
     ):
         needed = registry.PERSON_REQUIRED + (
             ("metric",) if kind not in ("nested", "scored_nested") else ()
@@ -355,13 +356,16 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             )
         if any(m.family == "bayes" and m.options["sampler"] != "grid" for m in methods):
             raise SuiteError(f"a {kind} population takes Bayesian methods with sampler 'grid'.")
+    # the majority is one classifier (of runs) or one reference (of annotators): the
+    # recommended interval of one is its only interval
+    majority_is = {"runs": "vote is one classifier", "annotators": "code is one reference"}
     for i, m in enumerate(methods):
-        if m.family == "runs" and m.options["estimand"] == "majority":
+        if m.family in majority_is and m.options["estimand"] == "majority":
             if m.options["method"] != "recommended":
                 raise SuiteError(
                     f"`methods[{i}].method` must be 'recommended' for estimand 'majority' (the "
-                    "majority vote is one classifier, with the recommended interval of one); "
-                    f"got {m.options['method']!r}."
+                    f"majority {majority_is[m.family]}, with the recommended interval of "
+                    f"one); got {m.options['method']!r}."
                 )
     if kind == "nested_finite" and "icc" not in grid and "sd" not in population:
         raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
