@@ -604,3 +604,36 @@ def test_report_of_a_long_table_of_runs(capsys, example_csv, tmp_path):
     pd.concat([long, long.iloc[:1]]).to_csv(path, index=False)
     status, _, err = run(capsys, *argv, "--run", "run", "--text", "text_id")
     assert status == 2 and "repeat a (text, run) pair" in err
+
+
+def test_compare_with_repeated_runs(capsys, example_csv):
+    argv = ["compare", str(example_csv), "--truth", "human", "--metric", "recall"]
+    status, out, _ = run(
+        capsys,
+        *argv,
+        "--pred-a",
+        "run1",
+        "run2",
+        "run3",
+        "--pred-b",
+        "model_b",
+        "--group",
+        "person",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    texts = pc.load_example()
+    ref = pc.compare(
+        texts["human"],
+        texts[["run1", "run2", "run3"]],
+        texts["model_b"],
+        "recall",
+        groups=texts["person"],
+    )
+    assert (payload["low"], payload["high"]) == (ref.low, ref.high)
+    assert payload["sources"] == ["texts", "persons", "runs"] and payload["a"] == "run1+run2+run3"
+    status, out, err = run(
+        capsys, *argv, "--pred-a", "run1", "run2", "--pred-b", "model_b", "--method", "bootstrap"
+    )
+    assert status == 2 and out == "" and err.count("\n") == 1 and "`--method` 'bootstrap'" in err

@@ -177,9 +177,16 @@ def _file_columns(
         p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
     for flag in pred:
         which = {"--pred": "", "--pred-a": " A", "--pred-b": " B"}[flag]
-        what = " (scores with --metric roc_auc)" if flag != "--pred" else ""
+        if flag == "--pred":
+            p.add_argument(flag, required=True, metavar="COL", help="column of classifier labels")
+            continue
         p.add_argument(
-            flag, required=True, metavar="COL", help=f"column of classifier{which} labels{what}"
+            flag,
+            required=True,
+            nargs="+",
+            metavar="COL",
+            help=f"column of classifier{which} labels (scores with --metric roc_auc); several "
+            "columns are repeated runs",
         )
 
 
