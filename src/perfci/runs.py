@@ -681,14 +681,32 @@ def runs_ci_counts(
 # ------------------------------------------------------------------------- labels
 
 
-def _pred_runs(y_pred: Any) -> np.ndarray:
+def _refuse_missing_runs(name: str, values: np.ndarray, columns: list[str] | None) -> None:
+    """Raise for a missing label in a text x run table, naming the text's row and the run."""
+    import pandas as pd
+
+    missing = pd.isna(pd.DataFrame(values)).to_numpy()
+    if missing.any():
+        row, col = (int(v[0]) for v in np.nonzero(missing))
+        run = repr(columns[col]) if columns is not None else f"{col}"
+        raise ValueError(
+            f"`{name}` contains missing labels (NaN or None): {int(missing.sum())} of "
+            f"{missing.size}, the first at row {row}, run {run}; every run labels every text."
+        )
+
+
+def _pred_runs(y_pred: Any, name: str = "y_pred") -> np.ndarray:
     """Return the runs' labels as an ``(n_texts, n_runs)`` object array, or raise."""
     import pandas as pd
 
+    columns = None
     if isinstance(y_pred, pd.DataFrame):
         values = y_pred.to_numpy(dtype=object)
+        columns = [str(c) for c in y_pred.columns]
     else:
         values = np.asarray(y_pred, dtype=object)
+    if values.ndim == 2:
+        _refuse_missing_runs(name, values, columns)
     if values.ndim != 2:
         raise ValueError(
             "`y_pred` must be two-dimensional for repeated runs, (n_texts, n_runs): one "
@@ -1098,8 +1116,10 @@ def compare_runs(
     for name, value in (("pred_a", pred_a), ("pred_b", pred_b)):
         arr = (
             value.to_numpy(dtype=object)
-            if isinstance(value, pd.DataFrame | pd.Series)
-            else (np.asarray(value, dtype=object))
+            if isinstance(value, pd.Series)
+            else _pred_runs(value, name)
+            if isinstance(value, pd.DataFrame) or np.ndim(np.asarray(value, dtype=object)) == 2
+            else np.asarray(value, dtype=object)
         )
         if arr.ndim == 1:
             arr = arr[:, None]
