@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -507,9 +508,11 @@ def test_bayes_json_is_the_fits_to_dict(capsys, example_csv):
 
 def test_validate_json(capsys, suite_workdir):
     assert main(["validate", "list", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == [
+    listed = json.loads(capsys.readouterr().out)
+    assert [{k: v for k, v in s.items() if k != "file"} for s in listed] == [
         {"name": "t", "description": "d", "scales": ["smoke"]}
     ]
+    assert listed[0]["file"].endswith("validation/suites/t.toml")
     assert main(["validate", "run", "t", "--out", "res", "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cells"] == 2
     assert main(["validate", "report", "res", "--figures", "figs", "--json"]) == 0
@@ -637,3 +640,26 @@ def test_compare_with_repeated_runs(capsys, example_csv):
         capsys, *argv, "--pred-a", "run1", "run2", "--pred-b", "model_b", "--method", "bootstrap"
     )
     assert status == 2 and out == "" and err.count("\n") == 1 and "`--method` 'bootstrap'" in err
+
+
+def test_validate_finds_the_shipped_suites_from_any_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no validation/suites here: the package's own are listed
+    assert main(["validate", "list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("suites in ") and out[0].rstrip(":").endswith("suites")
+    assert any(line.startswith("paper-independent: ") for line in out)
+    assert main(["validate", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert all(Path(s["file"]).is_file() for s in listed)
+    # a suite file given by its path runs from anywhere
+    mine = tmp_path / "mine.toml"
+    mine.write_text(Path(listed[0]["file"]).read_text())
+    assert main(["validate", "run", str(mine), "--scale", "smoke", "--out", "res", "--quiet"]) == 0
+    from perfci.harness import schema
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setattr(schema, "suite_dirs", lambda: [empty])
+    assert main(["validate", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no suite files (*.toml) in" in err and str(empty) in err

@@ -675,17 +675,33 @@ def validate(args: argparse.Namespace) -> None:
     from .. import harness
 
     if args.action == "list":
-        suites = [harness.load_suite(name) for name in harness.list_suites()]
+        from ..harness import schema
+
+        folder = schema.suite_dir()
+        names = schema.list_suites(folder)
+        if not names:
+            looked = " or ".join(str(p) for p in schema.suite_dirs())
+            raise ValueError(
+                f"no suite files (*.toml) in {looked}; give `validate run` the path of a "
+                "suite file."
+            )
+        suites = [harness.load_suite(folder / f"{name}.toml") for name in names]
         if args.json:
             print(
                 rendering.json_text(
                     [
-                        {"name": s.name, "description": s.description, "scales": list(s.scales)}
+                        {
+                            "name": s.name,
+                            "description": s.description,
+                            "scales": list(s.scales),
+                            "file": str(folder / f"{s.name}.toml"),
+                        }
                         for s in suites
                     ]
                 )
             )
             return
+        print(f"suites in {folder}:")
         for suite in suites:
             print(f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})")
         return

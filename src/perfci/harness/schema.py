@@ -67,16 +67,40 @@ class Suite:
         return {**self.grid, **self.scales[scale].grid}
 
 
-def suite_dir() -> Path:
-    """Return the folder of suite files: ``validation/suites`` of the working directory.
+def suite_dirs() -> list[Path]:
+    """Return the folders searched for suite files, in order.
+
+    ``validation/suites`` of the working directory (a checkout of the repository, or a
+    project's own suites), then the suites shipped with perfci (the package
+    ``perfci.suites``).
 
     Examples
     --------
     >>> from perfci import harness
-    >>> harness.suite_dir().parts[-2:]
-    ('validation', 'suites')
+    >>> [p.name for p in harness.suite_dirs()][-1]
+    'suites'
     """
-    return Path.cwd() / "validation" / "suites"
+    from importlib import resources
+
+    shipped = Path(str(resources.files("perfci.suites")))
+    local = Path.cwd() / "validation" / "suites"
+    return [local, shipped] if local.resolve() != shipped.resolve() else [shipped]
+
+
+def suite_dir() -> Path:
+    """Return the folder of suite files: the first of :func:`suite_dirs` that holds any.
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> harness.suite_dir().name
+    'suites'
+    """
+    folders = suite_dirs()
+    for folder in folders:
+        if folder.is_dir() and any(folder.glob("*.toml")):
+            return folder
+    return folders[-1]
 
 
 def list_suites(directory: Path | None = None) -> list[str]:
@@ -85,7 +109,7 @@ def list_suites(directory: Path | None = None) -> list[str]:
     Examples
     --------
     >>> from perfci import harness
-    >>> "paper-independent" in harness.list_suites()  # run from the repository root
+    >>> "paper-independent" in harness.list_suites()
     True
     """
     folder = suite_dir() if directory is None else Path(directory)
