@@ -663,3 +663,17 @@ def test_validate_finds_the_shipped_suites_from_any_folder(capsys, tmp_path, mon
     assert main(["validate", "list"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no suite files (*.toml) in" in err and str(empty) in err
+
+
+def test_report_metrics_and_bayes_flags(capsys, example_csv):
+    argv = ["report", str(example_csv), "--truth", "human", "--pred", "model", "--group", "person"]
+    status, out, _ = run(capsys, *argv, "--metrics", "recall", "f1", "--seed", "1", "--json")
+    assert status == 0 and [r["metric"] for r in json.loads(out)] == ["recall", "f1"]
+    status, out, _ = run(
+        capsys, *argv, "--metrics", "recall", "--bayes", "--bayes-sampler", "grid", "--json"
+    )
+    rows = json.loads(out)
+    assert status == 0 and len(rows) == 3 and rows[1]["method"].startswith("bayes")
+    assert [r["sources"] for r in rows] == ["texts, persons", "texts, persons", "texts"]
+    status, out, err = run(capsys, *argv, "--metrics", "recal")
+    assert status == 2 and out == "" and err.count("\n") == 1 and "`--metrics`" in err

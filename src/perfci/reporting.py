@@ -823,15 +823,16 @@ def _bayes_row(
     relevant_n,
     persons=pd.NA,
     notes: tuple[str, ...] = (),
+    sources: str | None = None,
 ) -> dict:
-    """One report row of a credible interval."""
+    """One report row of a credible interval (`sources` default: from the persons)."""
     return {
         "metric": metric,
         "estimate": estimate,
         "low": low,
         "high": high,
         "method": method,
-        "sources": "texts" if persons is pd.NA else "texts, persons",
+        "sources": sources or ("texts" if persons is pd.NA else "texts, persons"),
         "relevant_n": relevant_n,
         "persons": persons,
         "icc": np.nan,
@@ -874,6 +875,8 @@ def _bayes_rows(
                     int(n.sum()),
                     int(np.count_nonzero(n)),
                     (about[estimand], _flag(result)),
+                    # about these persons' texts only: the persons are not a source
+                    sources="texts" if estimand == "text_weighted" else None,
                 )
                 for estimand in ("mu", "text_weighted")
                 for ci in [result.interval(estimand, "eti", level)]

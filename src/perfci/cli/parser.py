@@ -322,6 +322,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --differences, the subgroup the others are compared with (default the "
         "first in sorted order)",
     )
+    p.add_argument(
+        "--metrics",
+        nargs="+",
+        metavar="NAME",
+        help="the metrics to report (default every one that applies)",
+    )
+    p.add_argument(
+        "--bayes",
+        action="store_true",
+        help="add the Bayesian credible intervals beside the frequentist ones",
+    )
+    _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
