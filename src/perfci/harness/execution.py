@@ -621,42 +621,14 @@ def _runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     texts with a relevant text) is NaN and not counted in ``n_valid``; a majority vote
     tied between the runs counts as negative, in the data and in the truth.
     """
-    from .populations import draw_runs, person_parameters, runs_truth
+    from .populations import draw_runs, runs_truth
 
-    params = person_parameters(suite, cell)
-    metric = params["metric"]
-    level = suite.confidence_level
-    data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
-    sample = draw_runs(params, (scale.replications, int(params["persons"])), data_rng)
-    per_person = sample.person_cells()  # (data sets, persons, runs, 4)
-    patterns = None  # the pooled texts' units, built once if a method takes them
-    truths: dict[str, Any] = {}
-    out = np.empty((len(suite.methods), 6))
-    for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
-        o = m.options
-        estimand, method, pooled = o["estimand"], o["method"], o["counts"] == "pooled"
-        if estimand not in truths:
-            truths[estimand] = runs_truth(params, estimand, sample.run_effects)
-        # the cells of one classifier made of the runs, if the method takes them
-        one: np.ndarray | None = None
-        if method == "stacked":
-            one = per_person.sum(-2)
-        elif method == "single_run":
-            one = per_person[..., 0, :]
-        elif estimand == "majority":  # the schema admits method "recommended" only
-            one = sample.majority_cells()
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if one is not None:
-                counts = one.sum(1) if pooled else one
-                low, high = _recommended_ends(metric, counts, scale, level, rng, pooled=pooled)
-            elif pooled:
-                patterns = sample.patterns() if patterns is None else patterns
-                low, high = _runs_ends(*patterns, metric, o, False, scale, level, rng)
-            else:
-                low, high = _runs_ends(per_person, None, metric, o, True, scale, level, rng)
-        out[i] = _score(low, high, truths[estimand])
-    return out
+    def ends(cells, weights, metric, o, nested, scale, level, rng):
+        return _runs_ends(cells, None if nested else weights, metric, o, nested, scale, level, rng)
+
+    return _crossed_cell(
+        suite, scale, cell, seed, draw_runs, runs_truth, "run_effects", "single_run", ends
+    )
 
 
 def _annotators_ends(
@@ -730,14 +702,54 @@ def _annotators_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray
     counted in ``n_valid``; a text whose codes tie has no majority and is left out, in
     the data and in the truth.
     """
-    from .populations import annotators_truth, draw_annotators, person_parameters
+    from .populations import annotators_truth, draw_annotators
+
+    def ends(cells, weights, metric, o, nested, scale, level, rng):
+        if nested:
+            weights = np.ones(cells.shape[:2])
+        return _annotators_ends(cells, weights, metric, o, nested, scale, level, rng)
+
+    return _crossed_cell(
+        suite,
+        scale,
+        cell,
+        seed,
+        draw_annotators,
+        annotators_truth,
+        "annotator_effects",
+        "single",
+        ends,
+    )
+
+
+def _crossed_cell(
+    suite: Suite,
+    scale: Scale,
+    cell: dict,
+    seed,
+    draw: Callable,
+    truth_of: Callable,
+    effects: str,
+    single: str,
+    ends: Callable,
+) -> np.ndarray:
+    """Score the methods of a crossed source (runs or annotators) in one cell.
+
+    `draw` simulates the cell's data sets (a sample with ``person_cells()``,
+    ``majority_cells()``, ``patterns()`` and the source's effects as `effects`);
+    `truth_of(params, estimand, effects)` gives each estimand's truth; `single` names the
+    method of the first run or annotator alone; `ends` computes the crossed intervals.
+    One-reference methods (stacked, single, majority) get the recommended interval of
+    one classifier against one reference.
+    """
+    from .populations import person_parameters
 
     params = person_parameters(suite, cell)
     metric = params["metric"]
     level = suite.confidence_level
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
-    sample = draw_annotators(params, (scale.replications, int(params["persons"])), data_rng)
-    per_person = sample.person_cells()  # (data sets, persons, annotators, 4)
+    sample = draw(params, (scale.replications, int(params["persons"])), data_rng)
+    per_person = sample.person_cells()  # (data sets, persons, sources, 4)
     patterns = None  # the pooled texts' units, built once if a method takes them
     truths: dict[str, Any] = {}
     out = np.empty((len(suite.methods), 6))
@@ -745,12 +757,12 @@ def _annotators_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray
         o = m.options
         estimand, method, pooled = o["estimand"], o["method"], o["counts"] == "pooled"
         if estimand not in truths:
-            truths[estimand] = annotators_truth(params, estimand, sample.annotator_effects)
-        # the cells against one reference made of the codes, if the method takes them
+            truths[estimand] = truth_of(params, estimand, getattr(sample, effects))
+        # the cells of one classifier against one reference, if the method takes them
         one: np.ndarray | None = None
         if method == "stacked":
             one = per_person.sum(-2)
-        elif method == "single":
+        elif method == single:
             one = per_person[..., 0, :]
         elif estimand == "majority":  # the schema admits method "recommended" only
             one = sample.majority_cells()
@@ -761,12 +773,9 @@ def _annotators_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray
                 low, high = _recommended_ends(metric, counts, scale, level, rng, pooled=pooled)
             elif pooled:
                 patterns = sample.patterns() if patterns is None else patterns
-                low, high = _annotators_ends(*patterns, metric, o, False, scale, level, rng)
+                low, high = ends(*patterns, metric, o, False, scale, level, rng)
             else:
-                weights = np.ones(per_person.shape[:2])
-                low, high = _annotators_ends(
-                    per_person, weights, metric, o, True, scale, level, rng
-                )
+                low, high = ends(per_person, None, metric, o, True, scale, level, rng)
         out[i] = _score(low, high, truths[estimand])
     return out
 
