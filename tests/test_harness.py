@@ -1170,3 +1170,30 @@ def test_a_majority_annotators_method_other_than_recommended_is_refused(tmp_path
         "(the majority code is one reference, with the recommended interval of one); got "
         "'single'."
     )
+
+
+def test_scored_nested_truth_is_the_auc_of_the_population():
+    # the exact AUC of the rounded binormal score: near the continuous AUC with many
+    # levels, and the mean of the pooled AUCs of large simulated samples (MC tolerance)
+    from perfci.auc import auc_ci_counts
+    from perfci.harness.populations import draw_scored, scored_truth
+
+    params = {
+        "persons": 2000,
+        "texts_per_person": 10.0,
+        "size_cv": 0.5,
+        "min_texts": 1,
+        "prevalence": 0.3,
+        "icc_prevalence": 0.2,
+        "auc": 0.8,
+        "score_icc": 0.4,
+        "score_levels": 20,
+    }
+    assert scored_truth({**params, "score_levels": 4000}) == pytest.approx(0.8, abs=1e-4)
+    truth = scored_truth(params)
+    pos, neg = draw_scored(params, (40, 2000), np.random.default_rng(0))
+    estimates = auc_ci_counts(pos.sum(1), neg.sum(1)).estimate
+    # within-person pairs (1/2000 of the pairs, AUC at most 1) bias the pooled AUC by
+    # less than 1e-4; the mean of 40 estimates has its own Monte-Carlo SE
+    se = estimates.std(ddof=1) / np.sqrt(estimates.size)
+    assert abs(estimates.mean() - truth) < 4 * se + 1e-4
