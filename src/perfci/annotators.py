@@ -154,6 +154,13 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
     missing), whether each prediction is positive ``(n,)``, and the positive label. The
     labels are read by :func:`perfci.counting.normalize_labels` (the observed codes and
     the predictions together); a missing code is None, NaN or ``pd.NA``.
+
+    Examples
+    --------
+    >>> from perfci.annotators import read_codes
+    >>> truth, said, positive = read_codes([["yes", None], ["no", "no"]], ["yes", "yes"], "yes")
+    >>> truth.tolist(), said.tolist(), positive
+    ([[1.0, nan], [0.0, 0.0]], [True, True], 'yes')
     """
     import pandas as pd
 

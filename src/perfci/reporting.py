@@ -510,9 +510,18 @@ def metric_ci(
 
     """
     registry.ANY_METRIC.check(metric)
-    if metric != "roc_auc" and _has_runs(y_true):
+    source = (
+        None
+        if metric == "roc_auc"
+        else "annotators"
+        if _has_runs(y_true)
+        else "runs"
+        if _has_runs(y_pred)
+        else None
+    )
+    if source is not None:
         return _crossed_metric_ci(
-            "annotators",
+            source,
             y_true,
             y_pred,
             metric,
@@ -520,28 +529,7 @@ def metric_ci(
             method=method,
             positive=positive,
             confidence_level=confidence_level,
-            estimand="new_annotator" if estimand is None else estimand,
-            unused={
-                "design": design,
-                "df_adjust": df_adjust,
-                "scheme": scheme,
-                "interval": interval,
-                "pseudo_count": pseudo_count,
-            },
-            n_resamples=n_resamples,
-            rng=rng,
-        )
-    if metric != "roc_auc" and _has_runs(y_pred):
-        return _crossed_metric_ci(
-            "runs",
-            y_true,
-            y_pred,
-            metric,
-            groups,
-            method=method,
-            positive=positive,
-            confidence_level=confidence_level,
-            estimand="new_run" if estimand is None else estimand,
+            estimand=estimand,
             unused={
                 "design": design,
                 "df_adjust": df_adjust,
@@ -640,6 +628,8 @@ def _crossed_metric_ci(
             )
     resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
     interval = runs_ci if source == "runs" else annotator_ci
+    if estimand is None:
+        estimand = "new_run" if source == "runs" else "new_annotator"
     return interval(
         y_true,
         y_pred,

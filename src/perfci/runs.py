@@ -439,6 +439,17 @@ def crossed_intervals(
     variance (a new run or annotator) to the units'. Warns once per kind of data set
     without an interval. Returns the variance parts, the ends, the standard error, df
     and a description.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.runs import crossed_intervals
+    >>> cells = np.eye(4)[np.random.default_rng(0).integers(0, 4, (1, 50, 3))]  # 50 texts x 3 runs
+    >>> out = crossed_intervals(cells, np.ones((1, 50)), "accuracy", new_source=True,
+    ...                         method="recommended", level=0.95, n_resamples=2000,
+    ...                         generators=None, batch=None, unit="texts", source="runs")
+    >>> out["how"]
+    'variance components (texts x runs), agresti_coull on n_eff (dean_pagano)'
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         parts = _variance_components(flat, weights, metric, new_source)
