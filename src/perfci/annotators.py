@@ -208,15 +208,13 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
 
 def _cells(truth: np.ndarray, said: np.ndarray, person: np.ndarray | None) -> np.ndarray:
     """Cells ``(units, annotators, 4)``: per text, or summed per person; zeros where missing."""
+    from .runs import person_run_cells
+
     coded = ~np.isnan(truth)
     cell = 2 * (~said)[:, None] + (1 - np.nan_to_num(truth)).astype(int)  # 0 tp .. 3 tn
-    one_hot = np.eye(4)[cell] * coded[..., None]
     if person is None:
-        return one_hot
-    m = int(person.max()) + 1
-    out = np.zeros((m, *one_hot.shape[1:]))
-    np.add.at(out, person, one_hot)
-    return out
+        return np.eye(4)[cell] * coded[..., None]
+    return person_run_cells(cell, person, observed=coded).astype(float)
 
 
 def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:

@@ -804,7 +804,7 @@ _COLUMNS = [
 ]
 
 
-def _bayes_row(
+def _interval_row(
     metric: str,
     estimate,
     low,
@@ -815,7 +815,11 @@ def _bayes_row(
     notes: tuple[str, ...] = (),
     sources: str | None = None,
 ) -> dict:
-    """One report row of a credible interval (`sources` default: from the persons)."""
+    """Return one report row of an interval without a design adjustment.
+
+    The ICC, design effect and n_eff are NaN: a credible interval, or an interval of runs
+    or annotators (`sources` default: from the persons).
+    """
     return {
         "metric": metric,
         "estimate": estimate,
@@ -856,7 +860,7 @@ def _bayes_rows(
                 "text_weighted": "these persons' text-weighted rate only (not new persons)",
             }
             return [
-                _bayes_row(
+                _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
@@ -875,7 +879,7 @@ def _bayes_rows(
             x, n = proportion_counts(total, metric)
             q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
             return [
-                _bayes_row(
+                _interval_row(
                     metric,
                     q[1],
                     q[0],
@@ -892,7 +896,7 @@ def _bayes_rows(
             fit = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
             ci = fit.interval("f1", "eti", level)
             return [
-                _bayes_row(
+                _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
@@ -908,7 +912,7 @@ def _bayes_rows(
             ]
         ci = bayes.confusion_posterior(total).interval("f1", "eti", level)
         return [
-            _bayes_row(
+            _interval_row(
                 metric,
                 ci.estimate,
                 ci.low,
@@ -1018,23 +1022,20 @@ def _runs_rows(
             skipped.append(f"{metric}{where} ({reason})")
             continue
         rows.append(
-            {
-                "metric": metric,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "method": ci.method,
-                "sources": ", ".join(ci.sources),
-                "relevant_n": int(round(float(np.mean(_relevant_per_run(t, p, positive, metric))))),
-                "persons": pd.NA if g is None else int(ci.units),
-                "icc": np.nan,
-                "design_effect": np.nan,
-                "n_eff": np.nan,
-                "note": (
+            _interval_row(
+                metric,
+                ci.estimate,
+                ci.low,
+                ci.high,
+                ci.method,
+                int(round(float(np.mean(_relevant_per_run(t, p, positive, metric))))),
+                pd.NA if g is None else int(ci.units),
+                (
                     f"a new run ({ci.runs} runs seen): run SD {ci.run_sd:.3f}, "
-                    f"{ci.flip_share:.1%} of texts flip between runs"
+                    f"{ci.flip_share:.1%} of texts flip between runs",
                 ),
-            }
+                sources=", ".join(ci.sources),
+            )
         )
     return rows, skipped
 
@@ -1117,20 +1118,17 @@ def _annotators_report(
                 skipped.append(f"{metric} ({kind}: {reason})")
                 continue
             rows.append(
-                {
-                    "metric": metric,
-                    "estimate": ci.estimate,
-                    "low": ci.low,
-                    "high": ci.high,
-                    "method": ci.method,
-                    "sources": ", ".join(ci.sources),
-                    "relevant_n": pd.NA,
-                    "persons": pd.NA if units is None else units,
-                    "icc": np.nan,
-                    "design_effect": np.nan,
-                    "n_eff": np.nan,
-                    "note": note,
-                }
+                _interval_row(
+                    metric,
+                    ci.estimate,
+                    ci.low,
+                    ci.high,
+                    ci.method,
+                    pd.NA,
+                    pd.NA if units is None else units,
+                    (note,),
+                    sources=", ".join(ci.sources),
+                )
             )
     if skipped:
         warnings.warn(

@@ -575,10 +575,12 @@ class RunsSample:
 
     def person_cells(self) -> np.ndarray:
         """Cells ``[tp, fp, fn, tn]`` of each person in each run, (data sets, persons, R, 4)."""
+        from ..runs import person_run_cells
+
         runs = self.said.shape[1]
-        flat = (self.owner[:, None] * runs + np.arange(runs)) * 4 + self._cell_index(self.said)
-        size = self.shape[0] * self.shape[1] * runs * 4
-        return np.bincount(flat.ravel(), minlength=size).reshape(*self.shape, runs, 4)
+        units = self.shape[0] * self.shape[1]  # (data set, person) pairs
+        cells = person_run_cells(self._cell_index(self.said), self.owner, units)
+        return cells.reshape(*self.shape, runs, 4)
 
     def majority_cells(self) -> np.ndarray:
         """Cells of the majority vote of the runs per person, (data sets, persons, 4)."""
@@ -897,11 +899,12 @@ class AnnotatorsSample:
         A person's cells against an annotator count the texts that annotator coded: 0
         where they coded none of the person's texts.
         """
+        from ..runs import person_run_cells
+
         annotators = self.codes.shape[1]
-        index = self._cell_index(self.codes)
-        flat = (self.owner[:, None] * annotators + np.arange(annotators)) * 4 + index
-        size = self.shape[0] * self.shape[1] * annotators * 4
-        return np.bincount(flat[self.coded], minlength=size).reshape(*self.shape, annotators, 4)
+        units = self.shape[0] * self.shape[1]  # (data set, person) pairs
+        cells = person_run_cells(self._cell_index(self.codes), self.owner, units, self.coded)
+        return cells.reshape(*self.shape, annotators, 4)
 
     def majority_cells(self) -> np.ndarray:
         """Cells against the majority code per person, (data sets, persons, 4).
