@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -507,9 +508,11 @@ def test_bayes_json_is_the_fits_to_dict(capsys, example_csv):
 
 def test_validate_json(capsys, suite_workdir):
     assert main(["validate", "list", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == [
+    listed = json.loads(capsys.readouterr().out)
+    assert [{k: v for k, v in s.items() if k != "file"} for s in listed] == [
         {"name": "t", "description": "d", "scales": ["smoke"]}
     ]
+    assert listed[0]["file"].endswith("validation/suites/t.toml")
     assert main(["validate", "run", "t", "--out", "res", "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cells"] == 2
     assert main(["validate", "report", "res", "--figures", "figs", "--json"]) == 0
@@ -604,3 +607,73 @@ def test_report_of_a_long_table_of_runs(capsys, example_csv, tmp_path):
     pd.concat([long, long.iloc[:1]]).to_csv(path, index=False)
     status, _, err = run(capsys, *argv, "--run", "run", "--text", "text_id")
     assert status == 2 and "repeat a (text, run) pair" in err
+
+
+def test_compare_with_repeated_runs(capsys, example_csv):
+    argv = ["compare", str(example_csv), "--truth", "human", "--metric", "recall"]
+    status, out, _ = run(
+        capsys,
+        *argv,
+        "--pred-a",
+        "run1",
+        "run2",
+        "run3",
+        "--pred-b",
+        "model_b",
+        "--group",
+        "person",
+        "--json",
+    )
+    assert status == 0
+    payload = json.loads(out)
+    texts = pc.load_example()
+    ref = pc.compare(
+        texts["human"],
+        texts[["run1", "run2", "run3"]],
+        texts["model_b"],
+        "recall",
+        groups=texts["person"],
+    )
+    assert (payload["low"], payload["high"]) == (ref.low, ref.high)
+    assert payload["sources"] == ["texts", "persons", "runs"] and payload["a"] == "run1+run2+run3"
+    status, out, err = run(
+        capsys, *argv, "--pred-a", "run1", "run2", "--pred-b", "model_b", "--method", "bootstrap"
+    )
+    assert status == 2 and out == "" and err.count("\n") == 1 and "`--method` 'bootstrap'" in err
+
+
+def test_validate_finds_the_shipped_suites_from_any_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no validation/suites here: the package's own are listed
+    assert main(["validate", "list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("suites in ") and out[0].rstrip(":").endswith("suites")
+    assert any(line.startswith("paper-independent: ") for line in out)
+    assert main(["validate", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert all(Path(s["file"]).is_file() for s in listed)
+    # a suite file given by its path runs from anywhere
+    mine = tmp_path / "mine.toml"
+    mine.write_text(Path(listed[0]["file"]).read_text())
+    assert main(["validate", "run", str(mine), "--scale", "smoke", "--out", "res", "--quiet"]) == 0
+    from perfci.harness import schema
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setattr(schema, "suite_dirs", lambda: [empty])
+    assert main(["validate", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no suite files (*.toml) in" in err and str(empty) in err
+
+
+def test_report_metrics_and_bayes_flags(capsys, example_csv):
+    argv = ["report", str(example_csv), "--truth", "human", "--pred", "model", "--group", "person"]
+    status, out, _ = run(capsys, *argv, "--metrics", "recall", "f1", "--seed", "1", "--json")
+    assert status == 0 and [r["metric"] for r in json.loads(out)] == ["recall", "f1"]
+    status, out, _ = run(
+        capsys, *argv, "--metrics", "recall", "--bayes", "--bayes-sampler", "grid", "--json"
+    )
+    rows = json.loads(out)
+    assert status == 0 and len(rows) == 3 and rows[1]["method"].startswith("bayes")
+    assert [r["sources"] for r in rows] == ["texts, persons", "texts, persons", "texts"]
+    status, out, err = run(capsys, *argv, "--metrics", "recal")
+    assert status == 2 and out == "" and err.count("\n") == 1 and "`--metrics`" in err

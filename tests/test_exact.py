@@ -198,3 +198,23 @@ def test_bad_input(kwargs, match):
     kwargs.setdefault("method", "wilson")
     with pytest.raises(ValueError, match=match):
         pc.exact_coverage(**kwargs)
+
+
+@pytest.mark.parametrize("method", ["clopper_pearson", "jeffreys"])
+def test_coverage_through_the_inverted_tests_equals_the_enumeration_of_the_intervals(method):
+    # exact_coverage of the exact intervals needs no beta quantile (the binomial tests
+    # they invert); it must equal the coverage of the intervals themselves, term by term
+    rng = np.random.default_rng(3)
+    n = np.concatenate([rng.integers(1, 300, 2000), [1, 2, 5, 1000]])
+    p = np.concatenate([rng.uniform(0, 1, 2000), [0.5, 1e-6, 1 - 1e-9, 0.999]])
+    level = np.concatenate([rng.uniform(0.5, 0.999, 2000), [0.95, 0.9, 0.99, 0.8]])
+    dual = pc.exact_coverage(method, n, p, confidence_level=level)
+    full = pc.operating_characteristics(method, n, p, confidence_level=level)
+    np.testing.assert_allclose(dual, full.coverage, rtol=0, atol=1e-14)
+    # and a direct sum over x with statsmodels' intervals on a few elements
+    name = {"clopper_pearson": "beta", "jeffreys": "jeffreys"}[method]
+    for k in range(0, 2000, 400):
+        x = np.arange(n[k] + 1)
+        lo, hi = proportion_confint(x, n[k], alpha=1 - level[k], method=name)
+        ref = np.sum(stats.binom.pmf(x, n[k], p[k]) * ((lo <= p[k]) & (p[k] <= hi)))
+        assert dual[k] == pytest.approx(ref, abs=1e-10)

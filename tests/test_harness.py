@@ -813,3 +813,387 @@ def test_a_majority_runs_method_other_than_recommended_is_refused(tmp_path):
         "(the majority vote is one classifier, with the recommended interval of one); got "
         "'bootstrap'."
     )
+
+
+# --------------------------------------------------------------- several annotators
+
+ANNOTATORS = """
+name = "tiny-annotators"
+seed = 14
+[population]
+kind = "annotators_nested"
+metric = "recall"
+annotators = 3
+annotator_sd = 0.5
+coded = 0.6
+[grid]
+persons = [8]
+texts_per_person = [1.0, 5.0]
+[scales.smoke]
+replications = 25
+resamples = 100
+[[methods]]
+name = "recommended"
+family = "annotators"
+[[methods]]
+name = "bootstrap"
+family = "annotators"
+method = "bootstrap"
+[[methods]]
+name = "these_annotators"
+family = "annotators"
+estimand = "these_annotators"
+[[methods]]
+name = "majority"
+family = "annotators"
+estimand = "majority"
+[[methods]]
+name = "stacked"
+family = "annotators"
+method = "stacked"
+[[methods]]
+name = "single"
+family = "annotators"
+method = "single"
+estimand = "these_annotators"
+[[methods]]
+name = "recommended_pooled"
+family = "annotators"
+counts = "pooled"
+[[methods]]
+name = "these_annotators_pooled"
+family = "annotators"
+estimand = "these_annotators"
+counts = "pooled"
+[[methods]]
+name = "majority_pooled"
+family = "annotators"
+estimand = "majority"
+counts = "pooled"
+[[methods]]
+name = "stacked_pooled"
+family = "annotators"
+method = "stacked"
+counts = "pooled"
+[[methods]]
+name = "single_pooled"
+family = "annotators"
+method = "single"
+counts = "pooled"
+"""
+
+# Parameters of an annotators_nested population for the truth checks (sizes as in
+# `nested`); 4 annotators coding 60% of the texts each: ties and missing codes.
+_ANNOTATORS_PARAMS = {
+    "texts_per_person": 20.0,
+    "size_cv": 0.5,
+    "min_texts": 1,
+    "prevalence": 0.3,
+    "icc_prevalence": 0.1,
+    "annotators": 4,
+    "recall": 0.85,
+    "specificity": 0.9,
+    "annotator_accuracy": 0.9,
+    "text_sd": 1.0,
+    "person_sd": 0.5,
+    "annotator_sd": 0.5,
+    "coded": 0.6,
+}
+
+
+def _annotators_interval(codes, coded, said, person, method, rng):
+    """The interval of one data set's texts by the public label-level functions."""
+    o = method.options
+    groups = person if o["counts"] == "per_person" else None
+    pred = said.astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined metrics and majority ties are expected
+        try:
+            if o["method"] == "stacked":
+                text, annotator = np.nonzero(coded)  # every code a text of its own
+                ci = pc.metric_ci(
+                    codes[text, annotator].astype(int),
+                    pred[text],
+                    "recall",
+                    groups=None if groups is None else groups[text],
+                    positive=1,
+                )
+            elif o["method"] == "single":
+                first = coded[:, 0]
+                ci = pc.metric_ci(
+                    codes[first, 0].astype(int),
+                    pred[first],
+                    "recall",
+                    groups=None if groups is None else groups[first],
+                    positive=1,
+                )
+            else:
+                resamples = {"n_resamples": 100, "rng": rng} if o["method"] == "bootstrap" else {}
+                ci = pc.annotator_ci(
+                    np.where(coded, codes.astype(int), None),
+                    pred,
+                    "recall",
+                    groups=groups,
+                    estimand=o["estimand"],
+                    method=o["method"],
+                    positive=1,
+                    **resamples,
+                )
+        except ValueError:  # fewer than 2 persons, or no text: no interval
+            return np.nan, np.nan
+    return ci.low, ci.high
+
+
+def test_an_annotators_cell_is_the_public_functions_on_the_same_texts(tmp_path):
+    # every method of an annotators_nested cell, from the texts' codes and labels one
+    # data set at a time (annotator_ci, metric_ci with the stacked codes or the first
+    # annotator's), scored against the truth of its own estimand: what the batched
+    # harness computes (the bootstrap draw for draw)
+    from perfci.harness.populations import annotators_truth, draw_annotators, person_parameters
+
+    path = tmp_path / "annotators.toml"
+    path.write_text(ANNOTATORS)
+    suite = harness.load_suite(path)
+    for cell in suite.cells("smoke"):
+        seed = harness.execution._cell_seed(suite, "smoke", cell)
+        data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
+        params = person_parameters(suite, cell)
+        reps, m = suite.scales["smoke"].replications, int(cell["persons"])
+        sample = draw_annotators(params, (reps, m), data_rng)
+        rows = []
+        for method, rng in zip(suite.methods, method_rngs, strict=True):
+            truth = annotators_truth(params, method.options["estimand"], sample.annotator_effects)
+            streams = rng.spawn(reps)  # data set k of a batch draws from the k-th
+            ends = []
+            for k in range(reps):
+                mine = sample.owner // m == k
+                ends.append(
+                    _annotators_interval(
+                        sample.codes[mine],
+                        sample.coded[mine],
+                        sample.said[mine],
+                        sample.owner[mine] % m,
+                        method,
+                        streams[k],
+                    )
+                )
+            ends = np.array(ends)
+            rows.append(harness.execution._score(ends[:, 0], ends[:, 1], truth))
+        scores = harness.compute_cell(suite, "smoke", cell)
+        np.testing.assert_allclose(scores, np.array(rows), rtol=1e-9, atol=1e-12)
+        assert np.all(scores[:, 4] > 0)  # every method formed intervals
+        if cell["texts_per_person"] == 1.0:
+            # 8 texts: some data sets have no positive against an annotator (no recall)
+            # and no crossed interval, in the harness as in the public functions
+            crossed = [
+                i
+                for i, m in enumerate(suite.methods)
+                if m.options["method"] in ("recommended", "bootstrap")
+                and m.options["estimand"] != "majority"
+            ]
+            assert np.all(scores[crossed, 4] < reps)
+
+
+def test_annotators_patterns_hold_every_code_once():
+    from perfci.harness.populations import draw_annotators
+
+    sample = draw_annotators(_ANNOTATORS_PARAMS, (6, 5), np.random.default_rng(4))
+    cells, multiplicity = sample.patterns()
+    # the units of a data set times their multiplicities are its codes against each
+    # annotator, missing codes included
+    np.testing.assert_array_equal(
+        np.einsum("dw,dwac->dac", multiplicity, cells), sample.person_cells().sum(1)
+    )
+    texts = np.bincount(sample.owner // 5, minlength=6)
+    np.testing.assert_array_equal(multiplicity.sum(1), texts)
+    for k in range(6):  # distinct patterns, each with a code, and padding only at the end
+        used = multiplicity[k] > 0
+        assert used[: used.sum()].all() and not cells[k, ~used].any()
+        assert cells[k, used].sum((-2, -1)).min() >= 1
+        assert np.unique(cells[k, used].reshape(used.sum(), -1), axis=0).shape[0] == used.sum()
+
+
+def test_every_text_keeps_a_code_and_the_codes_are_otherwise_independent():
+    # the coding patterns of 3 annotators (each codes with probability 0.6) against
+    # their exact distribution given at least one code, c^|S| (1 - c)^(3 - |S|) /
+    # (1 - 0.4^3), each of the 7 patterns within 4 binomial standard errors
+    import itertools
+
+    from perfci.harness.populations import draw_annotators
+
+    params = {**_ANNOTATORS_PARAMS, "annotators": 3, "texts_per_person": 10.0}
+    coded = draw_annotators(params, (20, 1000), np.random.default_rng(8)).coded
+    assert coded.any(1).all()
+    code = coded @ np.array([4, 2, 1])
+    share = np.bincount(code, minlength=8) / code.size
+    for bits in itertools.product([0, 1], repeat=3):
+        k = sum(bits)
+        if k == 0:
+            assert share[0] == 0
+            continue
+        p = 0.6**k * 0.4 ** (3 - k) / (1 - 0.4**3)
+        got = share[bits[0] * 4 + bits[1] * 2 + bits[2]]
+        assert abs(got - p) < 4 * np.sqrt(p * (1 - p) / code.size), (bits, got, p)
+
+
+def test_annotators_truths_equal_independent_quadrature_and_enumeration():
+    # reference: scipy.integrate.quad over the annotator's shift b (new_annotator), and
+    # over the text's combined effect u ~ N(0, s2) of the sum over all 3^A outcomes of
+    # the annotators (not coded, coded negative, coded positive), ties and texts without
+    # a code left out (majority); neither uses Gauss-Hermite or the recursion
+    import itertools
+
+    from scipy import integrate, stats
+
+    from perfci.harness.populations import (
+        annotator_cells,
+        annotator_majority_cells,
+        annotators_truth,
+    )
+
+    params = {**_ANNOTATORS_PARAMS, "annotator_sd": 0.3, "metric": "f1"}
+    s = np.sqrt(1 + 1.0**2 + 0.5**2)
+    alpha_1, alpha_0 = stats.norm.ppf(0.9) * s, -stats.norm.ppf(0.9) * s
+    pi, recall, false_positive = 0.3, 0.85, 0.1
+
+    def cells_of(positive_1, positive_0, negative_1, negative_0):
+        # [tp, fp, fn, tn] against a reference positive (negative) with these
+        # probabilities given the true class 1 and 0, the classifier independent of it
+        return np.array(
+            [
+                pi * recall * positive_1 + (1 - pi) * false_positive * positive_0,
+                pi * recall * negative_1 + (1 - pi) * false_positive * negative_0,
+                pi * (1 - recall) * positive_1 + (1 - pi) * (1 - false_positive) * positive_0,
+                pi * (1 - recall) * negative_1 + (1 - pi) * (1 - false_positive) * negative_0,
+            ]
+        )
+
+    def f1(b):
+        q1, q0 = stats.norm.cdf((alpha_1 + b) / s), stats.norm.cdf((alpha_0 + b) / s)
+        tp, fp, fn, _ = cells_of(q1, q0, 1 - q1, 1 - q0)
+        return 2 * tp / (2 * tp + fp + fn)
+
+    reference, _ = integrate.quad(
+        lambda b: f1(b) * stats.norm.pdf(b, 0, 0.3), -np.inf, np.inf, epsabs=1e-13
+    )
+    assert abs(annotators_truth(params, "new_annotator", None) - reference) < 1e-10
+    # an annotator with b = 0 codes the true class with probability 0.9 in either class
+    np.testing.assert_allclose(
+        annotator_cells(params, 0.0), cells_of(0.9, 0.1, 0.1, 0.9), rtol=0, atol=1e-12
+    )
+
+    def majority(alpha, b, coded):
+        # P(majority positive), P(majority negative) given the class, over the texts
+        # with at least one code
+        def integrand(u, sign):
+            p = stats.norm.cdf(alpha + u + b)
+            total = 0.0
+            for outcome in itertools.product([None, 0, 1], repeat=b.size):
+                codes = [o for o in outcome if o is not None]
+                margin = 2 * sum(codes) - len(codes)
+                if np.sign(margin) == sign:
+                    total += np.prod(
+                        [
+                            1 - coded if o is None else coded * (p[a] if o else 1 - p[a])
+                            for a, o in enumerate(outcome)
+                        ]
+                    )
+            return total * stats.norm.pdf(u, 0, np.sqrt(1.25))
+
+        at_least_one = 1 - (1 - coded) ** b.size
+        return [
+            integrate.quad(integrand, -np.inf, np.inf, args=(sign,), epsabs=1e-13)[0] / at_least_one
+            for sign in (1, -1)
+        ]
+
+    effects = np.array([[0.3, -0.2, 0.1, 0.5], [-0.4, 0.0, 0.2, -0.1]])
+    for coded in (1.0, 0.6):
+        got = annotator_majority_cells({**params, "coded": coded}, effects)
+        for row, cells in zip(effects, got, strict=True):
+            (q1, r1), (q0, r0) = majority(alpha_1, row, coded), majority(alpha_0, row, coded)
+            expected = cells_of(q1, q0, r1, r0)
+            # the cells of the texts with a majority, up to the share of texts with at
+            # least one code (the same for every text, so no metric sees it)
+            np.testing.assert_allclose(
+                cells / cells.sum(), expected / expected.sum(), rtol=0, atol=1e-10
+            )
+    these = annotators_truth(params, "these_annotators", effects)
+    np.testing.assert_allclose(
+        these, [np.mean([f1(b) for b in row]) for row in effects], rtol=1e-12
+    )
+    with pytest.raises(
+        ValueError, match=r"^`annotator_effects` are needed for estimand 'majority'"
+    ):
+        annotators_truth(params, "majority", None)
+
+
+@pytest.mark.parametrize("metric", ["recall", "precision", "f1", "kappa"])
+def test_annotators_truths_agree_with_a_large_simulation(metric):
+    # 50 data sets of 1,000 persons with about 20 texts (a million texts, 4 annotators
+    # coding 60% of them each, annotator_sd 0.5) from the harness's simulator: each data
+    # set's metric against each annotator (over the texts they coded) and against the
+    # majority estimates its own truth up to the texts' noise; their O(1/n) bias is far
+    # below the Monte-Carlo SE with this many texts per data set. Each check is 3.5
+    # Monte-Carlo SE of the mean difference.
+    from perfci.harness.populations import annotators_truth, draw_annotators
+    from perfci.metrics import metric_values
+
+    params = {**_ANNOTATORS_PARAMS, "metric": metric}
+    sample = draw_annotators(params, (50, 1000), np.random.default_rng(1))
+    per_annotator = metric_values(sample.person_cells().sum(1).astype(float), metric)
+    majority = metric_values(sample.majority_cells().sum(1).astype(float), metric)
+    observed = {
+        "new_annotator": per_annotator.mean(-1),
+        "these_annotators": per_annotator.mean(-1),
+        "majority": majority,
+    }
+    new = annotators_truth(params, "new_annotator", None)
+    for estimand, values in observed.items():
+        difference = values - annotators_truth(params, estimand, sample.annotator_effects)
+        se = difference.std(ddof=1) / np.sqrt(difference.size)
+        assert abs(difference.mean()) < 3.5 * se, (estimand, difference.mean(), se)
+        if estimand != "new_annotator":
+            # the truth follows the data set's own annotators: what is left is the
+            # texts' noise, less than the annotators' spread about the new-annotator truth
+            assert difference.std() < (values - new).std(), estimand
+
+
+def test_a_majority_annotators_method_other_than_recommended_is_refused(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        ANNOTATORS.replace('estimand = "majority"', 'estimand = "majority"\nmethod = "single"', 1)
+    )
+    with pytest.raises(ValueError) as err:
+        harness.load_suite(path)
+    assert str(err.value) == (
+        "suite bad.toml: `methods[3].method` must be 'recommended' for estimand 'majority' "
+        "(the majority code is one reference, with the recommended interval of one); got "
+        "'single'."
+    )
+
+
+def test_scored_nested_truth_is_the_auc_of_the_population():
+    # the exact AUC of the rounded binormal score: near the continuous AUC with many
+    # levels, and the mean of the pooled AUCs of large simulated samples (MC tolerance)
+    from perfci.auc import auc_ci_counts
+    from perfci.harness.populations import draw_scored, scored_truth
+
+    params = {
+        "persons": 2000,
+        "texts_per_person": 10.0,
+        "size_cv": 0.5,
+        "min_texts": 1,
+        "prevalence": 0.3,
+        "icc_prevalence": 0.2,
+        "auc": 0.8,
+        "score_icc": 0.4,
+        "score_levels": 20,
+    }
+    assert scored_truth({**params, "score_levels": 4000}) == pytest.approx(0.8, abs=1e-4)
+    truth = scored_truth(params)
+    pos, neg = draw_scored(params, (40, 2000), np.random.default_rng(0))
+    estimates = auc_ci_counts(pos.sum(1), neg.sum(1)).estimate
+    # within-person pairs (1/2000 of the pairs, AUC at most 1) bias the pooled AUC by
+    # less than 1e-4; the mean of 40 estimates has its own Monte-Carlo SE
+    se = estimates.std(ddof=1) / np.sqrt(estimates.size)
+    assert abs(estimates.mean() - truth) < 4 * se + 1e-4

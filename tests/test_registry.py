@@ -187,7 +187,7 @@ def test_family_options_types_defaults_and_unknown_keys():
         registry.check_family_options("bayes", {"estimand": "mu", "sampler": "nutpie"}, "m")
     with pytest.raises(ValueError, match=r"`m` has unknown keys \['level'\]"):
         registry.check_family_options("analytic", {"method": "wald", "level": 0.9}, "m")
-    with pytest.raises(ValueError, match=r"`m.family` must be one of \['analytic', 'auc', 'bayes'"):
+    with pytest.raises(ValueError, match=r"`m.family` must be one of \['analytic', 'annotators',"):
         registry.check_family_options("magic", {}, "m")
     with pytest.raises(ValueError, match=r"`m.scheme` must be one of \['iid'\] for a bernoulli"):
         registry.check_family_support(
@@ -211,6 +211,7 @@ _METHODS = {
     "subgroups_nested": [{"name": "rec", "family": "group_difference"}],
     "scored_nested": [{"name": "delong", "family": "auc", "method": "delong"}],
     "runs_nested": [{"name": "rec", "family": "runs"}],
+    "annotators_nested": [{"name": "rec", "family": "annotators"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -223,6 +224,7 @@ _POPULATIONS = {
     "subgroups_nested": {"metric": "recall"},
     "scored_nested": {},
     "runs_nested": {"metric": "recall"},
+    "annotators_nested": {"metric": "recall"},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -235,6 +237,7 @@ _GRIDS = {
     "subgroups_nested": {"persons": [5], "texts_per_person": [5.0]},
     "scored_nested": {"persons": [5], "texts_per_person": [5.0]},
     "runs_nested": {"persons": [5], "texts_per_person": [5.0]},
+    "annotators_nested": {"persons": [5], "texts_per_person": [5.0]},
 }
 
 
@@ -260,6 +263,10 @@ _GOOD = {
     "text_sd": 1.0,
     "person_sd": 0.5,
     "run_sd": 0.3,
+    "annotators": 3,
+    "annotator_accuracy": 0.9,
+    "annotator_sd": 0.3,
+    "coded": 0.6,
 }
 
 
@@ -581,6 +588,7 @@ CLI_CHOICES = {
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
+    ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,
     ("plan", "--method"): registry.PLAN_METHOD,
 }

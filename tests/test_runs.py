@@ -289,3 +289,12 @@ def test_compare_with_runs_adds_their_variance_and_routes_from_compare(texts):
         pc.compare(texts["human"], texts["model"], texts["model_b"], "recall", estimand="new_run")
     with pytest.raises(ValueError, match=r"^`estimand` must be one of \['new_run', 'these_runs'\]"):
         pc.compare(texts["human"], runs, texts["model_b"], "recall", estimand="majority")
+
+
+def test_a_missing_run_label_is_named_by_its_row_and_run(texts):
+    runs = texts[["run1", "run2"]].astype(float)
+    runs.iloc[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^`y_pred` contains missing labels .* row 3, run 'run2'"):
+        pc.metric_ci(texts["human"], runs, "recall")
+    with pytest.raises(ValueError, match=r"^`pred_a` contains missing labels .* row 3, run 'run2'"):
+        pc.compare(texts["human"], runs, texts["model_b"], "recall")

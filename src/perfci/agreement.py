@@ -38,22 +38,21 @@ from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
     check_memory,
-    check_positive_int,
-    check_rng,
     dataset_generators,
 )
-from .auc import DegenerateIntervalWarning, _effective_persons, _quantile
+from .auc import DegenerateIntervalWarning
 from .bootstrap import (
     MIN_PERSONS,
     ONE_PERSON,
     BootstrapCI,
     assemble,
     canonical_cells,
-    check_resample_size,
+    check_bootstrap_options,
     resample_intervals,
     warn_about,
 )
 from .counting import _as_label_array, _listing, _sorted, normalize_labels
+from .design import effective_clusters, two_sided_quantile
 from .policy import recommended_scheme
 
 __all__ = [
@@ -553,26 +552,9 @@ def _options_iv(
     registry.AGREEMENT_METHOD.check(method)
     level = float(check_confidence_level(confidence_level, scalar=True))
     registry.LEVEL_OF_MEASUREMENT.check(level_of_measurement)
-    if scheme is not None:
-        registry.BOOTSTRAP_SCHEME.check(scheme)
-    registry.BOOTSTRAP_INTERVAL.check(interval)
-    resamples = check_positive_int("n_resamples", n_resamples)
-    check_resample_size(resamples)
-    generator = check_rng(rng)
-    if batch is not None:
-        check_positive_int("batch", batch, " or None")
-    if method != "bootstrap":
-        given = {
-            "scheme": scheme is not None,
-            "interval": interval != "percentile",
-            "n_resamples": resamples != _N_RESAMPLES,
-        }
-        for name, passed in given.items():
-            if passed:
-                raise ValueError(
-                    f"`{name}` is an option of the bootstrap, but `method` is {method!r}; "
-                    f"leave `{name}` unset or pass method='bootstrap'."
-                )
+    resamples, generator = check_bootstrap_options(
+        method, scheme, interval, n_resamples, rng, batch, _N_RESAMPLES
+    )
     options = _Options(method, level, level_of_measurement, scheme, interval, resamples, batch)
     return options, generator
 
@@ -844,14 +826,14 @@ def _asymptotic(
         variance = persons / (persons - 1) * float(np.sum(totals * totals)) / n**2
         assert data.person is not None
         person = pd.factorize(data.person[cells.used])[0]
-        df = max(_effective_persons(person, persons) - 1, 1.0)
+        df = max(float(effective_clusters(np.bincount(person, minlength=persons))) - 1, 1.0)
         how = f"; clustered: linearization over persons, t with {df:.3g} df"
     else:
         variance = float(units @ (influence * influence)) / n**2
         df = math.inf
         how = ""
     se = math.sqrt(max(variance, 0.0))
-    q = _quantile(options.level, df)
+    q = two_sided_quantile(options.level, df)
     low, high = max(-1.0, estimate - q * se), min(1.0, estimate + q * se)
     if se == 0:
         _warn_zero_width("asymptotic interval of Cohen's kappa", estimate)

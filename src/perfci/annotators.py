@@ -154,6 +154,13 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
     missing), whether each prediction is positive ``(n,)``, and the positive label. The
     labels are read by :func:`perfci.counting.normalize_labels` (the observed codes and
     the predictions together); a missing code is None, NaN or ``pd.NA``.
+
+    Examples
+    --------
+    >>> from perfci.annotators import read_codes
+    >>> truth, said, positive = read_codes([["yes", None], ["no", "no"]], ["yes", "yes"], "yes")
+    >>> truth.tolist(), said.tolist(), positive
+    ([[1.0, nan], [0.0, 0.0]], [True, True], 'yes')
     """
     import pandas as pd
 
@@ -201,15 +208,13 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
 
 def _cells(truth: np.ndarray, said: np.ndarray, person: np.ndarray | None) -> np.ndarray:
     """Cells ``(units, annotators, 4)``: per text, or summed per person; zeros where missing."""
+    from .runs import person_run_cells
+
     coded = ~np.isnan(truth)
     cell = 2 * (~said)[:, None] + (1 - np.nan_to_num(truth)).astype(int)  # 0 tp .. 3 tn
-    one_hot = np.eye(4)[cell] * coded[..., None]
     if person is None:
-        return one_hot
-    m = int(person.max()) + 1
-    out = np.zeros((m, *one_hot.shape[1:]))
-    np.add.at(out, person, one_hot)
-    return out
+        return np.eye(4)[cell] * coded[..., None]
+    return person_run_cells(cell, person, observed=coded).astype(float)
 
 
 def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:

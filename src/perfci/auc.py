@@ -36,9 +36,7 @@ from ._core.validation import (
     check_confidence_level,
     check_label,
     check_memory,
-    check_positive_int,
     check_real_array,
-    check_rng,
     dataset_generators,
 )
 from .bootstrap import (
@@ -48,11 +46,12 @@ from .bootstrap import (
     assemble,
     batch_shaped,
     canonical_cells,
-    check_resample_size,
+    check_bootstrap_options,
     resample_intervals,
     warn_about,
 )
 from .counting import _as_label_array, factorize_sorted, normalize_labels
+from .design import effective_clusters, two_sided_quantile
 from .policy import (
     AUC_COMPARISON_METHOD,
     RECOMMENDED,
@@ -315,9 +314,8 @@ def _clustered_variance(person: np.ndarray, deviation: np.ndarray, m: int) -> fl
 
 
 def _effective_persons(person: np.ndarray, m: int) -> float:
-    """Kish's effective number of persons (sum n_i)^2 / sum n_i^2 over their texts."""
-    sizes = np.bincount(person, minlength=m).astype(float)
-    return float(sizes.sum() ** 2 / np.sum(sizes * sizes))
+    """Kish's effective number of persons over their texts (:func:`effective_clusters`)."""
+    return float(effective_clusters(np.bincount(person, minlength=m)))
 
 
 class _CellAUC:
@@ -367,26 +365,9 @@ def _auc_options_iv(
     choices.check(method)
     level = float(check_confidence_level(confidence_level, scalar=True))
     check_label("positive", positive)
-    if scheme is not None:
-        registry.BOOTSTRAP_SCHEME.check(scheme)
-    registry.BOOTSTRAP_INTERVAL.check(interval)
-    resamples = check_positive_int("n_resamples", n_resamples)
-    check_resample_size(resamples)
-    generator = check_rng(rng)
-    if batch is not None:
-        check_positive_int("batch", batch, " or None")
-    if method != "bootstrap":
-        given = {
-            "scheme": scheme is not None,
-            "interval": interval != "percentile",
-            "n_resamples": resamples != _N_RESAMPLES,
-        }
-        for name, passed in given.items():
-            if passed:
-                raise ValueError(
-                    f"`{name}` is an option of the bootstrap, but `method` is {method!r}; "
-                    f"leave `{name}` unset or pass method='bootstrap'."
-                )
+    resamples, generator = check_bootstrap_options(
+        method, scheme, interval, n_resamples, rng, batch, _N_RESAMPLES
+    )
     return level, resamples, generator
 
 
@@ -462,11 +443,6 @@ def read_scores(
 
 
 # ----------------------------------------------------------------------- intervals
-
-
-def _quantile(level: float, df: float) -> float:
-    q = 0.5 + level / 2
-    return float(stats.norm.ppf(q) if math.isinf(df) else stats.t.ppf(q, df))
 
 
 def _population(clustered: bool, persons: int | None) -> str:
@@ -724,12 +700,14 @@ def auc_ci(
     groups : array_like, optional
         Person ids, one per text: texts nested in persons, the persons sampled from a
         population of persons.
-    method : {"delong", "delong_logit", "bootstrap"}, default "delong"
+    method : {"delong", "delong_logit", "jackknife", "bootstrap", "recommended"}, default "delong"
         DeLong's interval :math:`\hat\theta \pm q\,\widehat{\mathrm{se}}` (clipped to
         [0, 1], as R pROC does); the same standard error on the logit scale,
-        back-transformed; or the bootstrap. With `groups`, the DeLong methods use
-        Obuchowski's clustered variance and t on the effective number of persons minus 1
-        (see the notes).
+        back-transformed; with `groups`, the jackknife of persons on the logit scale of
+        the AUC of pairs from different persons (``docs/methods.md``); or the bootstrap.
+        With `groups`, the DeLong methods use Obuchowski's clustered variance and t on the
+        effective number of persons minus 1 (see the notes). ``"recommended"`` is
+        :func:`perfci.policy.recommended_auc_method`'s choice for the data.
     confidence_level : float, default 0.95
         Confidence level.
     positive : object, optional
@@ -765,7 +743,7 @@ def auc_ci(
         `positive`; for the unclustered DeLong methods, fewer than 2 positives or 2
         negatives (no sample variance); with `groups`, fewer than 2 persons for the
         clustered DeLong variance or a cluster or hierarchical bootstrap; a bootstrap
-        where no resample has both classes.
+        where no resample has both classes; ``method="jackknife"`` without `groups`.
 
     Warns
     -----
@@ -965,7 +943,7 @@ def _auc_ci(
         )
     variance, clustered, df, how = _delong_parts(data, deviation)
     se = math.sqrt(variance)
-    q = _quantile(level, df)
+    q = two_sided_quantile(level, df)
     name = "DeLong" if method == "delong" else "DeLong, logit scale"
     description = f"{name} ({how})" if how else name
     low, high = _delong_ends(np.asarray(estimate), np.asarray(se), np.asarray(q), method)
@@ -1051,8 +1029,9 @@ def auc_ci_counts(
     UndefinedMetricWarning
         For data sets without a positive or a negative (no AUC), with fewer than 2
         positives or 2 negatives (no unclustered DeLong variance) or fewer than 2 persons
-        with a text (no clustered one): their interval is NaN, as is the logit interval at
-        an AUC of 0 or 1.
+        with a text (no clustered one), and for the jackknife without a positive and a
+        negative text from different persons: their interval is NaN, as is the logit
+        interval at an AUC of 0 or 1.
     DegenerateIntervalWarning
         For zero-width intervals, as :func:`auc_ci`.
 
@@ -1123,7 +1102,7 @@ def auc_ci_counts(
             robust = m / (m - 1) * np.sum(u * u, axis=-1)
             robust = np.where(m >= MIN_PERSONS, robust, np.nan)
             variance = np.where(clustered, robust, variance)
-            effective = per_person.sum(-1) ** 2 / np.sum(per_person**2, axis=-1)
+            effective = effective_clusters(per_person)
             df = np.where(clustered, np.maximum(effective - 1, 1.0), math.inf)
     if not both.all():
         _warn_counts(
@@ -1251,7 +1230,7 @@ def _jackknife(
         spread = np.nansum(np.where(present, (logits - center[..., None]) ** 2, 0.0), -1)
         se_logit = np.sqrt((persons - 1) / persons * spread)
         se = se_logit * estimate * (1 - estimate)
-        effective = texts.sum(-1) ** 2 / np.sum(texts**2, axis=-1)
+        effective = effective_clusters(texts)
         df = np.maximum(effective - 1, 1.0)
     undefined = ~np.isfinite(estimate) | (persons < 2) | ~np.isfinite(se)
     estimate = np.where(~np.isfinite(estimate), np.nan, estimate)
@@ -1549,7 +1528,7 @@ def _compare_auc(
         low, high = float(boot.low), float(boot.high)
         label = f"paired bootstrap (scheme={used}, interval={interval})"
     else:
-        q = _quantile(level, df)
+        q = two_sided_quantile(level, df)
         low, high = diff - q * se, diff + q * se
         label = f"paired DeLong ({how})" if how else "paired DeLong"
     return RocAucComparison(

@@ -47,6 +47,7 @@ from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
     check_confidence_level,
+    check_positive_int,
     check_real_array,
     check_rng,
     dataset_generators,
@@ -135,6 +136,58 @@ def canonical_cells(
 def is_positive_int(value: Any) -> bool:
     """Whether `value` is a positive integer (bools excluded)."""
     return not isinstance(value, bool) and isinstance(value, int | np.integer) and bool(value >= 1)
+
+
+def check_bootstrap_options(
+    method: str,
+    scheme: Any,
+    interval: Any,
+    n_resamples: Any,
+    rng: Any,
+    batch: Any,
+    default_resamples: int = 2000,
+) -> tuple[int, np.random.Generator]:
+    """Check the bootstrap options of a function whose `method` may be another interval.
+
+    `scheme` (None for the recommended one), `interval`, `n_resamples` and `batch` are
+    checked whatever the method; with a `method` other than ``"bootstrap"``, passing
+    `scheme`, or `interval` or `n_resamples` other than their defaults, is an error (an
+    option the method cannot use is never silently ignored). Returns the resamples and
+    the generator.
+
+    Examples
+    --------
+    >>> from perfci.bootstrap import check_bootstrap_options
+    >>> check_bootstrap_options("bootstrap", "cluster", "bca", 500, 1, None)[0]
+    500
+    >>> check_bootstrap_options("delong", "cluster", "bca", 2000, 1, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `scheme` is an option of the bootstrap, but `method` is 'delong'; ...
+    """
+    from ._core import registry  # the module: MAX_RESAMPLES alone is imported above
+
+    if scheme is not None:
+        registry.BOOTSTRAP_SCHEME.check(scheme)
+    registry.BOOTSTRAP_INTERVAL.check(interval)
+    resamples = check_positive_int("n_resamples", n_resamples)
+    check_resample_size(resamples)
+    generator = check_rng(rng)
+    if batch is not None:
+        check_positive_int("batch", batch, " or None")
+    if method != "bootstrap":
+        given = {
+            "scheme": scheme is not None,
+            "interval": interval != "percentile",
+            "n_resamples": resamples != default_resamples,
+        }
+        for name, passed in given.items():
+            if passed:
+                raise ValueError(
+                    f"`{name}` is an option of the bootstrap, but `method` is {method!r}; "
+                    f"leave `{name}` unset or pass method='bootstrap'."
+                )
+    return resamples, generator
 
 
 def check_resample_size(n_resamples: int, n_data_sets: int = 1) -> None:

@@ -58,7 +58,7 @@ from .bootstrap import (
     warn_about,
 )
 from .counting import _as_label_array, factorize_sorted, normalize_labels
-from .design import _t_ratio
+from .design import _t_ratio, effective_clusters
 from .metrics import (
     BINARY_METRICS,
     PROPORTION_METRICS,
@@ -449,8 +449,7 @@ def _effective_df(cells: np.ndarray, metric: str, nested: bool, m: np.ndarray) -
         return (m - 1).astype(float)
     is_relevant = _relevant_joint_cells(metric)
     w = cells[..., is_relevant].sum(-1).astype(float)  # (K, persons)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        effective = w.sum(-1) ** 2 / (w * w).sum(-1)
+    effective = effective_clusters(w)
     df = np.maximum(np.where(np.isfinite(effective), effective, m) - 1, 1.0)
     return np.where(few, m - 1, df)
 

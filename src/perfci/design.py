@@ -10,6 +10,7 @@ or size-weighted cluster size, not in the number of clusters or the degrees of f
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -33,6 +34,7 @@ __all__ = [
     "ClusteredProportionCI",
     "clustered_proportion_ci",
     "design_effect",
+    "effective_clusters",
     "effective_sample_size",
     "icc",
 ]
@@ -290,6 +292,52 @@ def effective_sample_size(
     if df_adjust is not None:
         n_eff = n_eff * _t_ratio(df_adjust, level, n_texts, n_clusters)
     return n_eff[()] if np.ndim(n_eff) == 0 else n_eff
+
+
+def effective_clusters(sizes: Any) -> Any:
+    r"""Kish's effective number of clusters of clusters of these sizes (clusters last).
+
+    Parameters
+    ----------
+    sizes : array_like
+        The texts (or relevant texts) of each cluster, clusters on the last axis; any
+        leading axes index data sets. Empty clusters count for nothing.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        :math:`G^* = (\sum_i n_i)^2 / \sum_i n_i^2`: the number of clusters for equal
+        sizes, fewer when a few large clusters carry the variance estimate; NaN where
+        every cluster is empty. The t quantiles of perfci's cluster-robust, clustered
+        AUC and crossed intervals use :math:`G^* - 1` degrees of freedom.
+
+    Examples
+    --------
+    >>> from perfci.design import effective_clusters
+    >>> float(effective_clusters([10, 10, 10, 10]))
+    4.0
+    >>> round(float(effective_clusters([37, 1, 1, 1])), 4)  # 40^2 / (37^2 + 3)
+    1.1662
+    """
+    n = np.asarray(sizes, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = n.sum(-1) ** 2 / np.sum(n * n, axis=-1)
+    return out[()] if out.ndim == 0 else out
+
+
+def two_sided_quantile(level: float, df: float) -> float:
+    """Return the two-sided quantile of a level: normal for infinite `df`, else Student's t.
+
+    Examples
+    --------
+    >>> from perfci.design import two_sided_quantile
+    >>> round(two_sided_quantile(0.95, float("inf")), 4), round(two_sided_quantile(0.95, 9), 4)
+    (1.96, 2.2622)
+    """
+    from scipy import stats
+
+    q = 0.5 + level / 2
+    return float(stats.norm.ppf(q) if math.isinf(df) else stats.t.ppf(q, df))
 
 
 def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:

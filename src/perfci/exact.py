@@ -204,8 +204,39 @@ def _check_enumeration_size(largest: int, terms: int, chunk: int) -> None:
     )
 
 
-def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
+#: Methods whose coverage has a closed form through the binomial tests they invert: an
+#: end lies on one side of p exactly when a regularized incomplete beta function at p is
+#: on one side of the tail probability, so coverage needs no beta quantile.
+TEST_DUALITY: dict[str, tuple[float, float]] = {
+    # (shift of a, b for the lower end; for the upper end): Beta(x + s, n - x + 1 - s')
+    "clopper_pearson": (0.0, 1.0),
+    "jeffreys": (0.5, 0.5),
+}
+
+
+def _dual_terms(
+    method: str, x: np.ndarray, n: np.ndarray, p: np.ndarray, level: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return whether each term's interval lies wholly below p (hi < p) or above it (lo > p).
+
+    For Clopper-Pearson, ``lo = B^{-1}(tail; x, n - x + 1) > p`` exactly when
+    ``I_p(x, n - x + 1) < tail`` (I increasing in p), and ``hi = B^{-1}(1 - tail; x + 1,
+    n - x) < p`` exactly when ``I_p(x + 1, n - x) > 1 - tail``; Jeffreys alike with
+    ``Beta(x + 1/2, n - x + 1/2)`` for both ends. The ends at x = 0 and x = n are 0 and 1.
+    """
+    low_shift, high_shift = TEST_DUALITY[method]
+    tail = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        above = (x > 0) & (special.betainc(x + low_shift, n - x + 1 - low_shift, p) < tail)
+        below = (x < n) & (special.betainc(x + high_shift, n - x + 1 - high_shift, p) > 1 - tail)
+    return below, above
+
+
+def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray, *, width: bool = True):
     """Coverage, misses and expected half-width for flat validated arrays.
+
+    With ``width=False`` the half-width (row 3) is NaN, and the methods of
+    :data:`TEST_DUALITY` get their coverage without computing any interval.
 
     Only the x of each element's support carry weight (:func:`_support`; the rest is
     below :data:`TAIL_MASS` on each side). The intervals of each distinct (n, level)
@@ -244,14 +275,16 @@ def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
         stop = max(int(np.searchsorted(cum_rows, done + _MAX_ROWS, side="right")), start + 1)
         # the intervals of x in segments start..stop-1
         sizes = seg_size[start:stop]
-        t_owner, t_offset = _segments(sizes)
-        t_pair = seg_pair[start:stop][t_owner]
-        low, high = _bounds(
-            method,
-            (seg_first[start:stop][t_owner] + t_offset).astype(float),
-            pairs[t_pair, 0],
-            pairs[t_pair, 1],
-        )
+        dual = not width and method in TEST_DUALITY
+        if not dual:
+            t_owner, t_offset = _segments(sizes)
+            t_pair = seg_pair[start:stop][t_owner]
+            low, high = _bounds(
+                method,
+                (seg_first[start:stop][t_owner] + t_offset).astype(float),
+                pairs[t_pair, 0],
+                pairs[t_pair, 1],
+            )
         table_start = np.cumsum(sizes) - sizes
         # the terms of the elements of those segments
         idx = by_segment[(cum_elements[start - 1] if start else 0) : cum_elements[stop - 1]]
@@ -271,16 +304,24 @@ def _enumerate(method: str, n: np.ndarray, p: np.ndarray, level: np.ndarray):
             + special.xlogy(e_x, pe)
             + special.xlog1py(n_e - e_x, -pe)
         )
-        lo, hi = low[row], high[row]
-        weights = (
-            pmf * ((lo <= pe) & (pe <= hi)),
-            pmf * (hi < pe),
-            pmf * (lo > pe),
-            pmf * (hi - lo) / 2,
-        )
+        if dual:
+            below, above = _dual_terms(
+                method, e_x.astype(float), n_e.astype(float), pe, level[elem]
+            )
+            weights = (pmf * (~below & ~above), pmf * below, pmf * above, np.zeros_like(pmf))
+        else:
+            lo, hi = low[row], high[row]
+            weights = (
+                pmf * ((lo <= pe) & (pe <= hi)),
+                pmf * (hi < pe),
+                pmf * (lo > pe),
+                pmf * (hi - lo) / 2,
+            )
         for k, w in enumerate(weights):
             out[k, idx] = np.bincount(e_owner, weights=w, minlength=idx.size)
         start = stop
+    if not width:
+        out[3] = np.nan
     return out
 
 
@@ -394,7 +435,9 @@ def exact_coverage(method: str, n: Any, p: Any, *, confidence_level: Any = 0.95)
     >>> grid.shape, bool(grid.min() > 0.92)
     ((241, 6), True)
     """
-    cov = operating_characteristics(method, n, p, confidence_level=confidence_level).coverage
+    method, n, p, level = _operating_iv(method, n, p, confidence_level)
+    # coverage only: the exact intervals' coverage through the tests they invert
+    cov = _enumerate(method, n.ravel(), p.ravel(), level.ravel(), width=False)[0].reshape(n.shape)
     return cov[()] if cov.ndim == 0 else cov
 
 

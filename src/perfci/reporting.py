@@ -510,9 +510,18 @@ def metric_ci(
 
     """
     registry.ANY_METRIC.check(metric)
-    if metric != "roc_auc" and _has_runs(y_true):
+    source = (
+        None
+        if metric == "roc_auc"
+        else "annotators"
+        if _has_runs(y_true)
+        else "runs"
+        if _has_runs(y_pred)
+        else None
+    )
+    if source is not None:
         return _crossed_metric_ci(
-            "annotators",
+            source,
             y_true,
             y_pred,
             metric,
@@ -520,28 +529,7 @@ def metric_ci(
             method=method,
             positive=positive,
             confidence_level=confidence_level,
-            estimand="new_annotator" if estimand is None else estimand,
-            unused={
-                "design": design,
-                "df_adjust": df_adjust,
-                "scheme": scheme,
-                "interval": interval,
-                "pseudo_count": pseudo_count,
-            },
-            n_resamples=n_resamples,
-            rng=rng,
-        )
-    if metric != "roc_auc" and _has_runs(y_pred):
-        return _crossed_metric_ci(
-            "runs",
-            y_true,
-            y_pred,
-            metric,
-            groups,
-            method=method,
-            positive=positive,
-            confidence_level=confidence_level,
-            estimand="new_run" if estimand is None else estimand,
+            estimand=estimand,
             unused={
                 "design": design,
                 "df_adjust": df_adjust,
@@ -640,6 +628,8 @@ def _crossed_metric_ci(
             )
     resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
     interval = runs_ci if source == "runs" else annotator_ci
+    if estimand is None:
+        estimand = "new_run" if source == "runs" else "new_annotator"
     return interval(
         y_true,
         y_pred,
@@ -814,7 +804,7 @@ _COLUMNS = [
 ]
 
 
-def _bayes_row(
+def _interval_row(
     metric: str,
     estimate,
     low,
@@ -823,15 +813,20 @@ def _bayes_row(
     relevant_n,
     persons=pd.NA,
     notes: tuple[str, ...] = (),
+    sources: str | None = None,
 ) -> dict:
-    """One report row of a credible interval."""
+    """Return one report row of an interval without a design adjustment.
+
+    The ICC, design effect and n_eff are NaN: a credible interval, or an interval of runs
+    or annotators (`sources` default: from the persons).
+    """
     return {
         "metric": metric,
         "estimate": estimate,
         "low": low,
         "high": high,
         "method": method,
-        "sources": "texts" if persons is pd.NA else "texts, persons",
+        "sources": sources or ("texts" if persons is pd.NA else "texts, persons"),
         "relevant_n": relevant_n,
         "persons": persons,
         "icc": np.nan,
@@ -865,7 +860,7 @@ def _bayes_rows(
                 "text_weighted": "these persons' text-weighted rate only (not new persons)",
             }
             return [
-                _bayes_row(
+                _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
@@ -874,6 +869,8 @@ def _bayes_rows(
                     int(n.sum()),
                     int(np.count_nonzero(n)),
                     (about[estimand], _flag(result)),
+                    # about these persons' texts only: the persons are not a source
+                    sources="texts" if estimand == "text_weighted" else None,
                 )
                 for estimand in ("mu", "text_weighted")
                 for ci in [result.interval(estimand, "eti", level)]
@@ -882,7 +879,7 @@ def _bayes_rows(
             x, n = proportion_counts(total, metric)
             q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
             return [
-                _bayes_row(
+                _interval_row(
                     metric,
                     q[1],
                     q[0],
@@ -899,7 +896,7 @@ def _bayes_rows(
             fit = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
             ci = fit.interval("f1", "eti", level)
             return [
-                _bayes_row(
+                _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
@@ -915,7 +912,7 @@ def _bayes_rows(
             ]
         ci = bayes.confusion_posterior(total).interval("f1", "eti", level)
         return [
-            _bayes_row(
+            _interval_row(
                 metric,
                 ci.estimate,
                 ci.low,
@@ -1025,23 +1022,20 @@ def _runs_rows(
             skipped.append(f"{metric}{where} ({reason})")
             continue
         rows.append(
-            {
-                "metric": metric,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "method": ci.method,
-                "sources": ", ".join(ci.sources),
-                "relevant_n": int(round(float(np.mean(_relevant_per_run(t, p, positive, metric))))),
-                "persons": pd.NA if g is None else int(ci.units),
-                "icc": np.nan,
-                "design_effect": np.nan,
-                "n_eff": np.nan,
-                "note": (
+            _interval_row(
+                metric,
+                ci.estimate,
+                ci.low,
+                ci.high,
+                ci.method,
+                int(round(float(np.mean(_relevant_per_run(t, p, positive, metric))))),
+                pd.NA if g is None else int(ci.units),
+                (
                     f"a new run ({ci.runs} runs seen): run SD {ci.run_sd:.3f}, "
-                    f"{ci.flip_share:.1%} of texts flip between runs"
+                    f"{ci.flip_share:.1%} of texts flip between runs",
                 ),
-            }
+                sources=", ".join(ci.sources),
+            )
         )
     return rows, skipped
 
@@ -1124,20 +1118,17 @@ def _annotators_report(
                 skipped.append(f"{metric} ({kind}: {reason})")
                 continue
             rows.append(
-                {
-                    "metric": metric,
-                    "estimate": ci.estimate,
-                    "low": ci.low,
-                    "high": ci.high,
-                    "method": ci.method,
-                    "sources": ", ".join(ci.sources),
-                    "relevant_n": pd.NA,
-                    "persons": pd.NA if units is None else units,
-                    "icc": np.nan,
-                    "design_effect": np.nan,
-                    "n_eff": np.nan,
-                    "note": note,
-                }
+                _interval_row(
+                    metric,
+                    ci.estimate,
+                    ci.low,
+                    ci.high,
+                    ci.method,
+                    pd.NA,
+                    pd.NA if units is None else units,
+                    (note,),
+                    sources=", ".join(ci.sources),
+                )
             )
     if skipped:
         warnings.warn(

@@ -439,6 +439,17 @@ def crossed_intervals(
     variance (a new run or annotator) to the units'. Warns once per kind of data set
     without an interval. Returns the variance parts, the ends, the standard error, df
     and a description.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.runs import crossed_intervals
+    >>> cells = np.eye(4)[np.random.default_rng(0).integers(0, 4, (1, 50, 3))]  # 50 texts x 3 runs
+    >>> out = crossed_intervals(cells, np.ones((1, 50)), "accuracy", new_source=True,
+    ...                         method="recommended", level=0.95, n_resamples=2000,
+    ...                         generators=None, batch=None, unit="texts", source="runs")
+    >>> out["how"]
+    'variance components (texts x runs), agresti_coull on n_eff (dean_pagano)'
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         parts = _variance_components(flat, weights, metric, new_source)
@@ -681,14 +692,32 @@ def runs_ci_counts(
 # ------------------------------------------------------------------------- labels
 
 
-def _pred_runs(y_pred: Any) -> np.ndarray:
+def _refuse_missing_runs(name: str, values: np.ndarray, columns: list[str] | None) -> None:
+    """Raise for a missing label in a text x run table, naming the text's row and the run."""
+    import pandas as pd
+
+    missing = pd.isna(pd.DataFrame(values)).to_numpy()
+    if missing.any():
+        row, col = (int(v[0]) for v in np.nonzero(missing))
+        run = repr(columns[col]) if columns is not None else f"{col}"
+        raise ValueError(
+            f"`{name}` contains missing labels (NaN or None): {int(missing.sum())} of "
+            f"{missing.size}, the first at row {row}, run {run}; every run labels every text."
+        )
+
+
+def _pred_runs(y_pred: Any, name: str = "y_pred") -> np.ndarray:
     """Return the runs' labels as an ``(n_texts, n_runs)`` object array, or raise."""
     import pandas as pd
 
+    columns = None
     if isinstance(y_pred, pd.DataFrame):
         values = y_pred.to_numpy(dtype=object)
+        columns = [str(c) for c in y_pred.columns]
     else:
         values = np.asarray(y_pred, dtype=object)
+    if values.ndim == 2:
+        _refuse_missing_runs(name, values, columns)
     if values.ndim != 2:
         raise ValueError(
             "`y_pred` must be two-dimensional for repeated runs, (n_texts, n_runs): one "
@@ -700,6 +729,33 @@ def _pred_runs(y_pred: Any) -> np.ndarray:
             f"got {values.shape[1]}. With one run use perfci.metric_ci."
         )
     return values
+
+
+def person_run_cells(
+    cell: np.ndarray,
+    person: np.ndarray,
+    persons: int | None = None,
+    observed: np.ndarray | None = None,
+) -> np.ndarray:
+    """Return the confusion cells of each person in each run, ``(persons, runs, 4)``.
+
+    `cell` ``(n_texts, runs)`` is each text's cell in each run (0 tp, 1 fp, 2 fn, 3 tn)
+    and `person` its person's code 0..m-1 (`persons`, default the largest code + 1); only
+    the (text, run) pairs where `observed` is True count (an annotator who coded the
+    text). One bincount, no loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.runs import person_run_cells
+    >>> person_run_cells(np.array([[0, 2], [3, 3], [0, 0]]), np.array([0, 0, 1])).tolist()
+    [[[1, 0, 0, 1], [0, 0, 1, 1]], [[1, 0, 0, 0], [1, 0, 0, 0]]]
+    """
+    m = int(person.max()) + 1 if persons is None else persons
+    runs = cell.shape[1]
+    flat = (person[:, None] * runs + np.arange(runs)) * 4 + cell
+    flat = flat.ravel() if observed is None else flat[observed]
+    return np.bincount(flat, minlength=m * runs * 4).reshape(m, runs, 4)
 
 
 def majority_vote(positive_votes: np.ndarray, runs: int) -> tuple[np.ndarray, int]:
@@ -844,9 +900,7 @@ def runs_ci(
             truth, said, is_pos, cell, person, metric, given.positive, level, rng, flips
         )
     if person is not None:
-        m = int(person.max()) + 1
-        flat = (person[:, None] * runs + np.arange(runs)) * 4 + cell
-        cells = np.bincount(flat.ravel(), minlength=m * runs * 4).reshape(m, runs, 4)
+        cells = person_run_cells(cell, person)
         weights = None
     else:
         patterns, counts = np.unique(cell, axis=0, return_counts=True)
@@ -1098,8 +1152,10 @@ def compare_runs(
     for name, value in (("pred_a", pred_a), ("pred_b", pred_b)):
         arr = (
             value.to_numpy(dtype=object)
-            if isinstance(value, pd.DataFrame | pd.Series)
-            else (np.asarray(value, dtype=object))
+            if isinstance(value, pd.Series)
+            else _pred_runs(value, name)
+            if isinstance(value, pd.DataFrame) or np.ndim(np.asarray(value, dtype=object)) == 2
+            else np.asarray(value, dtype=object)
         )
         if arr.ndim == 1:
             arr = arr[:, None]
@@ -1141,13 +1197,7 @@ def compare_runs(
     for arr in labels:
         said = arr == given.positive
         cell = 2 * (~said) + (~is_pos)[:, None]
-        if person is None:
-            cells = np.eye(4)[cell]
-        else:
-            m = int(person.max()) + 1
-            runs = cell.shape[1]
-            flat = (person[:, None] * runs + np.arange(runs)) * 4 + cell
-            cells = np.bincount(flat.ravel(), minlength=m * runs * 4).reshape(m, runs, 4)
+        cells = np.eye(4)[cell] if person is None else person_run_cells(cell, person)
         with np.errstate(invalid="ignore", divide="ignore"):
             parts.append(
                 _variance_components(

@@ -61,6 +61,7 @@ from .counting import (
     factorize_sorted,
     normalize_labels,
 )
+from .design import effective_clusters
 from .metrics import (
     PROPORTION_METRICS,
     RELEVANT_TEXTS,
@@ -427,7 +428,7 @@ def _sides(cells: np.ndarray, metric: str, nested: bool) -> _Sides:
         square_sum = (u * u).sum(-1)
         w = relevant.astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            clusters = w.sum(-1) ** 2 / (w * w).sum(-1)
+            clusters = effective_clusters(w)
         persons: np.ndarray | None = m
     else:
         m = relevant_n  # each relevant text is a cluster (the others have no influence)

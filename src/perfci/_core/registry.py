@@ -804,6 +804,31 @@ _HARNESS_RUN_METHOD = _choices(
     ],
 )
 
+# The methods of the harness's `annotators` family: the crossed intervals of
+# perfci.annotator_ci, and the two naive one-reference intervals users compute instead.
+_HARNESS_ANNOTATOR_METHOD = _choices(
+    "method",
+    "how the interval of a metric against several annotators is computed",
+    [
+        ("recommended", "the recommended method (variance_components)"),
+        (
+            "variance_components",
+            "the linearized crossed (texts or persons x annotators) variance, Satterthwaite df",
+        ),
+        ("bootstrap", "the two-way bootstrap of texts (or persons) and annotators, percentile"),
+        (
+            "single",
+            "the recommended interval of one reference against the first annotator's codes "
+            "only (over the texts they coded)",
+        ),
+        (
+            "stacked",
+            "every (text, annotator) code taken as a text of its own against the classifier's "
+            "label, given to the recommended interval of one reference (the naive interval)",
+        ),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -958,6 +983,33 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             ),
         ),
         Family(
+            "annotators",
+            "an interval of a classifier's metric against several annotators "
+            "(perfci.runs.crossed_intervals, what perfci.annotator_ci computes), or against "
+            "one reference made of their codes",
+            (
+                Option(
+                    "estimand",
+                    "what the interval is about, and so the truth it is scored against",
+                    default="new_annotator",
+                    choices=ANNOTATOR_ESTIMAND,
+                ),
+                Option(
+                    "method",
+                    "the interval method ('recommended' only for estimand majority)",
+                    default="recommended",
+                    choices=_HARNESS_ANNOTATOR_METHOD,
+                ),
+                Option(
+                    "counts",
+                    "whether the persons are given (per_person) or the texts pooled as if "
+                    "independent (pooled)",
+                    default="per_person",
+                    choices=_COUNTS,
+                ),
+            ),
+        ),
+        Family(
             "recommended",
             "what method='recommended' chooses for each data set (perfci.policy), as "
             "perfci.metric_ci computes it",
@@ -1006,6 +1058,11 @@ HARNESS_POPULATION = _choices(
             "a stochastic classifier run several times on the same texts nested in persons, "
             "with systematic run effects (repeated runs)",
         ),
+        (
+            "annotators_nested",
+            "a classifier against several human annotators coding the same texts nested in "
+            "persons, with systematic annotator effects and missing codes (several annotators)",
+        ),
     ],
 )
 
@@ -1032,20 +1089,22 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     ),
     "nested_finite": Support(
         frozenset(HARNESS_FAMILIES)
-        - {"recommended", "comparison", "group_difference", "auc", "runs"},
+        - {"recommended", "comparison", "group_difference", "auc", "runs", "annotators"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
     "nested": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc", "runs"},
+        frozenset(HARNESS_FAMILIES)
+        - {"comparison", "group_difference", "auc", "runs", "annotators"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_confusion": Support(
-        frozenset(HARNESS_FAMILIES) - {"comparison", "group_difference", "auc", "runs"},
+        frozenset(HARNESS_FAMILIES)
+        - {"comparison", "group_difference", "auc", "runs", "annotators"},
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
@@ -1055,6 +1114,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         frozenset({"auc"}), frozenset(BOOTSTRAP_SCHEME), frozenset({"percentile"}), False
     ),
     "runs_nested": Support(frozenset({"runs"}), frozenset(), frozenset(), False),
+    "annotators_nested": Support(frozenset({"annotators"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
         frozenset({"comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -1491,7 +1551,8 @@ _PAIRED_FIELDS = (
     ),
     Field("metric", "the metric whose difference is scored", str, False, choices=BINARY_METRIC),
 )
-#: The persons' shares of positives (kinds scored_nested and runs_nested).
+#: The persons' shares of positives (kinds scored_nested and runs_nested; the ICC also
+#: annotators_nested).
 _POSITIVES_FIELDS = (
     _share("prevalence", "share of texts that are reference positives", default=0.3),
     Field(
@@ -1553,6 +1614,52 @@ _RUNS_FIELDS = (
         "SD of a run's systematic effect on the probit scale (all texts of the run; 0: the "
         "runs differ by chance only)",
         0.3,
+    ),
+    Field("metric", "the binary metric scored", str, False, choices=BINARY_METRIC),
+)
+_ANNOTATORS_FIELDS = (
+    _share("prevalence", "share of texts whose true class is positive", default=0.3),
+    _POSITIVES_FIELDS[1],
+    Field(
+        "annotators",
+        "human annotators, each coding a text with probability coded",
+        int,
+        False,
+        3,
+        minimum=2,
+        maximum=20,
+    ),
+    _share("recall", "recall of the classifier against the true class", default=0.85),
+    _share("specificity", "specificity of the classifier against the true class", default=0.9),
+    _share(
+        "annotator_accuracy",
+        "probability that a typical annotator (effect 0) codes a text's true class, in "
+        "either class",
+        default=0.9,
+    ),
+    _latent_sd(
+        "text_sd",
+        "SD of a text's effect on the probit scale (a hard text is miscoded by every "
+        "annotator alike)",
+        1.0,
+    ),
+    _latent_sd(
+        "person_sd",
+        "SD of a person's effect on the probit scale (all their texts, every annotator)",
+        0.5,
+    ),
+    _latent_sd(
+        "annotator_sd",
+        "SD of an annotator's systematic shift toward coding positive on the probit scale "
+        "(0: the annotators differ by chance only)",
+        0.3,
+    ),
+    _share(
+        "coded",
+        "probability that an annotator codes a text (below 1: missing codes; every text "
+        "keeps at least one)",
+        closed_high=True,
+        default=1.0,
     ),
     Field("metric", "the binary metric scored", str, False, choices=BINARY_METRIC),
 )
@@ -1685,6 +1792,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
             "runs_nested",
             _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_RUNS_FIELDS)),
             _optional((*_PERSON_FIELDS[:3], *_RUNS_FIELDS)),
+        ),
+        PopulationSchema(
+            "annotators_nested",
+            _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_ANNOTATORS_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], *_ANNOTATORS_FIELDS)),
         ),
         PopulationSchema(
             "nested_confusion",

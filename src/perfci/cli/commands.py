@@ -349,6 +349,9 @@ def report(args: argparse.Namespace) -> None:
         score=score,
         differences=args.differences,
         reference=args.reference,
+        metrics=args.metrics,
+        bayes=args.bayes,
+        bayes_sampler=args.bayes_sampler,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,
@@ -402,6 +405,11 @@ def compare(args: argparse.Namespace) -> None:
     from ..comparison import compare as compare_
 
     frame = _read_table(args.file)
+    runs_a, runs_b = list(args.pred_a), list(args.pred_b)
+    if len(runs_a) > 1 or len(runs_b) > 1:
+        _compare_runs(args, frame, runs_a, runs_b)
+        return
+    args.pred_a, args.pred_b = runs_a[0], runs_b[0]
     if args.metric == "roc_auc":
         values, positive = _labels(args, {"y_true": ("--truth", args.truth)}, frame)
         scores = {
@@ -486,6 +494,50 @@ def _annotator_codes(frame: pd.DataFrame, columns: list[str], path: str) -> pd.D
             )
         codes[name] = text.where(~empty, None)
     return pd.DataFrame(codes)
+
+
+def _compare_runs(
+    args: argparse.Namespace, frame: pd.DataFrame, runs_a: list[str], runs_b: list[str]
+) -> None:
+    """``perfci compare`` with repeated runs: several ``--pred-a`` or ``--pred-b`` columns."""
+    import numpy as np
+
+    from ..comparison import compare as compare_
+
+    if args.metric == "roc_auc":
+        raise ValueError(
+            "`--metric` roc_auc compares two score columns: give one `--pred-a` and one `--pred-b`."
+        )
+    if args.method != "recommended":
+        raise ValueError(
+            f"`--method` {args.method!r} is a method of one run each; with repeated runs leave "
+            "it unset (the variance components of texts or persons and runs)."
+        )
+    sides = []
+    for flag, columns in (("--pred-a", runs_a), ("--pred-b", runs_b)):
+        for column in columns:
+            _refuse_scores_as_labels(frame, column, flag, args.file)
+        read = [_column(frame, c, flag, args.file, labels=True).to_numpy() for c in columns]
+        sides.append(read[0] if len(read) == 1 else np.column_stack(read))
+    truth = _column(frame, args.truth, "--truth", args.file, labels=True).to_numpy()
+    result = compare_(
+        truth,
+        sides[0],
+        sides[1],
+        args.metric,
+        _column(frame, args.group, "--group", args.file),
+        positive=args.positive,
+        confidence_level=args.confidence_level,
+    )
+    name_a, name_b = "+".join(runs_a), "+".join(runs_b)
+    r = result
+    text = (
+        f"{r.metric}: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; difference "
+        f"{r.difference:+.4f}, {100 * r.confidence_level:g}% interval [{r.low:+.4f}, "
+        f"{r.high:+.4f}] by {r.method} ({r.estimand}, sources: {', '.join(r.sources)}); "
+        f"t p = {r.p_value:.4g} on {r.df:.1f} df"
+    )
+    rendering.emit({"a": name_a, "b": name_b, **r.to_dict()}, args.json, text)
 
 
 def _wide_runs(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -626,17 +678,33 @@ def validate(args: argparse.Namespace) -> None:
     from .. import harness
 
     if args.action == "list":
-        suites = [harness.load_suite(name) for name in harness.list_suites()]
+        from ..harness import schema
+
+        folder = schema.suite_dir()
+        names = schema.list_suites(folder)
+        if not names:
+            looked = " or ".join(str(p) for p in schema.suite_dirs())
+            raise ValueError(
+                f"no suite files (*.toml) in {looked}; give `validate run` the path of a "
+                "suite file."
+            )
+        suites = [harness.load_suite(folder / f"{name}.toml") for name in names]
         if args.json:
             print(
                 rendering.json_text(
                     [
-                        {"name": s.name, "description": s.description, "scales": list(s.scales)}
+                        {
+                            "name": s.name,
+                            "description": s.description,
+                            "scales": list(s.scales),
+                            "file": str(folder / f"{s.name}.toml"),
+                        }
                         for s in suites
                     ]
                 )
             )
             return
+        print(f"suites in {folder}:")
         for suite in suites:
             print(f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})")
         return

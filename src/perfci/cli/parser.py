@@ -177,9 +177,16 @@ def _file_columns(
         p.add_argument("--truth", required=True, metavar="COL", help="column of reference labels")
     for flag in pred:
         which = {"--pred": "", "--pred-a": " A", "--pred-b": " B"}[flag]
-        what = " (scores with --metric roc_auc)" if flag != "--pred" else ""
+        if flag == "--pred":
+            p.add_argument(flag, required=True, metavar="COL", help="column of classifier labels")
+            continue
         p.add_argument(
-            flag, required=True, metavar="COL", help=f"column of classifier{which} labels{what}"
+            flag,
+            required=True,
+            nargs="+",
+            metavar="COL",
+            help=f"column of classifier{which} labels (scores with --metric roc_auc); several "
+            "columns are repeated runs",
         )
 
 
@@ -315,6 +322,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --differences, the subgroup the others are compared with (default the "
         "first in sorted order)",
     )
+    p.add_argument(
+        "--metrics",
+        nargs="+",
+        metavar="NAME",
+        help="the metrics to report (default every one that applies)",
+    )
+    p.add_argument(
+        "--bayes",
+        action="store_true",
+        help="add the Bayesian credible intervals beside the frequentist ones",
+    )
+    _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)

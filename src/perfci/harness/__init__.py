@@ -39,6 +39,7 @@ from .schema import (
     list_suites,
     load_suite,
     suite_dir,
+    suite_dirs,
     suite_fingerprint,
 )
 from .storage import FolderInUseError, StaleLockWarning, WriteError, folder_lock
@@ -66,5 +67,6 @@ __all__ = [
     "nested_population",
     "run_suite",
     "suite_dir",
+    "suite_dirs",
     "suite_fingerprint",
 ]

@@ -410,12 +410,19 @@ def run_intercepts(params: dict) -> tuple[float, float, float]:
     Phi((alpha_1 + b) / sqrt(1 + s2)): alpha_1 = Phi^-1(recall) sqrt(1 + s2) makes the
     recall of a run with b = 0 the given one (and likewise the specificity).
     """
+    return _probit_intercepts(params["recall"], params["specificity"], params)
+
+
+def _probit_intercepts(
+    positive_rate: float, negative_rate: float, params: dict
+) -> tuple[float, float, float]:
+    """alpha_1, alpha_0 and sqrt(1 + s2) for these rates at effect 0 (s2 from `params`)."""
     from scipy import special
 
     scale = float(np.sqrt(1 + params["text_sd"] ** 2 + params["person_sd"] ** 2))
     return (
-        float(special.ndtri(params["recall"])) * scale,
-        -float(special.ndtri(params["specificity"])) * scale,
+        float(special.ndtri(positive_rate)) * scale,
+        -float(special.ndtri(negative_rate)) * scale,
         scale,
     )
 
@@ -568,10 +575,12 @@ class RunsSample:
 
     def person_cells(self) -> np.ndarray:
         """Cells ``[tp, fp, fn, tn]`` of each person in each run, (data sets, persons, R, 4)."""
+        from ..runs import person_run_cells
+
         runs = self.said.shape[1]
-        flat = (self.owner[:, None] * runs + np.arange(runs)) * 4 + self._cell_index(self.said)
-        size = self.shape[0] * self.shape[1] * runs * 4
-        return np.bincount(flat.ravel(), minlength=size).reshape(*self.shape, runs, 4)
+        units = self.shape[0] * self.shape[1]  # (data set, person) pairs
+        cells = person_run_cells(self._cell_index(self.said), self.owner, units)
+        return cells.reshape(*self.shape, runs, 4)
 
     def majority_cells(self) -> np.ndarray:
         """Cells of the majority vote of the runs per person, (data sets, persons, 4)."""
@@ -594,24 +603,39 @@ class RunsSample:
         # a text's pattern as the bits of one code: the reference, then each run's label
         bits = np.left_shift(np.int64(1), np.arange(1, runs + 1, dtype=np.int64))
         code = self.truth.astype(np.int64) + self.said.astype(np.int64) @ bits
-        data_set = self.owner // self.shape[1]
-        order = np.lexsort((code, data_set))
-        code, data_set = code[order], data_set[order]
-        first = np.ones(code.size, dtype=bool)
-        first[1:] = (code[1:] != code[:-1]) | (data_set[1:] != data_set[:-1])
-        starts = np.flatnonzero(first)
-        counts = np.diff(np.append(starts, code.size))
-        code, data_set = code[starts], data_set[starts]
-        units = np.bincount(data_set, minlength=self.shape[0])
-        slot = np.arange(code.size) - (np.cumsum(units) - units)[data_set]
-        width = int(units.max())
-        multiplicity = np.zeros((self.shape[0], width))
-        multiplicity[data_set, slot] = counts
+        code, data_set, slot, multiplicity = _distinct_units(
+            code, self.owner // self.shape[1], self.shape[0]
+        )
+        width = multiplicity.shape[1]
         pattern = (code[:, None] >> np.arange(runs + 1)) & 1  # (units, 1 + R)
         index = 2 * (1 - pattern[:, 1:]) + (1 - pattern[:, :1])
         cells = np.zeros((self.shape[0], width, runs, 4), dtype=np.int8)
         cells[data_set[:, None], slot[:, None], np.arange(runs), index] = 1
         return cells, multiplicity
+
+
+def _distinct_units(
+    code: np.ndarray, data_set: np.ndarray, data_sets: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each data set's distinct texts: one unit per distinct code, with a multiplicity.
+
+    `code` (texts,) says everything about a text that its cells depend on; `data_set`
+    (texts,) its data set. Returns each unit's code, data set and slot (its position
+    within the data set's units, in increasing order of code), and the multiplicities
+    (data sets, width), padded with 0 to the largest number of units.
+    """
+    order = np.lexsort((code, data_set))
+    code, data_set = code[order], data_set[order]
+    first = np.ones(code.size, dtype=bool)
+    first[1:] = (code[1:] != code[:-1]) | (data_set[1:] != data_set[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, code.size))
+    code, data_set = code[starts], data_set[starts]
+    units = np.bincount(data_set, minlength=data_sets)
+    slot = np.arange(code.size) - (np.cumsum(units) - units)[data_set]
+    multiplicity = np.zeros((data_sets, int(units.max())))
+    multiplicity[data_set, slot] = counts
+    return code, data_set, slot, multiplicity
 
 
 def draw_runs(params: dict, shape: tuple[int, int], rng: np.random.Generator) -> RunsSample:
@@ -656,3 +680,346 @@ def draw_runs(params: dict, shape: tuple[int, int], rng: np.random.Generator) ->
     probability = special.ndtr(latent[:, None] + run_effects[owner // shape[1]])
     said = rng.random(probability.shape) < probability
     return RunsSample(truth, said, owner, run_effects, (int(shape[0]), int(shape[1])))
+
+
+# ------------------------------------------------------------------ several annotators
+#
+# Kind "annotators_nested", the mirror image of "runs_nested": one classifier, and the
+# reference varies by annotator. Text i of person g has a true class y_i ~ Bern(pi_g);
+# the classifier labels it from y_i alone (its recall and specificity against the true
+# class); annotator a codes it positive with probability Phi(alpha_y + d_i + c_g + b_a):
+# a text's difficulty (a hard text is miscoded by every annotator alike), a person
+# effect and the annotator's systematic shift toward coding positive, on the probit
+# scale. Each annotator codes each text with probability `coded` (missing at random),
+# every text keeping at least one code.
+
+
+def annotator_intercepts(params: dict) -> tuple[float, float, float]:
+    """Return alpha_1, alpha_0 and sqrt(1 + s2) of an ``annotators_nested`` population.
+
+    As :func:`run_intercepts`, with ``annotator_accuracy`` for both classes: an annotator
+    with shift b = 0 codes a text's true class with that probability, in either class.
+    """
+    accuracy = params["annotator_accuracy"]
+    return _probit_intercepts(accuracy, accuracy, params)
+
+
+def _against_reference(params: dict, positive: np.ndarray, negative: np.ndarray) -> np.ndarray:
+    """Cells ``[tp, fp, fn, tn]`` (..., 4) of the classifier against a reference.
+
+    `positive` and `negative` (..., 2) are the probabilities that a text's reference is
+    positive and negative given its true class (1, then 0); where the reference can be
+    missing (a tied majority) they sum to less than 1. The classifier labels a text from
+    its true class alone, so given the class it is independent of the reference.
+    """
+    pi = params["prevalence"]
+    weight = np.array([pi, 1 - pi])  # P(y = 1), P(y = 0)
+    said = np.array([params["recall"], 1 - params["specificity"]])  # P(label 1 | y)
+    return np.stack(
+        [
+            np.sum(weight * said * positive, -1),
+            np.sum(weight * said * negative, -1),
+            np.sum(weight * (1 - said) * positive, -1),
+            np.sum(weight * (1 - said) * negative, -1),
+        ],
+        axis=-1,
+    )
+
+
+def annotator_cells(params: dict, annotator_effect: np.ndarray) -> np.ndarray:
+    """Return the population cells (..., 4) of the classifier against annotators b.
+
+    An annotator with shift b codes a text of class y positive with probability
+    Q_y(b) = Phi((alpha_y + b) / sqrt(1 + s2)) (:func:`annotator_intercepts`), and the
+    classifier labels it positive with probability ``recall`` (y = 1) or
+    1 - ``specificity`` (y = 0), independently given y.
+
+    Examples
+    --------
+    Against a typical annotator (b = 0), who codes 10% of each class wrongly, a
+    classifier with recall 0.85 against the true class has recall 0.696: the
+    annotator's false positives count as its misses. Against a lenient one (b = 0.5)
+    it is lower still.
+
+    >>> import numpy as np
+    >>> from perfci.harness.populations import annotator_cells
+    >>> from perfci.metrics import metric_values
+    >>> params = {"prevalence": 0.3, "recall": 0.85, "specificity": 0.9,
+    ...           "annotator_accuracy": 0.9, "text_sd": 1.0, "person_sd": 0.5}
+    >>> cells = annotator_cells(params, np.array([0.0, 0.5]))
+    >>> cells.round(4)
+    array([[0.2365, 0.0885, 0.1035, 0.5715],
+           [0.2534, 0.0716, 0.1507, 0.5243]])
+    >>> metric_values(cells, "recall").round(3)
+    array([0.696, 0.627])
+    """
+    from scipy import special
+
+    alpha_1, alpha_0, scale = annotator_intercepts(params)
+    b = np.asarray(annotator_effect, dtype=float)[..., None]
+    positive = special.ndtr((np.array([alpha_1, alpha_0]) + b) / scale)
+    return _against_reference(params, positive, 1 - positive)
+
+
+def annotator_majority_cells(params: dict, annotator_effects: np.ndarray) -> np.ndarray:
+    """Return the population cells (..., 4) of the classifier against the majority code.
+
+    The majority of annotators with shifts b (..., A), each text's majority over the
+    annotators who coded it, a tie leaving the text without a reference (as
+    :func:`perfci.annotators.majority_reference`). Given its class y and combined effect
+    u = d_i + c_g ~ N(0, s2), a text's codes are independent: annotator a adds +1
+    (coded positive, probability ``coded`` Phi(alpha_y + u + b_a)), -1 (coded negative)
+    or 0 (not coded) to the text's margin, whose distribution is computed exactly by a
+    recursion over the annotators; the majority is positive when the margin is above 0,
+    negative below, and missing at 0 (a tie, or no code). The expectation over u is by
+    Gauss-Hermite quadrature. Conditioning on at least one code divides every text's
+    probabilities by the same 1 - (1 - coded)^A, which no metric sees.
+
+    Examples
+    --------
+    Three typical annotators (b = 0) outvote some of a text's noise but not its
+    difficulty, which they share: the classifier's recall against their majority is
+    0.738, against one of them 0.696 (:func:`annotator_cells`), and 0.803 against the
+    majority of three whose errors were independent (no text or person effect).
+
+    >>> import numpy as np
+    >>> from perfci.harness.populations import annotator_majority_cells
+    >>> from perfci.metrics import metric_values
+    >>> params = {"prevalence": 0.3, "recall": 0.85, "specificity": 0.9,
+    ...           "annotator_accuracy": 0.9, "text_sd": 1.0, "person_sd": 0.5, "coded": 1.0}
+    >>> cells = annotator_majority_cells(params, np.zeros((1, 3)))
+    >>> cells.round(4), metric_values(cells, "recall").round(3)
+    (array([[0.242, 0.083, 0.086, 0.589]]), array([0.738]))
+    >>> independent = {**params, "text_sd": 0.0, "person_sd": 0.0}
+    >>> metric_values(annotator_majority_cells(independent, np.zeros((1, 3))), "recall").round(3)
+    array([0.803])
+    """
+    from scipy import special
+
+    alpha_1, alpha_0, _ = annotator_intercepts(params)
+    b = np.asarray(annotator_effects, dtype=float)
+    annotators = b.shape[-1]
+    coded = params["coded"]
+    u, weights = _normal_nodes(float(np.hypot(params["text_sd"], params["person_sd"])))
+    margin = np.arange(-annotators, annotators + 1)  # positive minus negative codes
+    positive, negative = [], []
+    for alpha in (alpha_1, alpha_0):
+        p = special.ndtr(alpha + u[:, None] + b[..., None, :])  # (..., nodes, A)
+        state = np.zeros((*p.shape[:-1], margin.size))
+        state[..., annotators] = 1.0  # margin 0 before any annotator
+        for a in range(annotators):  # the annotators, not the data sets
+            q = p[..., a, None]
+            up = np.concatenate([np.zeros_like(q), state[..., :-1]], axis=-1)
+            down = np.concatenate([state[..., 1:], np.zeros_like(q)], axis=-1)
+            state = (1 - coded) * state + coded * (q * up + (1 - q) * down)
+        positive.append(state[..., margin > 0].sum(-1) @ weights)
+        negative.append(state[..., margin < 0].sum(-1) @ weights)
+    return _against_reference(params, np.stack(positive, axis=-1), np.stack(negative, axis=-1))
+
+
+def annotators_truth(
+    params: dict, estimand: str, annotator_effects: np.ndarray | None
+) -> float | np.ndarray:
+    """Return the truth of an estimand of an ``annotators_nested`` cell.
+
+    ``"new_annotator"``: E_b[metric(cells(b))] over b ~ N(0, annotator_sd^2)
+    (Gauss-Hermite), one value. ``"these_annotators"``: per data set the mean over its
+    realized shifts b_a of metric(cells(b_a)); ``"majority"``: per data set the metric
+    against its annotators' majority code (:func:`annotator_majority_cells`); each
+    ``(data sets,)`` for shifts ``(data sets, A)``. Which texts an annotator coded is
+    random and unrelated to the texts, so it changes no truth but the majority's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.harness.populations import annotators_truth
+    >>> params = {"prevalence": 0.3, "recall": 0.85, "specificity": 0.9,
+    ...           "annotator_accuracy": 0.9, "text_sd": 1.0, "person_sd": 0.5,
+    ...           "annotator_sd": 0.3, "coded": 1.0, "metric": "recall"}
+    >>> round(annotators_truth(params, "new_annotator", None), 4)
+    0.6935
+    >>> annotators_truth(params, "these_annotators", np.array([[-0.04, 0.41, -0.2]])).round(4)
+    array([0.6869])
+    """
+    from ..metrics import metric_values
+
+    metric = params["metric"]
+    if estimand == "new_annotator":
+        b, weights = _normal_nodes(params["annotator_sd"])
+        return float(weights @ metric_values(annotator_cells(params, b), metric))
+    if annotator_effects is None:
+        raise ValueError(f"`annotator_effects` are needed for estimand {estimand!r}.")
+    if estimand == "these_annotators":
+        return metric_values(annotator_cells(params, annotator_effects), metric).mean(-1)
+    return metric_values(annotator_majority_cells(params, annotator_effects), metric)
+
+
+@dataclass(frozen=True)
+class AnnotatorsSample:
+    """Texts of simulated data sets, the classifier's labels and the annotators' codes.
+
+    Attributes
+    ----------
+    true_class : numpy.ndarray of bool, (texts,)
+        Each text's true class (no method sees it; the truths integrate over it).
+    said : numpy.ndarray of bool, (texts,)
+        Whether the classifier labels the text positive.
+    codes : numpy.ndarray of bool, (texts, A)
+        Whether each annotator codes the text positive (False where not coded).
+    coded : numpy.ndarray of bool, (texts, A)
+        Whether each annotator coded the text (every text has at least one code).
+    owner : numpy.ndarray of int, (texts,)
+        The text's person as ``data set * persons + person``.
+    annotator_effects : numpy.ndarray, (data sets, A)
+        The annotators' systematic shifts b_a of each data set.
+    shape : tuple of int
+        (data sets, persons).
+    """
+
+    true_class: np.ndarray
+    said: np.ndarray
+    codes: np.ndarray
+    coded: np.ndarray
+    owner: np.ndarray
+    annotator_effects: np.ndarray
+    shape: tuple[int, int]
+
+    def reference(self) -> np.ndarray:
+        """Return the codes as :func:`perfci.annotator_ci` reads them: 1, 0, or NaN."""
+        return np.where(self.coded, self.codes.astype(float), np.nan)
+
+    def _cell_index(self, reference: np.ndarray) -> np.ndarray:
+        """Index 0 tp, 1 fp, 2 fn, 3 tn of the labels against a reference (texts, ...)."""
+        said = self.said.reshape(-1, *([1] * (reference.ndim - 1)))
+        return 2 * (~said).astype(np.int64) + (~reference)
+
+    def person_cells(self) -> np.ndarray:
+        """Cells of each person against each annotator, (data sets, persons, A, 4).
+
+        A person's cells against an annotator count the texts that annotator coded: 0
+        where they coded none of the person's texts.
+        """
+        from ..runs import person_run_cells
+
+        annotators = self.codes.shape[1]
+        units = self.shape[0] * self.shape[1]  # (data set, person) pairs
+        cells = person_run_cells(self._cell_index(self.codes), self.owner, units, self.coded)
+        return cells.reshape(*self.shape, annotators, 4)
+
+    def majority_cells(self) -> np.ndarray:
+        """Cells against the majority code per person, (data sets, persons, 4).
+
+        Each text's majority over the annotators who coded it; tied texts have none and
+        are left out (:func:`perfci.annotators.majority_reference`).
+        """
+        from ..annotators import majority_reference
+
+        majority, _ = majority_reference(self.reference())
+        keep = ~np.isnan(majority)
+        index = 2 * (~self.said[keep]).astype(np.int64) + (majority[keep] == 0)
+        flat = self.owner[keep] * 4 + index
+        size = self.shape[0] * self.shape[1] * 4
+        return np.bincount(flat, minlength=size).reshape(*self.shape, 4)
+
+    def patterns(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each data set's distinct texts as units of :func:`perfci.runs.crossed_intervals`.
+
+        Texts with the same label and the same code (or none) from every annotator are
+        one unit with a multiplicity (at most 2 x 3^A units, however many texts). Returns
+        cells (data sets, width, A, 4) (int8; zeros where the unit's texts were not
+        coded) and multiplicities (data sets, width), padded with empty units of
+        multiplicity 0.
+        """
+        annotators = self.codes.shape[1]
+        # a text's pattern as the base-5 digits of one code: its cell against each
+        # annotator (0-3), or 4 where not coded; the first annotator most significant
+        digit = np.where(self.coded, self._cell_index(self.codes), 4)
+        powers = 5 ** np.arange(annotators - 1, -1, -1, dtype=np.int64)
+        code, data_set, slot, multiplicity = _distinct_units(
+            digit @ powers, self.owner // self.shape[1], self.shape[0]
+        )
+        digits = (code[:, None] // powers) % 5  # (units, A)
+        unit, annotator = np.nonzero(digits < 4)
+        cells = np.zeros((self.shape[0], multiplicity.shape[1], annotators, 4), dtype=np.int8)
+        cells[data_set[unit], slot[unit], annotator, digits[unit, annotator]] = 1
+        return cells, multiplicity
+
+
+def _coded_mask(coded: float, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """Which annotator coded which text, (texts, A): each with probability `coded`.
+
+    Drawn given at least one code per text: the number of codes K from the binomial
+    (A, `coded`) given K >= 1 (by its inverse CDF), then K annotators uniformly at
+    random, which is the independent codes' distribution given that K >= 1.
+    """
+    from scipy import stats
+
+    texts, annotators = shape
+    if coded == 1:
+        return np.ones(shape, dtype=bool)
+    cdf = stats.binom.cdf(np.arange(annotators + 1), annotators, coded)
+    target = cdf[0] + rng.random(texts) * (1 - cdf[0])
+    count = np.clip(np.searchsorted(cdf, target), 1, annotators)
+    rank = np.argsort(np.argsort(rng.random(shape), axis=1), axis=1)
+    return rank < count[:, None]
+
+
+def draw_annotators(
+    params: dict, shape: tuple[int, int], rng: np.random.Generator
+) -> AnnotatorsSample:
+    """Simulate data sets of an ``annotators_nested`` population, shape (data sets, persons).
+
+    Person g has a share of true positives pi_g (a Beta with mean ``prevalence`` and ICC
+    ``icc_prevalence``, a quantile of a normal latent), an effect c_g ~ N(0,
+    ``person_sd``^2) and a number of texts (as in ``nested``, unrelated to the rest);
+    text i is truly positive with probability pi_g and has a difficulty d_i ~ N(0,
+    ``text_sd``^2). The classifier labels it positive with probability ``recall``
+    (y = 1) or 1 - ``specificity`` (y = 0); each data set's annotators have shifts
+    b_a ~ N(0, ``annotator_sd``^2), and annotator a codes the text positive with
+    probability Phi(alpha_y + d_i + c_g + b_a) (:func:`annotator_intercepts`), if they
+    code it at all (:func:`_coded_mask`). Every text of every data set is drawn at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.harness.populations import draw_annotators
+    >>> params = {"texts_per_person": 4.0, "size_cv": 0.0, "min_texts": 1,
+    ...           "prevalence": 0.3, "icc_prevalence": 0.1, "annotators": 3, "recall": 0.85,
+    ...           "specificity": 0.9, "annotator_accuracy": 0.9, "text_sd": 1.0,
+    ...           "person_sd": 0.5, "annotator_sd": 0.3, "coded": 0.6}
+    >>> sample = draw_annotators(params, (2, 5), np.random.default_rng(0))
+    >>> sample.codes.shape, sample.person_cells().shape, bool(sample.coded.any(1).all())
+    ((40, 3), (2, 5, 3, 4), True)
+    >>> cells, multiplicity = sample.patterns()  # the distinct texts of each data set
+    >>> multiplicity.sum(1)
+    array([20., 20.])
+    """
+    from scipy import special
+
+    alpha_1, alpha_0, _ = annotator_intercepts(params)
+    annotators = int(params["annotators"])
+    share = beta_quantile(
+        rng.standard_normal(shape), params["prevalence"], params["icc_prevalence"]
+    )
+    person_effect = params["person_sd"] * rng.standard_normal(shape)
+    n = _sizes(params, person_effect, rng, informative=0.0)
+    annotator_effects = params["annotator_sd"] * rng.standard_normal((shape[0], annotators))
+    owner = np.repeat(np.arange(share.size), n.ravel())
+    true_class = rng.random(owner.size) < share.ravel()[owner]
+    said = rng.random(owner.size) < np.where(
+        true_class, params["recall"], 1 - params["specificity"]
+    )
+    latent = np.where(true_class, alpha_1, alpha_0) + person_effect.ravel()[owner]
+    latent += params["text_sd"] * rng.standard_normal(owner.size)
+    probability = special.ndtr(latent[:, None] + annotator_effects[owner // shape[1]])
+    codes = rng.random(probability.shape) < probability
+    coded = _coded_mask(params["coded"], codes.shape, rng)
+    return AnnotatorsSample(
+        true_class,
+        said,
+        codes & coded,
+        coded,
+        owner,
+        annotator_effects,
+        (int(shape[0]), int(shape[1])),
+    )

@@ -67,16 +67,40 @@ class Suite:
         return {**self.grid, **self.scales[scale].grid}
 
 
-def suite_dir() -> Path:
-    """Return the folder of suite files: ``validation/suites`` of the working directory.
+def suite_dirs() -> list[Path]:
+    """Return the folders searched for suite files, in order.
+
+    ``validation/suites`` of the working directory (a checkout of the repository, or a
+    project's own suites), then the suites shipped with perfci (the package
+    ``perfci.suites``).
 
     Examples
     --------
     >>> from perfci import harness
-    >>> harness.suite_dir().parts[-2:]
-    ('validation', 'suites')
+    >>> [p.name for p in harness.suite_dirs()][-1]
+    'suites'
     """
-    return Path.cwd() / "validation" / "suites"
+    from importlib import resources
+
+    shipped = Path(str(resources.files("perfci.suites")))
+    local = Path.cwd() / "validation" / "suites"
+    return [local, shipped] if local.resolve() != shipped.resolve() else [shipped]
+
+
+def suite_dir() -> Path:
+    """Return the folder of suite files: the first of :func:`suite_dirs` that holds any.
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> harness.suite_dir().name
+    'suites'
+    """
+    folders = suite_dirs()
+    for folder in folders:
+        if folder.is_dir() and any(folder.glob("*.toml")):
+            return folder
+    return folders[-1]
 
 
 def list_suites(directory: Path | None = None) -> list[str]:
@@ -85,7 +109,7 @@ def list_suites(directory: Path | None = None) -> list[str]:
     Examples
     --------
     >>> from perfci import harness
-    >>> "paper-independent" in harness.list_suites()  # run from the repository root
+    >>> "paper-independent" in harness.list_suites()
     True
     """
     folder = suite_dir() if directory is None else Path(directory)
@@ -339,6 +363,7 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
         "subgroups_nested",
         "scored_nested",
         "runs_nested",
+        "annotators_nested",
     ):
         needed = registry.PERSON_REQUIRED + (
             ("metric",) if kind not in ("nested", "scored_nested") else ()
@@ -355,13 +380,16 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
             )
         if any(m.family == "bayes" and m.options["sampler"] != "grid" for m in methods):
             raise SuiteError(f"a {kind} population takes Bayesian methods with sampler 'grid'.")
+    # the majority is one classifier (of runs) or one reference (of annotators): the
+    # recommended interval of one is its only interval
+    majority_is = {"runs": "vote is one classifier", "annotators": "code is one reference"}
     for i, m in enumerate(methods):
-        if m.family == "runs" and m.options["estimand"] == "majority":
+        if m.family in majority_is and m.options["estimand"] == "majority":
             if m.options["method"] != "recommended":
                 raise SuiteError(
                     f"`methods[{i}].method` must be 'recommended' for estimand 'majority' (the "
-                    "majority vote is one classifier, with the recommended interval of one); "
-                    f"got {m.options['method']!r}."
+                    f"majority {majority_is[m.family]}, with the recommended interval of "
+                    f"one); got {m.options['method']!r}."
                 )
     if kind == "nested_finite" and "icc" not in grid and "sd" not in population:
         raise SuiteError("`population.sd` is missing (or give an `icc` dim).")

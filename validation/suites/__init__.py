@@ -1,0 +1,1 @@
+"""The validation suites shipped with perfci (``perfci validate list``)."""
