@@ -1157,14 +1157,14 @@ def agreement_report(
     >>> table = pc.agreement_report(humans, coder(0.85), rng=1)
     >>> table[["comparison", "estimate", "low", "high", "n_texts"]].round(3)
                 comparison  estimate    low   high  n_texts
-    0           ana vs ben     0.693  0.608  0.772      300
-    1            ana vs cy     0.568  0.414  0.712      121
-    2            ben vs cy     0.600  0.456  0.736      121
-    3           all humans     0.650  0.574  0.723      300
-    4       machine vs ana     0.547  0.453  0.634      300
-    5       machine vs ben     0.572  0.473  0.660      300
-    6        machine vs cy     0.486  0.323  0.637      121
-    7  machine vs majority     0.666  0.569  0.748      270
+    0           ana vs ben     0.693  0.613  0.773      300
+    1            ana vs cy     0.568  0.410  0.702      121
+    2            ben vs cy     0.600  0.451  0.734      121
+    3           all humans     0.650  0.572  0.723      300
+    4       machine vs ana     0.547  0.447  0.633      300
+    5       machine vs ben     0.572  0.480  0.664      300
+    6        machine vs cy     0.486  0.324  0.626      121
+    7  machine vs majority     0.666  0.578  0.756      270
 
     The 30 texts that ana and ben split on, and cy did not code, have no majority label.
     """
