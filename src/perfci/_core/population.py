@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 __all__ = [
     "deviation_scale",
+    "draw_population",
     "population_metric_draws",
     "population_shift",
 ]
@@ -53,7 +54,7 @@ _EDGE = 1e-12
 
 
 def deviation_scale(persons: int, population_persons: float | None) -> float:
-    r"""The factor :math:`\sqrt{(1 - f) / m}` of the population's deviation.
+    r"""Return the factor :math:`\sqrt{(1 - f) / m}` of the population's deviation.
 
     Parameters
     ----------
@@ -64,6 +65,7 @@ def deviation_scale(persons: int, population_persons: float | None) -> float:
     """
     if population_persons is None:
         return float(np.sqrt(1.0 / persons))
+    # inf (an infinite population) gives a share of 0
     share = persons / population_persons
     return float(np.sqrt(max(0.0, 1.0 - share) / persons))
 
@@ -75,7 +77,7 @@ def population_shift(
     factor: float,
     bounds: tuple[float, float] = (0.0, 1.0),
 ) -> NDArray[np.float64]:
-    r"""Population draws from the sampled persons' rate and the spread of their deviations.
+    r"""Shift draws of the sampled persons' metric to the population's by t deviations.
 
     Parameters
     ----------
@@ -101,7 +103,35 @@ def population_shift(
     unit = np.clip((sampled - lo) / width, _EDGE, 1.0 - _EDGE)
     step = t * factor * spread / width / (unit * (1.0 - unit))
     logit = np.log(unit) - np.log1p(-unit) + step
-    return lo + width / (1.0 + np.exp(-logit))
+    return lo + width * 0.5 * (1.0 + np.tanh(0.5 * logit))  # the inverse logit, overflow-free
+
+
+def draw_population(
+    sampled: NDArray[np.float64],
+    spread: NDArray[np.float64],
+    persons: int,
+    population_persons: float | None,
+    rng: np.random.Generator,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> NDArray[np.float64]:
+    """Draw the population's metric: one Student t variate (m - 1 df) per draw from `rng`.
+
+    Parameters
+    ----------
+    sampled, spread : numpy.ndarray
+        Draws of the sampled persons' metric and of the spread of their deviations.
+    persons : int
+        Sampled persons m (at least 2).
+    population_persons : float or None
+        Persons in the population (None or inf: infinite).
+    rng : numpy.random.Generator
+        Consumed last: ``rng.standard_t(m - 1, size=sampled.shape)``.
+    bounds : tuple of float, default (0, 1)
+        The metric's range.
+    """
+    t = rng.standard_t(persons - 1, size=np.shape(sampled))
+    factor = deviation_scale(persons, population_persons)
+    return population_shift(sampled, spread, t, factor, bounds)
 
 
 def _spread(deviations: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -120,7 +150,7 @@ def population_metric_draws(
     bounds: tuple[float, float] = (0.0, 1.0),
     step: float = 1e-6,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Draws of a metric of the sampled persons and of the population.
+    r"""Return draws of a metric of the sampled persons and of the population.
 
     Parameters
     ----------
