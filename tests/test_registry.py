@@ -592,6 +592,7 @@ CLI_CHOICES = {
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,
     ("plan", "--method"): registry.PLAN_METHOD,
+    ("plan", "--metric"): registry.PROPORTION_METRIC,
 }
 BASE_ARGV = {
     "interval": ["--successes", "1", "--trials", "10"],
