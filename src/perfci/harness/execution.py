@@ -115,8 +115,9 @@ def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dic
     """Interval ends of the grid rows of a cell, by method index, one posterior for all.
 
     The grid rows with the same ``draws`` (and every ``"mu"`` row, which draws nothing)
-    share one posterior and one set of draws per data set (:func:`perfci.bayes.shared_grid_intervals`), drawn with the first drawn
-    row's generator: each row gets what its own :func:`perfci.bayes.grid_intervals` call
+    share one posterior and one set of draws per data set
+    (:func:`perfci.bayes.shared_grid_intervals`), drawn with the first drawn row's
+    generator: each row gets what its own :func:`perfci.bayes.grid_intervals` call
     gives with that generator (``"mu"`` draws nothing; ``"population"`` and
     ``"sampled_persons"`` share their person rates). A second row of the same estimand
     and draws is its own call. Data sets with fewer than 2 persons with a relevant text
