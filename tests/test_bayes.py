@@ -58,7 +58,7 @@ def test_grid_is_converged_in_its_resolution():
 
 def test_closed_form_f1_posterior_agrees_with_dirichlet_draws():
     counts, lam = np.array([40, 6, 9, 345]), 1.0
-    post = pc.bayes.confusion_posterior(counts, concentration=lam)
+    post = pc.bayes.confusion_posterior(counts, prior=lam)
     pi = np.random.default_rng(5).dirichlet(counts + lam, size=400_000)
     f1 = 2 * pi[:, 0] / (2 * pi[:, 0] + pi[:, 1] + pi[:, 2])
     recall = pi[:, 0] / (pi[:, 0] + pi[:, 2])

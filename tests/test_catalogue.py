@@ -314,6 +314,47 @@ def cells_kind(cells: int, zeros: str = NAN) -> list[Case]:
     ]
 
 
+def confusion_prior_kind() -> list[Case | None]:
+    """A prior of the cells: a registered name or a Dirichlet concentration >= 0.05."""
+    return [
+        *(c for c in choice_kind(registry.CONFUSION_PRIOR) if c is None or c.label != "a number"),
+        Case("True", True),
+        *NOT_FINITE,
+        Case("zero", 0),
+        Case("negative", -1),
+        Case("below the smallest concentration", 0.01),
+        Case("a list", [0.5]),
+        Case("a half", 0.5, OK),
+        Case("a whole number", 3, OK),
+    ]
+
+
+#: Per-person [tp, fp, fn, tn] of four persons, and the joint counts of two classifiers.
+NESTED_CELLS = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
+NESTED_JOINT = [
+    [4, 1, 0, 2, 1, 0, 1, 6],
+    [5, 0, 1, 1, 0, 1, 2, 3],
+    [3, 1, 1, 0, 2, 0, 1, 7],
+    [6, 0, 0, 1, 1, 1, 0, 4],
+]
+
+
+def nested_cells_kind() -> list[Case]:
+    """Per-person cells (``(*batch, persons, 4)``)."""
+    return [
+        *NOT_A_NUMBER,
+        Case("NaN inside", [[np.nan, 1, 0, 20], *NESTED_CELLS[1:]]),
+        Case("negative", [[-5, 1, 0, 20], *NESTED_CELLS[1:]]),
+        Case("a fraction", [[5.5, 1, 0, 20], *NESTED_CELLS[1:]]),
+        Case("strings", [[str(v) for v in row] for row in NESTED_CELLS]),
+        Case("one matrix, not per person", NESTED_CELLS[0]),
+        Case("three cells", [row[:3] for row in NESTED_CELLS]),
+        Case("a batch", [NESTED_CELLS, NESTED_CELLS], OK),
+        Case("padded with persons without texts", [*NESTED_CELLS, [0, 0, 0, 0]], OK),
+        Case("no texts", [[0, 0, 0, 0]] * 2, NAN),
+    ]
+
+
 def labels_kind(name: str) -> list[Case]:
     """Labels, one per text."""
     return [
@@ -575,6 +616,12 @@ def _grid_fit():
 
 def _posterior_interval(**kwargs):
     return pc.bayes.confusion_posterior([40, 6, 9, 345]).interval(**kwargs)
+
+
+def _nested_ends(*args, **kwargs):
+    """The interval ends of :func:`perfci.bayes.nested_metric_intervals` (NaN: undefined)."""
+    result = pc.bayes.nested_metric_intervals(*args, **kwargs)
+    return np.array([result.low, result.high], dtype=float)
 
 
 def _fit_interval(**kwargs):
@@ -1626,14 +1673,12 @@ ENTRIES = [
         {"counts": [40, 6, 9, 345]},
         ("counts",),
         {
-            "counts": [*cells_kind(4, zeros=OK), Case("per person", [[4, 1, 1, 3], [4, 1, 1, 3]])],
-            "concentration": [
-                *NOT_A_NUMBER,
-                *NOT_FINITE,
-                Case("zero", 0),
-                Case("negative", -1),
-                Case("a list", [1.0]),
-                Case("a half", 0.5, OK),
+            "counts": [*cells_kind(4, zeros=OK), Case("a batch", [[4, 1, 1, 3], [4, 1, 1, 3]], OK)],
+            "prior": confusion_prior_kind(),
+            "multiclass": [
+                *bool_kind(),
+                Case("a 3 x 3 matrix", True, OK, also={"counts": np.eye(3) * 5}),
+                Case("a 1 x 1 matrix", True, names=("counts",), also={"counts": [[5]]}),
             ],
         },
     ),
@@ -1643,9 +1688,84 @@ ENTRIES = [
         {},
         (),
         {
-            "metric": choice_kind(registry.PROPORTION_METRIC.subset(("recall", "precision"))),
+            "metric": choice_kind(registry.BINARY_METRIC),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
             "level": level_kind(),
+            "draws": also(
+                positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
+                metric="kappa",
+            ),
+            "rng": also(rng_kind(), metric="kappa"),
+            "batch": also(positive_int_kind(optional=True), metric="kappa"),
+        },
+    ),
+    Entry(
+        "bayes.nested_metric_intervals",
+        _nested_ends,
+        {"cells": NESTED_CELLS, "metric": "f1", "draws": 200, "grid_shape": (40, 20)},
+        ("cells",),
+        {
+            "cells": nested_cells_kind(),
+            "metric": choice_kind(registry.METRIC),
+            "estimand": choice_kind(registry.CONFUSION_ESTIMAND),
+            "prior": choice_kind(registry.PRIOR),
+            "level": level_kind(),
+            "kind": choice_kind(registry.CREDIBLE_INTERVAL),
+            "draws": positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
+            "grid_shape": shape_kind(),
+            "rng": rng_kind(),
+            "batch": positive_int_kind(optional=True),
+            "population_sizes": population_sizes_kind(),
+            "population_persons": population_persons_kind(),
+        },
+    ),
+    Entry(
+        "bayes.compare_counts",
+        pc.bayes.compare_counts,
+        {"joint": [30, 2, 1, 3, 2, 1, 4, 20], "metric": "recall", "draws": 200},
+        ("joint",),
+        {
+            "joint": [
+                *cells_kind(8, zeros=OK),
+                Case("a fraction", [2.5, *range(2, 9)]),
+                Case("per person, not nested", [list(range(1, 9))] * 3, OK),
+            ],
+            "metric": choice_kind(registry.BINARY_METRIC),
+            "nested": [
+                *bool_kind(),
+                Case("per person", True, OK, also={"joint": NESTED_JOINT, "grid_shape": (40, 20)}),
+            ],
+            "estimand": choice_kind(registry.CONFUSION_ESTIMAND),
+            "prior": [
+                *(c for c in confusion_prior_kind() if c is None or c.label != "None"),
+                Case("None (the default)", None, OK),
+                Case("a concentration prior, not nested", "pareto"),
+                Case("a number, nested", 0.5, also={"joint": NESTED_JOINT, "nested": True}),
+                Case(
+                    "a concentration prior, nested",
+                    "bda3",
+                    OK,
+                    also={"joint": NESTED_JOINT, "nested": True, "grid_shape": (40, 20)},
+                ),
+            ],
+            "level": level_kind(),
+            "kind": choice_kind(registry.CREDIBLE_INTERVAL),
+            "draws": positive_int_kind(),
+            "grid_shape": also(shape_kind(), joint=NESTED_JOINT, nested=True),
+            "rng": rng_kind(),
+            "batch": positive_int_kind(optional=True),
+            "population_sizes": [
+                Case("not nested", [5, 5, 6, 6]),
+                *also(
+                    population_sizes_kind(), joint=NESTED_JOINT, nested=True, grid_shape=(40, 20)
+                ),
+            ],
+            "population_persons": [
+                Case("not nested", 10),
+                *also(
+                    population_persons_kind(), joint=NESTED_JOINT, nested=True, grid_shape=(40, 20)
+                ),
+            ],
         },
     ),
     Entry(
@@ -1746,6 +1866,8 @@ COVERED = {
     pc.bayes.grid_intervals: "bayes.grid_intervals",
     pc.bayes.fit: "bayes.fit(sampler='grid')",
     pc.bayes.confusion_posterior: "bayes.confusion_posterior",
+    pc.bayes.nested_metric_intervals: "bayes.nested_metric_intervals",
+    pc.bayes.compare_counts: "bayes.compare_counts",
 }
 
 

@@ -223,10 +223,30 @@ def test_bayesian_results_round_trip_through_json():
     _round_trips(person.to_dict())
     assert len(person.to_frame()) == fit.trials.size
 
-    posterior = pc.bayes.confusion_posterior([40, 6, 9, 345])
+    posterior = pc.bayes.confusion_posterior([40, 6, 9, 345], prior="uniform")
     _round_trips(posterior.to_dict())
-    assert posterior.to_dict() == {"alpha": [41.0, 7.0, 10.0, 346.0]}
+    assert posterior.to_dict() == {
+        "counts": [40.0, 6.0, 9.0, 345.0],
+        "prior": "uniform",
+        "alpha": [41.0, 7.0, 10.0, 346.0],
+        "margins": ["prevalence", "recall", "specificity"],
+        # Beta(2 + 49, 2 + 351) of the prevalence, Beta(1 + 40, 1 + 9), Beta(1 + 345, 1 + 6)
+        "margin_alpha": [[51.0, 353.0], [41.0, 10.0], [346.0, 7.0]],
+    }
     assert posterior.to_xarray()["alpha"].dims == ("cell",)
+    margins = pc.bayes.confusion_posterior([40, 6, 9, 345], prior="jeffreys_margins")
+    assert margins.to_dict()["alpha"] is None and margins.to_frame()["prior"].item() == (
+        "jeffreys_margins"
+    )
+    nested = pc.bayes.nested_metric_intervals(
+        [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30]], "kappa", draws=300, rng=1
+    )
+    _round_trips(nested.to_dict())
+    assert nested.to_dict()["fallback"] == [False, False, False]
+    assert list(nested.to_frame().columns)[:3] == ["metric", "estimand", "kind"]
+    paired = pc.bayes.compare_counts([30, 2, 1, 3, 2, 1, 4, 20], "recall", draws=300, rng=1)
+    _round_trips(paired.to_dict())
+    assert paired.to_dict()["persons"] is None and len(paired.to_frame()) == 1
 
     # the frame and the dataset hold the fit's own fields, never the posterior or the data
     frame = fit.to_frame()

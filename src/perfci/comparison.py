@@ -326,6 +326,62 @@ def _joint_cells(
     return np.bincount(flat.ravel(), minlength=sets * m * 8).reshape(sets, m, 8)
 
 
+def labelled_joint_cells(
+    y_true: Any,
+    pred_a: Any,
+    pred_b: Any,
+    groups: Any,
+    positive: Any,
+    n_resamples: int = _N_RESAMPLES,
+) -> tuple[np.ndarray, bool, tuple[int, ...]]:
+    """Joint counts of two classifiers' binary labels: what :func:`compare` counts.
+
+    Returns
+    -------
+    cells : numpy.ndarray
+        ``(K, 8)``, or ``(K, persons, 8)`` with `groups` (data sets flattened).
+    nested : bool
+        Whether `groups` were given.
+    batch_shape : tuple of int
+        The leading shape of the labels.
+    """
+    given = normalize_labels(
+        {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
+    )
+    t, a, b = (given.values[k] for k in ("y_true", "pred_a", "pred_b"))
+    positive = given.positive
+    if positive is None:
+        raise ValueError(
+            f"`positive` must name the positive label among {given.classes.tolist()!r}."
+        )
+    for name, arr in (("pred_a", a), ("pred_b", b)):
+        if arr.shape != t.shape:
+            raise ValueError(
+                f"`{name}` must have one label per text of `y_true` (shape {t.shape}); "
+                f"got shape {arr.shape}."
+            )
+    batch_shape = t.shape[:-1]
+    check_resample_size(n_resamples, math.prod(batch_shape))
+    for name, arr in (("y_true", t), ("pred_a", a), ("pred_b", b)):
+        if pd.unique(arr.ravel()).size > 2:
+            raise ValueError(f"`{name}` must be binary labels for a comparison.")
+    person = None
+    if groups is not None:
+        person = _as_label_array("groups", groups, ndim=None)
+        if person.shape not in (t.shape, t.shape[-1:]):
+            shapes = f"{t.shape}" if t.ndim == 1 else f"{t.shape[-1:]} or {t.shape}"
+            raise ValueError(
+                f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
+            )
+    cells = _joint_cells(
+        (t == positive).astype(int),
+        (a == positive).astype(int),
+        (b == positive).astype(int),
+        person,
+    )
+    return cells, person is not None, batch_shape
+
+
 def _compare_iv(
     metric: Any,
     method: Any,
@@ -824,43 +880,12 @@ def compare(
         n_resamples,
         rng,
     )
-    given = normalize_labels(
-        {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
-    )
-    t, a, b = (given.values[k] for k in ("y_true", "pred_a", "pred_b"))
-    positive = given.positive
-    if positive is None:
-        raise ValueError(
-            f"`positive` must name the positive label among {given.classes.tolist()!r}."
-        )
-    for name, arr in (("pred_a", a), ("pred_b", b)):
-        if arr.shape != t.shape:
-            raise ValueError(
-                f"`{name}` must have one label per text of `y_true` (shape {t.shape}); "
-                f"got shape {arr.shape}."
-            )
-    batch_shape = t.shape[:-1]
-    check_resample_size(n_resamples, math.prod(batch_shape))
-    for name, arr in (("y_true", t), ("pred_a", a), ("pred_b", b)):
-        if pd.unique(arr.ravel()).size > 2:
-            raise ValueError(f"`{name}` must be binary labels for a comparison.")
-    person = None
-    if groups is not None:
-        person = _as_label_array("groups", groups, ndim=None)
-        if person.shape not in (t.shape, t.shape[-1:]):
-            shapes = f"{t.shape}" if t.ndim == 1 else f"{t.shape[-1:]} or {t.shape}"
-            raise ValueError(
-                f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
-            )
-    cells = _joint_cells(
-        (t == positive).astype(int),
-        (a == positive).astype(int),
-        (b == positive).astype(int),
-        person,
+    cells, nested, batch_shape = labelled_joint_cells(
+        y_true, pred_a, pred_b, groups, positive, n_resamples
     )
     return _compare_cells(
         cells,
-        person is not None,
+        nested,
         metric,
         method,
         {

@@ -38,7 +38,10 @@ __all__ = [
     "COMPARE_AUC_METHOD",
     "COMPARE_METHOD",
     "COMPARE_METRIC",
+    "CONFUSION_ESTIMAND",
+    "CONFUSION_PRIOR",
     "CONFUSION_SAMPLER",
+    "DEFAULT_CONFUSION_PRIOR",
     "CREDIBLE_INTERVAL",
     "DESIGN",
     "DF_ADJUST",
@@ -656,7 +659,9 @@ SAMPLER = _choices(
 )
 
 CONFUSION_SAMPLER = SAMPLER.subset(
-    ("nutpie", "pymc"), help="MCMC sampler of the hierarchical Dirichlet-multinomial"
+    ("nutpie", "pymc", "grid"),
+    help="how a hierarchical confusion model is fitted: MCMC of the Dirichlet-multinomial, "
+    "or the exact grid of the hierarchical margins",
 )
 
 ESTIMAND = _choices(
@@ -686,6 +691,40 @@ CREDIBLE_INTERVAL = _choices(
         ("eti", "equal-tailed: the (1 - l)/2 and (1 + l)/2 posterior quantiles"),
         ("hdi", "highest density: the narrowest interval holding l of the posterior"),
     ],
+)
+
+#: The default prior of the cells of independent texts (the prior study in docs/bayes.md).
+DEFAULT_CONFUSION_PRIOR = "metric_jeffreys"
+
+CONFUSION_PRIOR = _choices(
+    "prior",
+    "prior of the cell probabilities of a confusion matrix of independent texts",
+    [
+        (
+            "metric_jeffreys",
+            "the Jeffreys prior Beta(1/2, 1/2) of the binomial margin a metric is a monotone "
+            "function of (recall, precision, specificity, NPV, accuracy, and W = tp / (tp + "
+            "fp + fn) for F1 and PPA, tn / (tn + fp + fn) for PNA); Dirichlet(1/2) on the "
+            "cells for the other metrics",
+        ),
+        (
+            "jeffreys",
+            "Dirichlet(1/2) on the cells, the multinomial's Jeffreys prior (recall, "
+            "precision, specificity, NPV get Beta(x + 1/2, n - x + 1/2) posteriors)",
+        ),
+        ("uniform", "Dirichlet(1) on the cells, uniform over the simplex"),
+        ("perks", "Dirichlet(1/C) on the C cells (1/4 for a binary matrix)"),
+        (
+            "jeffreys_margins",
+            "Beta(1/2, 1/2) on each binary margin: prevalence, recall and specificity "
+            "(k x k: each stick-breaking margin), the Jeffreys prior of each",
+        ),
+    ],
+)
+
+CONFUSION_ESTIMAND = ESTIMAND.subset(
+    ("population", "sampled_persons"),
+    help="what a credible interval of a metric of texts nested in persons is about",
 )
 
 # ----------------------------------------------------------------------- command line
@@ -830,6 +869,22 @@ _HARNESS_ANNOTATOR_METHOD = _choices(
     ],
 )
 
+# The options of the harness's families of the hierarchical margins model.
+_BAYES_MARGINS_OPTIONS = (
+    Option(
+        "estimand", "what the interval is about", default="population", choices=CONFUSION_ESTIMAND
+    ),
+    Option("prior", "the prior of every margin's concentration", default="pareto", choices=PRIOR),
+    Option("draws", "posterior draws per data set", type=int, default=4000, minimum=100),
+    Option(
+        "replications",
+        "the first K replications of each cell (0: all of them)",
+        type=int,
+        default=0,
+        minimum=0,
+    ),
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -891,6 +946,38 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
                     required_when=("sampler", "nutpie"),
                 ),
             ),
+        ),
+        Family(
+            "bayes_confusion",
+            "a credible interval of a metric of independent texts (the closed form or the "
+            "draws of perfci.bayes.confusion_posterior)",
+            (
+                Option(
+                    "prior",
+                    "the prior of the cells",
+                    default=DEFAULT_CONFUSION_PRIOR,
+                    choices=CONFUSION_PRIOR,
+                ),
+                Option(
+                    "draws",
+                    "posterior draws per data set (metrics without a closed form)",
+                    type=int,
+                    default=4000,
+                    minimum=100,
+                ),
+            ),
+        ),
+        Family(
+            "bayes_nested_confusion",
+            "a credible interval of a metric of texts nested in persons, the hierarchical "
+            "margins model (perfci.bayes.nested_metric_intervals)",
+            _BAYES_MARGINS_OPTIONS,
+        ),
+        Family(
+            "bayes_comparison",
+            "the credible interval of a paired difference of texts nested in persons, the "
+            "hierarchical margins model of the joint cells (perfci.bayes.compare_counts)",
+            _BAYES_MARGINS_OPTIONS,
         ),
         Family(
             "comparison",
@@ -1085,6 +1172,9 @@ class Support:
     exact: bool
 
 
+# The Bayesian families of confusion matrices, each for one population kind.
+_CONFUSION_BAYES = frozenset({"bayes_confusion", "bayes_nested_confusion", "bayes_comparison"})
+
 POPULATION_SUPPORT: Mapping[str, Support] = {
     "bernoulli": Support(
         frozenset({"analytic", "bootstrap"}),
@@ -1093,11 +1183,15 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         True,
     ),
     "confusion": Support(
-        frozenset({"bootstrap"}), frozenset({"iid"}), frozenset({"percentile"}), False
+        frozenset({"bootstrap", "bayes_confusion"}),
+        frozenset({"iid"}),
+        frozenset({"percentile"}),
+        False,
     ),
     "nested_finite": Support(
         frozenset(HARNESS_FAMILIES)
-        - {"recommended", "comparison", "group_difference", "auc", "runs", "annotators"},
+        - {"recommended", "comparison", "group_difference", "auc", "runs", "annotators"}
+        - _CONFUSION_BAYES,
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
@@ -1105,14 +1199,16 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     "nested_planning": Support(frozenset({"clustered"}), frozenset(), frozenset(), True),
     "nested": Support(
         frozenset(HARNESS_FAMILIES)
-        - {"comparison", "group_difference", "auc", "runs", "annotators"},
+        - {"comparison", "group_difference", "auc", "runs", "annotators"}
+        - _CONFUSION_BAYES,
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
     ),
     "nested_confusion": Support(
         frozenset(HARNESS_FAMILIES)
-        - {"comparison", "group_difference", "auc", "runs", "annotators"},
+        - {"comparison", "group_difference", "auc", "runs", "annotators"}
+        - (_CONFUSION_BAYES - {"bayes_nested_confusion"}),
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
@@ -1124,7 +1220,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     "runs_nested": Support(frozenset({"runs"}), frozenset(), frozenset(), False),
     "annotators_nested": Support(frozenset({"annotators"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
-        frozenset({"comparison"}),
+        frozenset({"comparison", "bayes_comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
         frozenset({"percentile"}),
         False,
@@ -1709,6 +1805,14 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
                 _SIZE,
                 _share("precision", "the true precision", closed_high=True),
                 _share("recall", "the true recall", closed_high=True),
+                Field(
+                    "metric",
+                    "the binary metric scored (default f1)",
+                    str,
+                    False,
+                    "f1",
+                    choices=BINARY_METRIC,
+                ),
             ),
         ),
         PopulationSchema(

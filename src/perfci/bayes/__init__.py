@@ -40,6 +40,19 @@ The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions 
 """
 
 # perfci.harness imports these two private names from here until it calls grid_intervals
+from .confusion import (
+    CONFUSION_PRIORS,
+    DEFAULT_PRIOR,
+    ConfusionPosterior,
+    MetricCredibleInterval,
+    PairedCredibleInterval,
+    PriorOnlyWarning,
+    compare,
+    compare_counts,
+    confusion_posterior,
+    nested_metric_intervals,
+    shared_nested_metric_intervals,
+)
 from .fitting import (
     SAMPLERS,
     fit,
@@ -53,9 +66,7 @@ from .results import (
     ESTIMANDS,
     BayesFit,
     ConfusionFit,
-    ConfusionPosterior,
     CredibleInterval,
-    confusion_posterior,
 )
 from .results import INTERVAL_KINDS as INTERVAL_KINDS
 from .samplers import MAX_RHAT as MAX_RHAT
@@ -63,6 +74,8 @@ from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
 
 __all__ = [
+    "CONFUSION_PRIORS",
+    "DEFAULT_PRIOR",
     "ESTIMANDS",
     "SAMPLERS",
     "BayesFit",
@@ -70,12 +83,19 @@ __all__ = [
     "ConfusionFit",
     "ConfusionPosterior",
     "CredibleInterval",
+    "MetricCredibleInterval",
+    "PairedCredibleInterval",
+    "PriorOnlyWarning",
+    "compare",
+    "compare_counts",
     "confusion_posterior",
     "fit",
     "fit_confusion",
     "fit_labels",
     "grid_intervals",
+    "nested_metric_intervals",
     "plot_forest",
     "plot_posterior",
     "shared_grid_intervals",
+    "shared_nested_metric_intervals",
 ]

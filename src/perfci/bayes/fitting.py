@@ -692,25 +692,44 @@ def fit_confusion(
     tune: int = 1000,
     chains: int = 4,
     rng: Any = None,
+    estimand: str = "population",
+    prior: str = "pareto",
 ) -> ConfusionFit:
-    """Fit the hierarchical Dirichlet-multinomial model to per-person confusion matrices.
+    """Fit a hierarchical model to per-person confusion matrices.
 
     Parameters
     ----------
     counts : array_like of int
         Per-person ``[tp, fp, fn, tn]``, shape ``(m, 4)``, m >= 2 (for independent
         texts use the closed form, :func:`confusion_posterior`).
-    sampler : {"nutpie", "pymc"}, default "nutpie"
-        MCMC sampler. The model is compiled for each call (its shape depends on m).
+    sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
+        MCMC of the hierarchical Dirichlet-multinomial (the model is compiled for each
+        call, its shape depends on m), or ``"grid"``: the hierarchical margins model of
+        :func:`nested_metric_intervals` (exact grid posterior of each margin).
     draws, tune, chains : int
-        MCMC settings.
+        MCMC settings. For the grid sampler, ``draws * chains`` independent draws are
+        taken (split into `chains` groups); `tune` is unused.
     rng : numpy.random.Generator, int or None
         Seed.
+    estimand : {"population", "sampled_persons"}, default "population"
+        Grid sampler only: what the metrics' draws are about (see
+        :func:`nested_metric_intervals`). The MCMC model's metrics are of its mean cell
+        probabilities pi (each person counting once).
+    prior : {"pareto", "bda3"}, default "pareto"
+        Grid sampler only: the prior of every margin's concentration.
 
     Returns
     -------
     ConfusionFit
-        Posterior of the population recall, precision and F1, with diagnostics.
+        Posterior of the population metrics (recall, precision and F1 for MCMC; every
+        binary metric for the grid), with diagnostics.
+
+    Notes
+    -----
+    The grid sampler's intervals equal those of ``nested_metric_intervals(counts,
+    metric, estimand=estimand, prior=prior, draws=draws * chains, rng=rng)`` exactly;
+    its diagnostics are those of independent draws (R-hat NaN), and it is flagged when a
+    margin falls back to a pooled rate.
 
     Examples
     --------
@@ -720,10 +739,18 @@ def fit_confusion(
     >>> ci = result.interval("f1", level=0.9)
     >>> bool(0 < ci.low < ci.estimate < ci.high < 1)
     True
+    >>> grid = pc.bayes.fit_confusion(per_person, sampler="grid", rng=1)
+    >>> ci = grid.interval("kappa", level=0.9)
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
+    0.745 [0.496, 0.891]
     """
-    check_choice("sampler", sampler, ("nutpie", "pymc"))
+    from .._core import registry
+
+    registry.CONFUSION_SAMPLER.check(sampler, "sampler")
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         check_positive_int(name, value)
+    registry.CONFUSION_ESTIMAND.check(estimand, "estimand")
+    s_prior(prior)
     cells = check_real_array("counts", counts)
     if cells.ndim != 2 or cells.shape[1] != 4 or np.any(cells < 0):
         raise ValueError(
@@ -732,6 +759,8 @@ def fit_confusion(
     cells = cells[cells.sum(1) > 0].astype(np.int64)
     if cells.shape[0] < 2:
         raise ValueError("`counts` must hold at least 2 persons with texts.")
+    if sampler == "grid":
+        return _grid_confusion_fit(cells, estimand, prior, draws, chains, rng)
     seed = int(check_rng(rng).integers(2**31 - 1))
     from ..models.confusion import hierarchical_confusion
 
@@ -739,3 +768,65 @@ def fit_confusion(
     trace = _run_mcmc(sampler, model, draws, tune, chains, seed)
     diag, reasons = _diagnostics(trace, ["kappa", "recall", "precision", "f1"])
     return ConfusionFit(trace, diag, bool(reasons), reasons)
+
+
+def _grid_confusion_fit(
+    cells: NDArray[np.int64], estimand: str, prior: str, draws: int, chains: int, rng: Any
+) -> ConfusionFit:
+    """fit_confusion's grid sampler: the hierarchical margins model's draws as a fit."""
+    import warnings
+
+    import xarray as xr
+
+    from .._core.margins import BINARY
+    from ..metrics import BINARY_METRICS
+    from .confusion import (
+        MARGIN_GRID_SHAPE,
+        _bounds,
+        _metric_function,
+        _nested_draws,
+        _warn_nested,
+    )
+    from .samplers import BayesianDiagnosticsWarning
+
+    count = draws * chains
+    check_memory(
+        "draws",
+        8.0 * count * cells.shape[0] * 16,
+        f"ask for fewer draws or chains than {draws} x {chains}",
+    )
+    functions = {m: (_metric_function(m, 2), _bounds(m)) for m in BINARY_METRICS}
+    drawn = _nested_draws(
+        BINARY, cells[None], functions, prior, MARGIN_GRID_SHAPE, count, [check_rng(rng)], True
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fit's flags say what fell back
+        _warn_nested(drawn.persons, drawn.fallback, BINARY, [estimand], "the metrics")
+    values = drawn.population if estimand == "population" else drawn.sampled
+    dims = ("chain", "draw")
+    mu, kappa = cast(NDArray[np.float64], drawn.mu), cast(NDArray[np.float64], drawn.kappa)
+    posterior = xr.Dataset(
+        {
+            **{m: (dims, values[m][0].reshape(chains, draws)) for m in BINARY_METRICS},
+            "margin_mu": ((*dims, "margin"), mu[0].reshape(chains, draws, -1)),
+            "margin_kappa": ((*dims, "margin"), kappa[0].reshape(chains, draws, -1)),
+        },
+        coords={"chain": np.arange(chains), "draw": np.arange(draws), "margin": list(BINARY.names)},
+        attrs={"estimand": estimand, "prior": prior},
+    )
+    fell = [n for n, f in zip(BINARY.names, drawn.fallback[0], strict=True) if f]
+    reasons = tuple(
+        f"margin {name} has fewer than 2 persons with a text on it (one pooled rate)"
+        for name in fell
+    )
+    if reasons:
+        warnings.warn(
+            "the hierarchical margins fell back (" + "; ".join(reasons) + "); the fit is flagged.",
+            BayesianDiagnosticsWarning,
+            stacklevel=3,
+        )
+    k = float(count)
+    diag = {"r_hat": np.nan, "ess_bulk": k, "ess_tail": k, "divergences": 0}
+    return ConfusionFit(
+        xr.DataTree.from_dict({"posterior": posterior}), diag, bool(reasons), reasons
+    )

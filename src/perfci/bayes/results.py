@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._core import registry
 from .._core.grid import grid_interval, interval_from_draws
 from .._core.results import ResultMixin, to_jsonable
 from .._core.validation import (
     check_choice,
     check_confidence_level,
-    check_real_array,
-    check_real_scalar,
 )
 
 if TYPE_CHECKING:
@@ -26,9 +25,7 @@ __all__ = [
     "INTERVAL_KINDS",
     "BayesFit",
     "ConfusionFit",
-    "ConfusionPosterior",
     "CredibleInterval",
-    "confusion_posterior",
 ]
 
 ESTIMANDS = ("population", "mu", "sampled_persons", "person")
@@ -36,6 +33,8 @@ ESTIMANDS = ("population", "mu", "sampled_persons", "person")
 RENAMED_ESTIMANDS = {"text_weighted": "sampled_persons"}
 INTERVAL_KINDS = ("eti", "hdi")
 CONFUSION_METRICS = ("recall", "precision", "f1")
+#: Binary metrics, in report order (a fit's posterior holds some or all of them).
+BINARY_METRICS = registry.BINARY_METRIC.names
 
 
 def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) -> str:
@@ -242,92 +241,6 @@ class BayesFit(ResultMixin):
         )
 
 
-@dataclass(frozen=True)
-class ConfusionPosterior(ResultMixin):
-    """Posterior of recall, precision and F1 under the Dirichlet-multinomial model.
-
-    Attributes
-    ----------
-    alpha : numpy.ndarray
-        Posterior Dirichlet parameters of ``[tp, fp, fn, tn]``: counts plus the prior.
-
-    Notes
-    -----
-    `alpha` is the whole posterior: :meth:`to_dict` gives it as a list, :meth:`to_frame`
-    and :meth:`to_xarray` one row per cell (dim ``cell``).
-    """
-
-    _dims: ClassVar[tuple[str, ...] | None] = ("cell",)
-
-    alpha: NDArray[np.float64]
-
-    def interval(
-        self, metric: str = "f1", kind: str = "eti", level: float = 0.95
-    ) -> CredibleInterval:
-        """Closed-form credible interval of ``recall``, ``precision`` or ``f1``.
-
-        Recall is Beta(tp, fn), precision Beta(tp, fp) and F1 = 2W/(1 + W) with W ~
-        Beta(tp, fp + fn) in the posterior parameters; F1 is increasing in W, so its
-        quantiles are transformed Beta quantiles. The HDI is found on the exact
-        density.
-        """
-        check_choice("metric", metric, CONFUSION_METRICS)
-        check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level", scalar=True))
-        tp, fp, fn, _ = self.alpha
-        a, b = {"recall": (tp, fn), "precision": (tp, fp), "f1": (tp, fp + fn)}[metric]
-
-        def transform(w: Any) -> Any:
-            return 2 * w / (1 + w) if metric == "f1" else w
-
-        from scipy import special
-
-        if kind == "eti":
-            q = special.betaincinv(a, b, np.array([(1 - lvl) / 2, 0.5, (1 + lvl) / 2]))
-            low, mid, high = transform(q)
-        else:
-            # narrowest interval of the metric: minimize width over the lower tail mass
-            tails = np.linspace(0, 1 - lvl, 2001)
-            lows = transform(special.betaincinv(a, b, tails))
-            highs = transform(special.betaincinv(a, b, tails + lvl))
-            i = int(np.argmin(highs - lows))
-            low, high = lows[i], highs[i]
-            mid = transform(special.betaincinv(a, b, 0.5))
-        return CredibleInterval(metric, kind, lvl, float(mid), float(low), float(high))
-
-
-def confusion_posterior(counts: ArrayLike, *, concentration: float = 1.0) -> ConfusionPosterior:
-    """Closed-form posterior of the Dirichlet-multinomial confusion model.
-
-    Parameters
-    ----------
-    counts : array_like
-        ``[tp, fp, fn, tn]`` of independent texts.
-    concentration : float, default 1.0
-        Dirichlet prior λ of every cell (see :func:`perfci.models.dirichlet_confusion`).
-
-    Returns
-    -------
-    ConfusionPosterior
-        With :meth:`ConfusionPosterior.interval` for recall, precision and F1.
-
-    Examples
-    --------
-    >>> import perfci as pc
-    >>> post = pc.bayes.confusion_posterior([40, 6, 9, 345])
-    >>> ci = post.interval("f1", level=0.95)
-    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.830 [0.738, 0.899]
-    """
-    cells = check_real_array("counts", counts)
-    if cells.shape != (4,) or np.any(cells < 0):
-        raise ValueError("`counts` must be four non-negative counts [tp, fp, fn, tn].")
-    lam = check_real_scalar("concentration", concentration)
-    if not lam > 0:
-        raise ValueError(f"`concentration` must be positive; got {concentration!r}.")
-    return ConfusionPosterior(cells + lam)
-
-
 @dataclass(frozen=True, repr=False)
 class ConfusionFit(ResultMixin):
     """A fitted hierarchical Dirichlet-multinomial confusion model.
@@ -335,12 +248,15 @@ class ConfusionFit(ResultMixin):
     Attributes
     ----------
     posterior : xarray.DataTree
-        Group ``posterior`` with ``pi`` (dim ``cell``), ``kappa``, and the population
-        metrics ``recall``, ``precision``, ``f1``; group ``sample_stats``.
+        MCMC samplers: group ``posterior`` with ``pi`` (dim ``cell``), ``kappa``, and
+        the population metrics ``recall``, ``precision``, ``f1``; group
+        ``sample_stats``. Grid sampler (the hierarchical margins model): group
+        ``posterior`` with every binary metric of the fit's estimand, and each margin's
+        ``mu`` and ``kappa`` (dim ``margin``); attribute ``estimand``.
     diagnostics : dict
         As for :class:`BayesFit`, over ``kappa`` and the metrics.
     flagged : bool
-        True if the fit failed a diagnostic.
+        True if the fit failed a diagnostic (grid: a margin fell back to a pooled rate).
     flag_reasons : tuple of str
         Which diagnostics failed.
 
@@ -361,8 +277,13 @@ class ConfusionFit(ResultMixin):
     def interval(
         self, metric: str = "f1", kind: str = "eti", level: float = 0.95
     ) -> CredibleInterval:
-        """Credible interval of the population ``recall``, ``precision`` or ``f1``."""
-        check_choice("metric", metric, CONFUSION_METRICS)
+        """Credible interval of a population metric held in the posterior.
+
+        ``recall``, ``precision`` or ``f1`` for the MCMC samplers; every binary metric
+        for the grid sampler (see :func:`perfci.bayes.fit_confusion`).
+        """
+        held = [m for m in BINARY_METRICS if m in self.posterior["posterior"].data_vars]
+        check_choice("metric", metric, held)
         check_choice("kind", kind, INTERVAL_KINDS)
         lvl = float(check_confidence_level(level, "level", scalar=True))
         draws = self.posterior["posterior"][metric].to_numpy().reshape(-1)

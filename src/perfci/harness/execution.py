@@ -4,7 +4,9 @@ Every kernel simulates its cell's data sets once and scores each method on them 
 calling the public function a user would call (:func:`perfci.proportion_ci`,
 :func:`perfci.clustered_proportion_ci`, :func:`perfci.bootstrap_ci`,
 :func:`perfci.bayes.grid_intervals` or :func:`perfci.bayes.shared_grid_intervals`,
-:func:`perfci.bayes.fit`), batched over the data sets.
+:func:`perfci.bayes.fit`, :func:`perfci.bayes.confusion_posterior`,
+:func:`perfci.bayes.shared_nested_metric_intervals`, :func:`perfci.bayes.compare_counts`),
+batched over the data sets.
 """
 
 from __future__ import annotations
@@ -231,19 +233,93 @@ def _nutpie_intervals(y, n, estimand, replications, level, rng):
 
 
 def _confusion_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
-    """F1 bootstrap intervals on confusion matrices of n texts (the paper's section 3.2)."""
+    """Intervals of a metric (F1 by default) of confusion matrices of n texts.
+
+    The paper's section 3.2: the bootstrap rows are :func:`perfci.bootstrap_ci`, the
+    ``bayes_confusion`` rows :func:`perfci.bayes.confusion_posterior`'s intervals, both
+    batched over the cell's data sets. The truth is the metric of the population's cell
+    probabilities (for F1, 2 P R / (P + R)).
+    """
+    from ..metrics import metric_values
+
     precision, recall = float(cell["precision"]), float(cell["recall"])
-    truth = 2 * precision * recall / (precision + recall)
+    metric = cell.get("metric", "f1")
     probs = confusion_probabilities(suite.population["prevalence"], precision, recall)
+    if metric == "f1":
+        truth = 2 * precision * recall / (precision + recall)
+    else:
+        truth = float(metric_values(probs, metric))
     n = int(cell["n"])
     level = suite.confidence_level
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     counts = data_rng.multinomial(n, probs, size=scale.replications)  # every method's data
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
-        low, high = _bootstrap_ends(counts, "f1", m.options, scale, level, rng)
+        if m.family == "bayes_confusion":
+            low, high = _bayes_confusion_ends(counts, metric, m.options, level, rng)
+        else:
+            low, high = _bootstrap_ends(counts, metric, m.options, scale, level, rng)
         out[i] = _score(low, high, truth)
     return out
+
+
+def _bayes_confusion_ends(counts: np.ndarray, metric: str, options: dict, level: float, rng):
+    """Interval ends of :func:`perfci.bayes.confusion_posterior` for a batch of data sets.
+
+    A data set without a text relevant to the metric gets its prior's interval (and a
+    warning, expected here): it is scored like any other.
+    """
+    from ..bayes import PriorOnlyWarning, confusion_posterior
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PriorOnlyWarning)
+        ci = confusion_posterior(counts, prior=options["prior"]).interval(
+            metric, "eti", level, draws=options["draws"], rng=rng
+        )
+    return ci.low, ci.high
+
+
+def _margins_ends(
+    methods: Sequence[Method], rngs: list, metric: str, counts: np.ndarray, level: float
+) -> dict[int, tuple]:
+    """Interval ends and flagged fits of a cell's ``bayes_nested_confusion`` rows.
+
+    Rows with the same prior, draws and replications share one posterior per data set
+    (:func:`perfci.bayes.shared_nested_metric_intervals` with the first such row's
+    generator): each gets what its own :func:`perfci.bayes.nested_metric_intervals` call
+    gives. A row with ``replications = K`` scores the first K data sets of the cell only
+    (``n_valid`` at most K). A data set without an interval (one person, for the
+    population; no text relevant to the metric) is NaN and not counted in ``n_valid``; a
+    flagged fit (a margin fell back to a pooled rate) is scored and counted in
+    ``n_flagged``.
+    """
+    from ..bayes import shared_nested_metric_intervals
+
+    groups: dict[tuple, list[int]] = {}
+    for i, m in enumerate(methods):
+        if m.family == "bayes_nested_confusion":
+            key = (m.options["prior"], m.options["draws"], m.options["replications"])
+            groups.setdefault(key, []).append(i)
+    ends: dict[int, tuple] = {}
+    for (prior, draws, replications), rows in groups.items():
+        estimands = list(dict.fromkeys(methods[i].options["estimand"] for i in rows))
+        some = counts[:replications] if replications else counts
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # fallbacks and one-person data sets, counted
+            shared = shared_nested_metric_intervals(
+                some,
+                [metric],
+                estimands,
+                prior=prior,
+                level=level,
+                draws=draws,
+                rng=rngs[rows[0]],
+            )
+        for i in rows:
+            ci = shared[metric, methods[i].options["estimand"]]
+            valid = np.isfinite(ci.low) & np.isfinite(ci.high)
+            ends[i] = (ci.low, ci.high, int(np.sum(ci.flagged & valid)))
+    return ends
 
 
 def _method_ends(
@@ -406,7 +482,12 @@ def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             truth = float(metric_values(cells, metric))
     grid = _proportion_grid_ends(suite.methods, method_rngs, metric, counts, level)
     out = np.empty((len(suite.methods), 6))
+    margins = _margins_ends(suite.methods, method_rngs, metric, counts, level)
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
+        if i in margins:
+            low, high, flagged = margins[i]
+            out[i] = _score(low, high, truth, flagged)
+            continue
         if m.family == "recommended":
             ends = _recommended_ends(metric, counts, scale, level, rng)
         elif m.family == "bayes" and m.options["sampler"] == "nutpie":
@@ -440,6 +521,9 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         o = m.options
+        if m.family == "bayes_comparison":
+            out[i] = _bayes_comparison_score(joint, metric, o, level, rng, truth)
+            continue
         if o["method"] == "newcombe" and metric not in _PAIRED_PROPORTIONS:
             out[i] = 0.0  # Newcombe's interval is of paired proportions: not scored
             continue
@@ -489,6 +573,32 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
                 low, high = result.low, result.high
         out[i] = _score(low, high, truth)
     return out
+
+
+def _bayes_comparison_score(joint, metric: str, options: dict, level: float, rng, truth):
+    """Score :func:`perfci.bayes.compare_counts` (nested) on a cell's joint counts.
+
+    A data set without an interval is NaN (not valid); a flagged fit (a margin fell back
+    to a pooled rate) is scored and counted in ``n_flagged``. With ``replications = K``
+    only the first K data sets are scored.
+    """
+    from ..bayes import compare_counts
+
+    replications = options["replications"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fallbacks and one-person data sets, counted
+        result = compare_counts(
+            joint[:replications] if replications else joint,
+            metric,
+            nested=True,
+            estimand=options["estimand"],
+            prior=options["prior"],
+            level=level,
+            draws=options["draws"],
+            rng=rng,
+        )
+    valid = np.isfinite(result.low) & np.isfinite(result.high)
+    return _score(result.low, result.high, truth, int(np.sum(result.flagged & valid)))
 
 
 def _binary_cells(matrices: np.ndarray) -> np.ndarray:

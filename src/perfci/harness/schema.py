@@ -394,8 +394,14 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
     if kind == "nested_finite" and "icc" not in grid and "sd" not in population:
         raise SuiteError("`population.sd` is missing (or give an `icc` dim).")
     if kind == "confusion":
-        if any(m.family != "bootstrap" or m.options["scheme"] != "iid" for m in methods):
-            raise SuiteError("a confusion suite takes iid `bootstrap` methods only.")
+        if any(
+            m.family != "bayes_confusion"
+            and (m.family != "bootstrap" or m.options["scheme"] != "iid")
+            for m in methods
+        ):
+            raise SuiteError(
+                "a confusion suite takes iid `bootstrap` and `bayes_confusion` methods only."
+            )
     if kind == "nested_planning":
         if any(not s.exact for s in scales.values()):
             raise SuiteError("a nested_planning suite is analytic: every scale is exact.")

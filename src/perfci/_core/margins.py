@@ -1,0 +1,329 @@
+r"""Confusion matrices as trees of binary margins, and their posterior draws (NumPy only).
+
+A text falls in one cell of a confusion matrix (or of the joint table of two
+classifiers) by a path of binary choices: is it a reference positive? if so, does the
+classifier find it? Each choice is a *margin* with its own rate, and a cell's probability
+is the product of the rates along its path. For the binary cells ``[tp, fp, fn, tn]``
+(:data:`BINARY`) the margins are the prevalence (reference positives among texts), the
+recall (true positives among reference positives) and the specificity (true negatives
+among reference negatives):
+
+.. math::
+
+    \pi_{tp} = \phi r, \quad \pi_{fn} = \phi (1 - r), \quad
+    \pi_{fp} = (1 - \phi)(1 - s), \quad \pi_{tn} = (1 - \phi) s .
+
+The multinomial likelihood of the cells is the product of one binomial likelihood per
+margin (successes: the texts on the margin's left side; trials: the texts on either
+side), so margins with independent priors have independent posteriors. That is what
+this module uses, in two ways:
+
+- independent texts: margin k has a Beta(a_k, b_k) prior, hence a Beta(a_k + y_k, b_k +
+  n_k - y_k) posterior. A symmetric Dirichlet(lambda) prior on the cells is the tree
+  with a_k, b_k = lambda times the cells on each side (the Dirichlet's aggregation and
+  neutrality properties), so its posterior, Dirichlet(counts + lambda), is drawn the
+  same way (:func:`beta_margin_draws`);
+- texts nested in persons: each margin is its own hierarchical beta-binomial (own mean,
+  own concentration) over the persons with a text on it, with the exact grid posterior
+  of :mod:`perfci._core.grid` (:func:`margin_posteriors`), and person rates from their
+  exact conditionals (:func:`draw_margin_rates`). A person without a text on a margin
+  (no reference positives, for the recall) gets a rate from the margin's population
+  distribution Beta(mu kappa, (1 - mu) kappa) of the same draw.
+
+Trees: :data:`BINARY` (binary cells), :data:`PAIRED` (the eight joint cells of two
+classifiers, ``4 t + 2 a + b``, split symmetrically in A and B: reference, then whether
+the two agree, then which way) and :func:`multiclass_tree` (k x k matrices by
+stick-breaking: classes first, then each reference class's row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .grid import GridPosterior, draw_grid_posterior, grid_posterior
+
+__all__ = [
+    "BINARY",
+    "PAIRED",
+    "MarginPosteriors",
+    "MarginTree",
+    "beta_margin_draws",
+    "draw_margin_rates",
+    "margin_posteriors",
+    "multiclass_tree",
+]
+
+
+@dataclass(frozen=True)
+class MarginTree:
+    """Binary margins whose rates multiply to cell probabilities.
+
+    Attributes
+    ----------
+    names : tuple of str
+        One name per margin.
+    left, right : numpy.ndarray of bool, shape (margins, cells)
+        The cells on each margin's success (left) and failure (right) side; a cell on
+        neither side is not below the margin.
+    """
+
+    names: tuple[str, ...]
+    left: NDArray[np.bool_]
+    right: NDArray[np.bool_]
+
+    @property
+    def cells(self) -> int:
+        """Number of cells."""
+        return int(self.left.shape[1])
+
+    def counts(self, cells: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Successes and trials of every margin, shape ``(..., margins)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from perfci._core.margins import BINARY
+        >>> y, n = BINARY.counts(np.array([8.0, 1.0, 2.0, 89.0]))
+        >>> y.tolist(), n.tolist()  # prevalence, recall, specificity
+        ([10.0, 8.0, 89.0], [100.0, 10.0, 90.0])
+        """
+        successes = cells @ self.left.T.astype(float)
+        trials = cells @ (self.left | self.right).T.astype(float)
+        return successes, trials
+
+    def probabilities(self, rates: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Cell probabilities ``(..., cells)`` from margin rates ``(..., margins)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from perfci._core.margins import BINARY
+        >>> BINARY.probabilities(np.array([0.1, 0.8, 0.9])).round(3).tolist()
+        [0.08, 0.09, 0.02, 0.81]
+        """
+        out = np.empty((*rates.shape[:-1], self.cells))
+        complement = 1.0 - rates
+        for c in range(self.cells):  # the cells of one tree, not data
+            factors = [rates[..., k] for k in np.flatnonzero(self.left[:, c])]
+            factors += [complement[..., k] for k in np.flatnonzero(self.right[:, c])]
+            cell = out[..., c]
+            cell[...] = factors[0]
+            for factor in factors[1:]:
+                cell *= factor
+        return out
+
+    def sides(self) -> NDArray[np.float64]:
+        """Cells on each margin's left and right side, shape ``(margins, 2)``."""
+        return np.stack([self.left.sum(1), self.right.sum(1)], axis=1).astype(float)
+
+
+def _tree(cells: int, margins: Sequence[tuple[str, Sequence[int], Sequence[int]]]) -> MarginTree:
+    left = np.zeros((len(margins), cells), dtype=bool)
+    right = np.zeros((len(margins), cells), dtype=bool)
+    for k, (_, on_left, on_right) in enumerate(margins):
+        left[k, list(on_left)] = True
+        right[k, list(on_right)] = True
+    return MarginTree(tuple(name for name, _, _ in margins), left, right)
+
+
+#: Binary cells ``[tp, fp, fn, tn]``: prevalence, recall, specificity.
+BINARY = _tree(
+    4,
+    [
+        ("prevalence", (0, 2), (1, 3)),
+        ("recall", (0,), (2,)),
+        ("specificity", (3,), (1,)),
+    ],
+)
+
+
+def _paired_margins() -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
+    margins: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = [
+        ("reference_positive", (4, 5, 6, 7), (0, 1, 2, 3))
+    ]
+    for t, where in ((1, "positives"), (0, "negatives")):
+        base = 4 * t
+        margins += [
+            (f"agree_on_{where}", (base, base + 3), (base + 1, base + 2)),
+            (f"both_positive_on_{where}", (base + 3,), (base,)),
+            (f"only_a_positive_on_{where}", (base + 2,), (base + 1,)),
+        ]
+    return margins
+
+
+#: Joint cells ``4 t + 2 a + b`` of two classifiers: the reference, then per reference
+#: class whether A and B agree, whether an agreement is positive, and whether a
+#: disagreement is A's positive. Swapping A and B reflects the last margins only, so
+#: priors symmetric in each margin give posteriors symmetric in A and B.
+PAIRED = _tree(8, _paired_margins())
+
+
+def multiclass_tree(classes: int) -> MarginTree:
+    """Return the stick-breaking tree of k x k matrices (cells ``reference * k + predicted``).
+
+    Margin ``class_c`` splits reference class c from the classes after it; margin
+    ``row_r_c`` splits, within reference class r, predicted class c from those after it.
+
+    Examples
+    --------
+    >>> from perfci._core.margins import multiclass_tree
+    >>> multiclass_tree(3).names[:3]
+    ('class_0', 'class_1', 'row_0_0')
+    """
+    k = classes
+    margins = [
+        (f"class_{c}", tuple(range(c * k, (c + 1) * k)), tuple(range((c + 1) * k, k * k)))
+        for c in range(k - 1)
+    ]
+    for r in range(k):
+        margins += [
+            (f"row_{r}_{c}", (r * k + c,), tuple(range(r * k + c + 1, (r + 1) * k)))
+            for c in range(k - 1)
+        ]
+    return _tree(k * k, margins)
+
+
+def beta_margin_draws(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    draws: int,
+    rngs: Sequence[np.random.Generator],
+) -> NDArray[np.float64]:
+    """Independent Beta draws of every margin of K data sets.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray, shape (K, margins)
+        Posterior Beta parameters.
+    draws : int
+        Draws per data set.
+    rngs : sequence of numpy.random.Generator
+        One per data set: data set k's draws are ``rngs[k].beta(a[k], b[k], (draws,
+        margins))``, whatever else is in the batch.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K, draws, margins)
+    """
+    out = np.empty((a.shape[0], draws, a.shape[1]))
+    for k, rng in enumerate(rngs):  # one generator per data set; vectorized over draws
+        out[k] = rng.beta(a[k], b[k], size=(draws, a.shape[1]))
+    return out
+
+
+@dataclass(frozen=True)
+class MarginPosteriors:
+    """The grid posteriors of every margin of K data sets, ready to be drawn from.
+
+    Attributes
+    ----------
+    successes, trials : numpy.ndarray of int, shape (K, persons, margins)
+        Every person's successes and trials on every margin.
+    present : numpy.ndarray of bool, shape (K, persons)
+        Persons with at least one text (the others are padding).
+    grids : list of (GridPosterior, numpy.ndarray)
+        Per margin: the grid posteriors of the data sets with at least two persons with
+        a text on it, and each data set's row among them (-1 for the others).
+    fallback : numpy.ndarray of bool, shape (K, margins)
+        Margins with fewer than two persons with a text on them: one pooled rate for all
+        persons, Beta(1 + successes, 1 + failures), instead of the hierarchical model.
+    """
+
+    successes: NDArray[np.int64]
+    trials: NDArray[np.int64]
+    present: NDArray[np.bool_]
+    grids: list[tuple[GridPosterior, NDArray[np.int64]]]
+    fallback: NDArray[np.bool_]
+
+
+def margin_posteriors(
+    tree: MarginTree, cells: NDArray[np.int64], prior: str, shape: tuple[int, int]
+) -> MarginPosteriors:
+    """Compute the exact grid posterior of every margin's hierarchical beta-binomial.
+
+    Parameters
+    ----------
+    tree : MarginTree
+        The margins.
+    cells : numpy.ndarray of int, shape (K, persons, cells)
+        Per-person counts; persons with no text are padding.
+    prior : str
+        Concentration prior of every margin (:data:`perfci._core.grid.PRIORS`).
+    shape : tuple of int
+        Fine grid of each margin's posterior of (mu, s).
+
+    Returns
+    -------
+    MarginPosteriors
+        Each data set's grids are bit for bit those it gets alone
+        (:func:`perfci._core.grid.grid_posterior`).
+    """
+    successes, trials = (x.astype(np.int64) for x in tree.counts(cells.astype(float)))
+    present = cells.sum(-1) > 0
+    grids = []
+    fallback = np.zeros((cells.shape[0], len(tree.names)), dtype=bool)
+    for k in range(len(tree.names)):  # the margins of one tree, not data
+        y, n = successes[..., k], trials[..., k]
+        hierarchical = np.count_nonzero(n, axis=-1) >= 2
+        rows = np.flatnonzero(hierarchical)
+        position = np.full(cells.shape[0], -1, dtype=np.int64)
+        position[rows] = np.arange(rows.size)
+        grids.append((grid_posterior(y[rows], n[rows], prior, shape), position))
+        fallback[:, k] = ~hierarchical
+    return MarginPosteriors(successes, trials, present, grids, fallback)
+
+
+def draw_margin_rates(
+    posteriors: MarginPosteriors, r: int, draws: int, rng: np.random.Generator
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Draw data set r's margins: person rates, and each margin's mean and concentration.
+
+    Parameters
+    ----------
+    posteriors : MarginPosteriors
+        From :func:`margin_posteriors`.
+    r : int
+        The data set.
+    draws : int
+        Independent draws.
+    rng : numpy.random.Generator
+        The data set's generator, consumed margin by margin in tree order: as
+        :func:`perfci._core.grid.draw_grid_posterior` consumes it, then one Beta variate
+        per draw and person without a text on the margin (a rate from the margin's
+        population distribution Beta(mu kappa, (1 - mu) kappa) of the same draw); a
+        margin that falls back draws its pooled rate, `draws` Beta variates.
+
+    Returns
+    -------
+    rates : numpy.ndarray, shape (draws, m, margins)
+        The rates of the data set's m persons with texts (padding left out).
+    mu, kappa : numpy.ndarray, shape (draws, margins)
+        Each margin's mean and concentration (kappa infinite for a pooled rate).
+    """
+    keep = posteriors.present[r]
+    y, n = posteriors.successes[r, keep], posteriors.trials[r, keep]
+    persons, margins = y.shape
+    rates = np.empty((draws, persons, margins))
+    mu = np.empty((draws, margins))
+    kappa = np.empty((draws, margins))
+    for k, (grid, position) in enumerate(posteriors.grids):  # margins, not data
+        if position[r] < 0:
+            pooled = rng.beta(1.0 + y[:, k].sum(), 1.0 + (n[:, k] - y[:, k]).sum(), size=draws)
+            rates[:, :, k] = pooled[:, None]
+            mu[:, k], kappa[:, k] = pooled, np.inf
+            continue
+        row = slice(position[r], position[r] + 1)
+        own = GridPosterior(grid.mass[row], grid.mu_edge[row], grid.s_edge[row])
+        drawn = draw_grid_posterior(own, y[None, :, k], n[None, :, k], draws, [rng], rates=True)
+        rates[:, :, k] = cast(NDArray[np.float64], drawn.rates)[0]
+        mu[:, k], kappa[:, k] = drawn.mu[0], drawn.kappa[0]
+        empty = n[:, k] == 0
+        if empty.any():
+            m, c = mu[:, k, None], kappa[:, k, None]
+            rates[:, empty, k] = rng.beta(m * c, (1 - m) * c, size=(draws, int(empty.sum())))
+    return rates, mu, kappa
