@@ -243,7 +243,13 @@ def test_report_with_bayesian_rows(texts):
     # the population estimand only: what the frequentist row is about
     assert methods[1] == "bayes beta-binomial, population (grid, eti)"
     assert not methods[2].startswith("bayes")
-    assert methods[3].startswith("bayes dirichlet-multinomial")
+    assert methods[3] == "bayes hierarchical margins, population (grid, eti)"
+    per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"]).counts
+    f1 = pc.bayes.nested_metric_intervals(
+        per_person, "f1", rng=np.random.default_rng(1).spawn(2)[1]
+    )
+    assert (table.loc[3, "low"], table.loc[3, "high"]) == (f1.low, f1.high)
+    assert table.loc[3, "persons"] == f1.persons
     ref = pc.bayes.fit_labels(
         texts["human"],
         texts["model"],
@@ -254,8 +260,18 @@ def test_report_with_bayesian_rows(texts):
     )
     assert table.loc[1, "low"] == ref.interval("population").low
     assert table.loc[1, "sources"] == "texts, persons"
-    plain = pc.report(texts["human"], texts["model"], metrics=["recall"], bayes=True)
-    assert plain.loc[1, "method"] == "bayes beta, uniform prior (eti)"
+    plain = pc.report(texts["human"], texts["model"], metrics=["recall", "kappa"], bayes=True)
+    assert plain.loc[1, "method"] == "bayes metric_jeffreys prior, closed form (eti)"
+    assert plain.loc[3, "method"] == "bayes metric_jeffreys prior, draws (eti)"
+    total = pc.confusion(texts["human"], texts["model"]).counts
+    recall = pc.bayes.confusion_posterior(total).interval("recall")
+    assert (plain.loc[1, "low"], plain.loc[1, "high"]) == (recall.low, recall.high)
+    # every metric of the report gets its Bayesian row
+    full = pc.report(texts["human"], texts["model"], bayes=True, rng=2)
+    assert full["method"].str.startswith("bayes").sum() == len(pc.BINARY_METRICS)
+    topics = pc.report(texts["human_topic"], texts["model_topic"], bayes=True, rng=2)
+    macro = topics[topics["metric"] == "macro_f1"]
+    assert macro["method"].iloc[1] == "bayes metric_jeffreys prior, draws (eti)"
 
 
 def test_report_differences_are_the_compare_groups_rows(texts):

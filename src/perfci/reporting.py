@@ -14,7 +14,6 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from . import policy
 from ._core import registry
@@ -847,8 +846,6 @@ def _bayes_rows(
     from . import bayes
 
     nested = counts.groups is not None
-    total = counts.counts.sum(0) if nested else counts.counts
-    independent_note = "texts treated as independent" if nested else ""
     with warnings.catch_warnings():
         # a failed diagnostic is reported in the row's note instead
         warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
@@ -869,53 +866,51 @@ def _bayes_rows(
                     ("text-weighted rate of the population of persons", _flag(result)),
                 )
             ]
-        if metric in PROPORTION_METRICS:
-            x, n = proportion_counts(total, metric)
-            q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
-            return [
-                _interval_row(
-                    metric,
-                    q[1],
-                    q[0],
-                    q[2],
-                    "bayes beta, uniform prior (eti)",
-                    int(n),
-                    notes=(independent_note,),
-                )
-            ]
-        if metric != "f1":
-            return []
-        relevant = int(_relevant(total, metric))
-        if nested and sampler != "grid":
-            fit = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
-            ci = fit.interval("f1", "eti", level)
-            return [
-                _interval_row(
-                    metric,
-                    ci.estimate,
-                    ci.low,
-                    ci.high,
-                    f"bayes hierarchical dirichlet-multinomial ({sampler}, eti)",
-                    relevant,
-                    int(np.count_nonzero(counts.counts.sum(1))),
-                    (
-                        "F1 of the mean person-level cell probabilities (each person counts once)",
-                        _flag(fit),
-                    ),
-                )
-            ]
-        ci = bayes.confusion_posterior(total).interval("f1", "eti", level)
-        return [
-            _interval_row(
-                metric,
-                ci.estimate,
-                ci.low,
-                ci.high,
-                "bayes dirichlet-multinomial, closed form (eti)",
-                relevant,
-                notes=(independent_note,),
+    return _bayes_metric_rows(counts, metric, level, rng)
+
+
+def _bayes_metric_rows(
+    counts: ConfusionCounts, metric: str, level: float, rng: np.random.Generator
+) -> list[dict]:
+    """Return the Bayesian row of a metric other than a proportion of nested texts.
+
+    Nested texts: the population estimand of the hierarchical margins model
+    (:func:`perfci.bayes.nested_metric_intervals`, the exact grid whatever the sampler);
+    independent texts: the posterior under the default prior
+    (:func:`perfci.bayes.confusion_posterior`), closed form where it has one.
+    """
+    from . import bayes
+
+    nested = counts.groups is not None
+    averaged = metric in _AVERAGED
+    cells = counts.matrix if averaged else counts.counts
+    assert cells is not None  # a multi-class count always has its matrices
+    total = cells.sum(0) if nested else cells
+    relevant = int(_relevant(total, metric))
+    with warnings.catch_warnings():
+        # a fallback or a prior-only posterior is said in the row's note instead
+        warnings.simplefilter("ignore", bayes.PriorOnlyWarning)
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        if nested:
+            ci: Any = bayes.nested_metric_intervals(cells, metric, level=level, rng=rng)
+            method = "bayes hierarchical margins, population (grid, eti)"
+            persons: Any = int(ci.persons)
+            notes: tuple[str, ...] = (
+                "metric of the text-weighted pooled cells of the population of persons",
+                "FLAGGED: a margin has fewer than 2 persons (one pooled rate)"
+                if ci.flagged
+                else "",
             )
-        ]
+        else:
+            posterior = bayes.confusion_posterior(total, multiclass=averaged)
+            ci = posterior.interval(metric, "eti", level, rng=rng)
+            how = "closed form" if posterior.closed_form(metric) else "draws"
+            method = f"bayes {posterior.prior} prior, {how} (eti)"
+            persons = pd.NA
+            notes = ("no relevant text: the interval is the prior's",) if relevant == 0 else ()
+    if not np.isfinite(ci.low):
+        return []  # no posterior of the population (one person): no row
+    return [_interval_row(metric, ci.estimate, ci.low, ci.high, method, relevant, persons, notes)]
 
 
 def _rows(
@@ -1288,13 +1283,17 @@ def report(
         metric's frequentist row, marked in ``method``: for proportion metrics on nested
         texts, the hierarchical beta-binomial's ``population`` estimand, the text-weighted
         rate of the population of persons that the frequentist row is about (see
-        :mod:`perfci.bayes`; flagged fits say so in ``note``); on independent texts, the
-        Beta(x + 1, n - x + 1) posterior of a uniform prior; for F1, the hierarchical
-        Dirichlet-multinomial (nested texts, MCMC samplers) or the closed-form
-        Dirichlet-multinomial posterior (independent texts; with the grid sampler, nested
-        texts too, noted as treated as independent).
+        :mod:`perfci.bayes`; flagged fits say so in ``note``); for every other metric
+        of nested texts (F1, kappa, PNA, macro averages, ...), the ``population``
+        estimand of the hierarchical margins model
+        (:func:`perfci.bayes.nested_metric_intervals`, the exact grid whatever
+        `bayes_sampler`; a margin with fewer than 2 persons is flagged in ``note``); for
+        every metric of independent texts, the posterior under the default prior
+        (:func:`perfci.bayes.confusion_posterior`, closed form where there is one). A
+        metric without a population posterior (one person) gets no Bayesian row.
     bayes_sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        Sampler of the hierarchical model.
+        Sampler of the hierarchical beta-binomial of the proportion metrics of nested
+        texts.
 
     Returns
     -------
