@@ -67,6 +67,51 @@ def test_a_number_is_a_symmetric_dirichlet_prior():
     assert pc.bayes.confusion_posterior(COUNTS, prior=0.3).prior == "dirichlet(0.3)"
 
 
+def _exact_f1_coverage(n, precision, recall, prevalence=0.1, level=0.95):
+    """Exact coverage of 2W/(1+W), W ~ Beta(tp + 1/2, fp + fn + 1/2), by enumeration.
+
+    n' = tp + fp + fn ~ Binomial(n, P(tp) + P(fp) + P(fn)) and tp | n' ~ Binomial(n', W*)
+    with W* = F1 / (2 - F1): the interval covers when the Beta interval of W covers W*.
+    """
+    tp_p = prevalence * recall
+    fp_p = tp_p * (1 - precision) / precision
+    relevant = tp_p + fp_p + prevalence * (1 - recall)
+    w_star = tp_p / relevant
+    coverage = 0.0
+    for n_rel in range(n + 1):
+        x = np.arange(n_rel + 1)
+        low = stats.beta.ppf((1 - level) / 2, x + 0.5, n_rel - x + 0.5)
+        high = stats.beta.ppf((1 + level) / 2, x + 0.5, n_rel - x + 0.5)
+        inside = (low <= w_star) & (w_star <= high)
+        coverage += (
+            stats.binom.pmf(n_rel, n, relevant) * stats.binom.pmf(x, n_rel, w_star)[inside].sum()
+        )
+    return coverage
+
+
+@pytest.mark.parametrize("n", [30, 35, 40, 50])
+def test_default_f1_interval_covers_on_the_paper_grid_exactly(n):
+    values = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
+    coverages = [_exact_f1_coverage(n, p, r) for p in values for r in values]
+    assert min(coverages) >= 0.93, min(coverages)
+
+
+def test_exact_f1_coverage_is_the_library_interval_simulated():
+    # the enumeration above against the library's interval on simulated data sets
+    n, precision, recall, reps = 35, 0.7, 0.7, 20_000
+    tp = 0.1 * recall
+    probs = [tp, tp * (1 - precision) / precision, 0.1 - tp]
+    probs.append(1 - sum(probs))
+    counts = np.random.default_rng(8).multinomial(n, probs, size=reps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.bayes.PriorOnlyWarning)
+        ci = pc.bayes.confusion_posterior(counts).interval("f1")
+    truth = 2 * precision * recall / (precision + recall)
+    simulated = np.mean((ci.low <= truth) & (truth <= ci.high))
+    exact = _exact_f1_coverage(n, precision, recall)
+    assert simulated == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / reps))
+
+
 @pytest.mark.parametrize("prior", ["metric_jeffreys", "jeffreys", "uniform", "perks"])
 @pytest.mark.parametrize("metric", ["f1", "pna", "precision", "accuracy"])
 def test_draws_agree_with_the_closed_form(prior, metric):

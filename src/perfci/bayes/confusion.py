@@ -89,8 +89,8 @@ _DRAW_BLOCK = 1 << 22
 #: Grid cells of one block of a margin's grid posteriors (as bayes.grid_intervals).
 _GRID_BLOCK = 1 << 23
 #: Default fine grid of each margin's (mu, s): a quarter of the cells of
-#: bayes.grid_intervals' (400, 100), the same intervals within their Monte-Carlo error at
-#: 4,000 draws (tests/test_bayes_confusion.py), a quarter of the cost.
+#: bayes.grid_intervals' (400, 100), with the same intervals within their Monte-Carlo error
+#: (tests/test_bayes_confusion.py).
 MARGIN_GRID_SHAPE = (200, 50)
 #: Tail masses tried by the closed-form HDI search.
 _HDI_STEPS = 2001
