@@ -29,14 +29,24 @@ refit to new data), ``"pymc"`` (PyMC's own NUTS), and ``"grid"``: the exact post
 sets (:func:`grid_intervals`; :func:`shared_grid_intervals` for several estimands from one
 posterior), with person rates drawn from their exact conditionals.
 
+Every metric of the confusion matrix has its credible intervals too
+(:mod:`~perfci.bayes.confusion`): :func:`confusion_posterior` for independent texts
+(the exact posterior under a conjugate prior, closed form where the metric is a monotone
+function of one Beta, else from draws; default prior ``"metric_jeffreys"``),
+:func:`nested_metric_intervals` for texts nested in persons (the hierarchical model by
+margins: prevalence, recall and specificity each their own hierarchical beta-binomial on
+the exact grid; estimands ``population`` and ``sampled_persons``), and :func:`compare` /
+:func:`compare_counts` for the paired difference of two classifiers on the same texts.
+
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
 fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so.
 
 Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
 The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
+:mod:`~perfci.bayes.confusion` (the confusion-matrix metrics and paired differences),
 :mod:`~perfci.bayes.samplers` (running MCMC, diagnostics), :mod:`~perfci.bayes.results`
-(result objects) and :mod:`~perfci.bayes.plots`; the grid's NumPy core is
-:mod:`perfci._core.grid`.
+(result objects) and :mod:`~perfci.bayes.plots`; the NumPy cores are
+:mod:`perfci._core.grid` and :mod:`perfci._core.margins`.
 """
 
 # perfci.harness imports these two private names from here until it calls grid_intervals
