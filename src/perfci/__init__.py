@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0.dev0"
 
 #: Subpackages and modules reachable as attributes (``pc.bayes``, ``pc.harness``, ...).
-_SUBMODULES = ("bayes", "figures", "harness", "policy")
+_SUBMODULES = ("bayes", "figures", "harness", "plotting", "policy")
 #: Every public name and the module that defines it.
 _NAMES = {
     "AGREEMENT_METHODS": "agreement",

@@ -789,9 +789,10 @@ def validate(args: argparse.Namespace) -> None:
             f"wrote {target}",
         )
         return
-    from ..harness.figures import coverage_table, make_figures
+    from ..harness.figures import coverage_table, make_figures, suite_layout
     from ..harness.results import load_result
     from ..harness.storage import _write_text
+    from ..plotting import _check_formats
 
     folder = Path(args.suite or args.out)
     files = sorted(folder.glob("*.nc"))
@@ -799,10 +800,15 @@ def validate(args: argparse.Namespace) -> None:
         raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
     # Everything is written inside DIR unless --figures names another folder.
     figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
+    formats = _check_formats([f.strip() for f in args.formats.split(",")])
     tables, written = [], []
     datasets = [load_result(path) for path in files]  # all checked before anything is written
     for dataset in datasets:
-        written += [str(f) for f in make_figures(dataset, figures_folder)]
+        suite_layout(dataset, args.x)
+    for dataset in datasets:
+        written += [
+            str(f) for f in make_figures(dataset, figures_folder, x=args.x, formats=formats)
+        ]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"
     _write_text(summary, "# Coverage results\n\n" + "\n".join(tables))

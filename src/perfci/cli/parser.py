@@ -487,6 +487,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder of the figures of report (default: DIR/figures, inside the results folder)",
     )
     p.add_argument(
+        "--formats",
+        default="png",
+        metavar="F,F",
+        help="file formats of report's figures, comma-separated: png, svg, pdf (default png)",
+    )
+    p.add_argument(
+        "--x",
+        default=None,
+        metavar="DIM",
+        help="grid dim on the x axis of report's figures of each suite (default: the numeric "
+        "dim with the most values)",
+    )
+    p.add_argument(
         "--workers",
         type=_workers,
         default=1,
