@@ -571,8 +571,8 @@ def draw_person_rates(
         :math:`\theta_s = \sum_i u_i p_i / \sum_i u_i`, shape ``mu.shape``.
     spread : numpy.ndarray
         The SD (m - 1 denominator) of the size-weighted deviations
-        :math:`u_i (p_i - \theta_s) / \bar u` (:mod:`perfci._core.population`), shape
-        ``mu.shape``; NaN for one person.
+        :math:`u_i (p_i - \theta_s) / (\bar u \sqrt{1 - h_i})`, :math:`h_i = u_i / \sum_j
+        u_j` (:mod:`perfci._core.population`), shape ``mu.shape``; NaN for one person.
     """
     from . import kernels
 
@@ -582,7 +582,8 @@ def draw_person_rates(
     persons = trials.size
     u = trials.astype(np.float64) if weights is None else np.asarray(weights, dtype=np.float64)
     share = u / u.sum()
-    scaled = u / u.mean()
+    # size-weighted deviations, CR2-corrected by each person's leverage in the weighted rate
+    scaled = u / u.mean() / np.sqrt(1.0 - share)
     sampled = np.empty(mu.size)
     spread = np.empty(mu.size)
     p = np.empty((mu.size, persons)) if rates else None
