@@ -588,6 +588,7 @@ CLI_CHOICES = {
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
+    ("bayes", "--prior"): registry.PRIOR,
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,
     ("plan", "--method"): registry.PLAN_METHOD,

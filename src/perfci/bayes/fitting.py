@@ -29,6 +29,7 @@ from .._core.validation import (
 from ..metrics import PROPORTION_METRICS, proportion_counts
 from .results import INTERVAL_KINDS, BayesFit, ConfusionFit, CredibleInterval
 from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
+from .tails import check_tails
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -400,7 +401,11 @@ def fit(
     Warns
     -----
     BayesianDiagnosticsWarning
-        If the fit fails R-hat <= 1.01, bulk and tail ESS >= 400, or has divergences.
+        If the fit fails R-hat <= 1.01, bulk and tail ESS >= 400, or has divergences; if
+        kappa's posterior mean is infinite (``prior="bda3"``, for every data set); or if
+        every person has 0 successes or all under ``"bda3"``, whose posterior would be
+        improper without its truncation. These flag the fit (see
+        :attr:`BayesFit.tail`); its credible intervals stay valid, being quantiles.
 
     Notes
     -----
@@ -451,6 +456,8 @@ def fit(
             {
                 "mu_mass": ("mu_cell", posterior.mu_mass[0]),
                 "mu_edge": ("mu_edge_index", posterior.mu_edge[0]),
+                "s_mass": ("s_cell", posterior.mass[0].sum(axis=0)),
+                "s_edge": ("s_edge_index", posterior.s_edge[0]),
             }
         )
         tree = _posterior_tree(
@@ -463,7 +470,8 @@ def fit(
         )
         k = float(draws * chains)
         diag = {"r_hat": np.nan, "ess_bulk": k, "ess_tail": k, "divergences": 0}
-        return BayesFit(tree, sampler, prior, y, n, diag, False, ())
+        tail, flags = check_tails(prior, y, n)
+        return BayesFit(tree, sampler, prior, y, n, diag, bool(flags), flags, tail)
 
     seed = int(generator.integers(2**31 - 1))
     if sampler == "nutpie":
@@ -480,7 +488,9 @@ def fit(
     extra = {"sample_stats": stats_ds[["diverging"]]}
     tree = _posterior_tree(mu, s, text_weighted, cast(NDArray[np.float64], p), ids, extra)
     diag, reasons = _diagnostics(tree, ["mu", "s"])
-    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons)
+    tail, flags = check_tails(prior, y, n, tree["posterior"]["kappa"].to_numpy())
+    reasons += flags
+    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons, tail)
 
 
 def fit_labels(

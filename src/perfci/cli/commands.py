@@ -616,7 +616,14 @@ def bayes(args: argparse.Namespace) -> None:
     groups = _column(frame, args.group, "--group", args.file)
     level = args.credible_level
     result = bayes_.fit_labels(
-        truth, pred, groups, args.metric, positive=positive, sampler=args.sampler, rng=args.seed
+        truth,
+        pred,
+        groups,
+        args.metric,
+        positive=positive,
+        sampler=args.sampler,
+        prior=args.prior,
+        rng=args.seed,
     )
     frequentist = metric_ci(
         truth, pred, args.metric, groups, positive=positive, confidence_level=level
@@ -640,7 +647,15 @@ def bayes(args: argparse.Namespace) -> None:
             "flag_reasons": fit["flag_reasons"],
         },
         "frequentist": {k: shown[k] for k in ("estimate", "low", "high", "method")},
+        "tail": fit["tail"],
+        "kappa": _kappa_row(result, level),
     }
+    if args.prior_sensitivity:
+        # on the exact grid under both priors, whatever the sampler of the fit
+        payload["prior_sensitivity"] = {
+            e: result.prior_sensitivity(e, level, rng=args.seed).to_dict()
+            for e in ("mu", "text_weighted")
+        }
     if args.json:
         print(rendering.json_text(payload))
         return
@@ -671,6 +686,42 @@ def bayes(args: argparse.Namespace) -> None:
         f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
         + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
     )
+    k = payload["kappa"]
+    print(
+        f"concentration kappa: median {k['median']:.4g}, {100 * level:g}% equal-tailed "
+        f"[{k['low']:.4g}, {k['high']:.4g}]" + (f"; {k['note']}" if k["note"] else "")
+    )
+    if args.prior_sensitivity:
+        sensitivity = payload["prior_sensitivity"]
+        rows = []
+        for e in ("mu", "text_weighted"):
+            check = sensitivity[e]
+            for prior, ci in (("prior", "interval"), ("alternative_prior", "alternative")):
+                rows.append(
+                    {
+                        "interval": f"grid, prior {check[prior]}: {e}",
+                        **{key: check[ci][key] for key in ("estimate", "low", "high")},
+                        "differs": "yes" if check["differs"] else "no",
+                    }
+                )
+        print(f"\nprior sensitivity (exact grid, {100 * level:g}% equal-tailed):\n")
+        rendering.print_table(pd.DataFrame(rows), "table")
+        for e in ("mu", "text_weighted"):
+            print(f"{e}: {sensitivity[e]['reason']}")
+
+
+def _kappa_row(result: Any, level: float) -> dict[str, Any]:
+    """Return the concentration's summary row (quantiles; moments where they exist)."""
+    import warnings
+
+    from .._core.results import to_jsonable
+    from ..bayes import BayesianDiagnosticsWarning
+
+    with warnings.catch_warnings():
+        # the row's note says what the warning would (an infinite moment)
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        row = result.summary(level).loc["kappa"]
+    return to_jsonable({key: row[key] for key in ("median", "low", "high", "mean", "sd", "note")})
 
 
 def validate(args: argparse.Namespace) -> None:
