@@ -199,8 +199,8 @@ def test_grid_summary_equals_the_intervals_and_the_draws():
     result = pc.bayes.fit(y, n, sampler="grid", rng=3)
     with pytest.warns(Warning_, match="summarize it by its median and interval"):
         table = result.summary(level=0.9)
-    assert list(table.index) == ["mu", "s", "kappa", "text_weighted"]
-    for estimand in ("mu", "text_weighted"):
+    assert list(table.index) == ["mu", "s", "kappa", "population", "sampled_persons"]
+    for estimand in ("mu", "population", "sampled_persons"):
         ci = result.interval(estimand, "eti", 0.9)
         assert table.loc[estimand, "low"] == ci.low and table.loc[estimand, "high"] == ci.high
         assert table.loc[estimand, "median"] == ci.estimate
@@ -267,7 +267,7 @@ def test_priors_differ_with_few_persons_and_agree_with_many():
     assert not many.differs and many.shift < 0.05 and "at most 10%" in many.reason
 
 
-@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+@pytest.mark.parametrize("estimand", ["population", "mu", "sampled_persons"])
 def test_prior_sensitivity_intervals_are_the_grid_intervals(estimand):
     for prior, alternative in [("pareto", "bda3"), ("bda3", "pareto")]:
         check = pc.bayes.prior_sensitivity(
@@ -297,12 +297,12 @@ def test_prior_sensitivity_batch_equals_a_loop():
     y, n = many_persons(seed=5, persons=8)
     ys = np.stack([y, np.r_[FEW_Y, 0, 0, 0], y[::-1]])
     ns = np.stack([n, np.r_[FEW_N, 0, 0, 0], n[::-1]])
-    batch = pc.bayes.prior_sensitivity(ys, ns, estimand="text_weighted", draws=300, rng=2)
+    batch = pc.bayes.prior_sensitivity(ys, ns, estimand="sampled_persons", draws=300, rng=2)
     assert batch.differs.shape == (3,) and batch.reason.shape == (3,)
     children = np.random.default_rng(2).spawn(3)
     for k in range(3):
         one = pc.bayes.prior_sensitivity(
-            ys[k], ns[k], estimand="text_weighted", draws=300, rng=children[k]
+            ys[k], ns[k], estimand="sampled_persons", draws=300, rng=children[k]
         )
         assert one.interval.low == batch.interval.low[k]
         assert one.alternative.high == batch.alternative.high[k]
@@ -314,7 +314,9 @@ def test_fit_prior_sensitivity_is_the_function_on_its_counts():
         warnings.simplefilter("ignore", Warning_)  # bda3 flags the fit
         result = pc.bayes.fit(FEW_Y, FEW_N, sampler="grid", prior="bda3", rng=1)
     check = result.prior_sensitivity("mu", level=0.9, tolerance=0.5)
-    direct = pc.bayes.prior_sensitivity(FEW_Y, FEW_N, prior="bda3", level=0.9, tolerance=0.5)
+    direct = pc.bayes.prior_sensitivity(
+        FEW_Y, FEW_N, estimand="mu", prior="bda3", level=0.9, tolerance=0.5
+    )
     assert check.alternative_prior == "pareto" and check.to_dict() == direct.to_dict()
     assert check.differs == (check.shift > 0.5)
 
@@ -359,13 +361,35 @@ def test_cli_prior_sensitivity_and_tail(capsys, example_csv):
     texts = pc.load_example()
     per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
     y, n = pc.proportion_counts(per_person, "recall")
-    for estimand in ("mu", "text_weighted"):
+    for estimand in ("population", "mu", "sampled_persons"):
         ref = pc.bayes.prior_sensitivity(y[n > 0], n[n > 0], estimand=estimand, rng=1)
         assert payload["prior_sensitivity"][estimand] == json.loads(json.dumps(ref.to_dict()))
     assert main(bayes_argv(example_csv, "--prior-sensitivity")) == 0
     out = capsys.readouterr().out
     assert "prior sensitivity (exact grid, 95% equal-tailed)" in out
     assert "grid, prior bda3: mu" in out and "concentration kappa: median" in out
+
+
+def test_cli_prior_sensitivity_passes_the_population_on(capsys, tmp_path):
+    texts = pc.load_example()
+    persons = sorted(texts["person"].unique())
+    size = {p: 10 + 3 * i for i, p in enumerate(persons)}  # one size per person
+    texts["size"] = texts["person"].map(size)
+    path = tmp_path / "sized.csv"
+    texts.to_csv(path, index=False)
+    argv = bayes_argv(path, "--prior-sensitivity", "--json", "--population-sizes", "size")
+    assert main([*argv, "--population-persons", "200"]) == 0
+    got = json.loads(capsys.readouterr().out)["prior_sensitivity"]["population"]
+    per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
+    y, n = pc.proportion_counts(per_person, "recall")
+    keep = n > 0
+    sizes = [size[p] for p in np.asarray(per_person.groups)[keep]]
+    ref = pc.bayes.prior_sensitivity(
+        y[keep], n[keep], population_sizes=sizes, population_persons=200, rng=1
+    )
+    assert got == json.loads(json.dumps(ref.to_dict()))
+    plain = pc.bayes.prior_sensitivity(y[keep], n[keep], rng=1)
+    assert got["interval"]["low"] != plain.interval.low  # the sizes did reach the grid
 
 
 def test_cli_bda3_prints_the_flag_and_the_note(capsys, example_csv):

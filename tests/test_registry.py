@@ -589,6 +589,7 @@ CLI_CHOICES = {
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
     ("bayes", "--prior"): registry.PRIOR,
+    ("bayes", "--estimand"): registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,
     ("plan", "--method"): registry.PLAN_METHOD,

@@ -210,8 +210,9 @@ def test_bayesian_results_round_trip_through_json():
         "flagged",
         "flag_reasons",
         "tail",
+        "population",
         "mu",
-        "text_weighted",
+        "sampled_persons",
     ]
     assert summary["persons"] == fit.trials.size and summary["diagnostics"]["r_hat"] is None
     # the grid's posterior is exact: no empirical k-hat (NaN, None in JSON)
@@ -219,8 +220,8 @@ def test_bayesian_results_round_trip_through_json():
     assert summary["tail"]["kappa"]["pareto_k_hat"] is None
     assert summary["mu"] == fit.interval("mu", "eti", 0.95).to_dict()
     assert (
-        fit.to_dict(level=0.9)["text_weighted"]
-        == fit.interval("text_weighted", level=0.9).to_dict()
+        fit.to_dict(level=0.9)["sampled_persons"]
+        == fit.interval("sampled_persons", level=0.9).to_dict()
     )
     person = fit.interval("person", "hdi", 0.9)
     _round_trips(person.to_dict())

@@ -31,7 +31,8 @@ b > 0). In kappa, the density falls like kappa^(-a/2 - 1): a Pareto-type tail of
 a/2, that is a generalized-Pareto shape k = 2/a. The same holds for mu kappa and
 (1 - mu) kappa (the Beta parameters alpha and beta of BDA3), since mu is bounded and its
 posterior at s -> 0 is the Beta(Y + 1, N - Y + 1) of the pooled data. mu, s, the
-person rates and the text-weighted rate lie in (0, 1): all their moments are finite.
+person rates and the population and sampled persons' rates lie in (0, 1): all their
+moments are finite.
 
 - ``"pareto"``, s ~ Beta(3, 1): moments of kappa of order below 3/2; the mean is finite,
   the variance infinite, k = 2/3 (a Monte-Carlo mean of kappa has no standard error and

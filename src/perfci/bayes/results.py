@@ -34,9 +34,30 @@ __all__ = [
     "confusion_posterior",
 ]
 
-ESTIMANDS = ("mu", "text_weighted", "person")
+ESTIMANDS = ("population", "mu", "sampled_persons", "person")
+#: Former names of estimands, accepted with a FutureWarning.
+RENAMED_ESTIMANDS = {"text_weighted": "sampled_persons"}
 INTERVAL_KINDS = ("eti", "hdi")
 CONFUSION_METRICS = ("recall", "precision", "f1")
+
+
+def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) -> str:
+    """Return the estimand `value` names, one of `choices`; a former name warns.
+
+    ``"text_weighted"`` is the former name of ``"sampled_persons"``: it is accepted with a
+    :class:`FutureWarning` and will be removed.
+    """
+    if isinstance(value, str) and value in RENAMED_ESTIMANDS:
+        new = RENAMED_ESTIMANDS[value]
+        warnings.warn(
+            f"estimand {value!r} is now called {new!r} (it is about the sampled persons "
+            f"only); the old name will be removed. For the population the frequentist "
+            f"intervals are about, use 'population'.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        value = new
+    return check_choice(name, value, choices)
 
 
 @dataclass(frozen=True)
@@ -46,7 +67,7 @@ class CredibleInterval(ResultMixin):
     Attributes
     ----------
     estimand : str
-        ``"mu"``, ``"text_weighted"``, ``"person"`` or a metric name.
+        ``"population"``, ``"mu"``, ``"sampled_persons"``, ``"person"`` or a metric name.
     kind : str
         ``"eti"`` (equal-tailed) or ``"hdi"`` (highest density).
     level : float
@@ -94,9 +115,10 @@ class BayesFit(ResultMixin):
     Attributes
     ----------
     posterior : xarray.DataTree
-        Group ``posterior`` with ``mu``, ``s``, ``kappa``, ``text_weighted`` and ``p``
-        (dim ``person``), dims ``(chain, draw)``; ``sample_stats`` for MCMC samplers;
-        ``grid`` (the exact marginal posterior of mu) for the grid sampler.
+        Group ``posterior`` with ``mu``, ``s``, ``kappa``, ``population``,
+        ``sampled_persons`` and ``p`` (dim ``person``), dims ``(chain, draw)``;
+        ``sample_stats`` for MCMC samplers; ``grid`` (the exact marginal posterior of
+        mu) for the grid sampler.
     sampler, prior : str
         How it was fitted.
     successes, trials : numpy.ndarray
@@ -117,9 +139,9 @@ class BayesFit(ResultMixin):
         ``variance_finite``, ``pareto_k`` (the generalized-Pareto shape of the upper
         tail, 1 / moment_order), all exact, from the prior; ``pareto_k_hat``, the
         empirical k-hat of the MCMC draws' upper tail (NaN for the exact grid); and
-        ``improper_without_truncation``. mu, s, the person rates and the text-weighted
-        rate lie in (0, 1) and have every moment. See :mod:`perfci._core.tails` for the
-        derivation.
+        ``improper_without_truncation``. mu, s, the person rates and the population and
+        sampled persons' rates lie in (0, 1) and have every moment. See
+        :mod:`perfci._core.tails` for the derivation.
 
     Notes
     -----
@@ -148,7 +170,7 @@ class BayesFit(ResultMixin):
 
     def draws(self, estimand: str) -> NDArray[np.float64]:
         """Posterior draws of an estimand, chains pooled (persons first for ``person``)."""
-        check_choice("estimand", estimand, ESTIMANDS)
+        estimand = check_estimand("estimand", estimand)
         name = "p" if estimand == "person" else estimand
         values = self.posterior["posterior"][name].to_numpy()
         if estimand == "person":
@@ -156,14 +178,15 @@ class BayesFit(ResultMixin):
         return values.reshape(-1)
 
     def interval(
-        self, estimand: str = "mu", kind: str = "eti", level: float = 0.95
+        self, estimand: str = "population", kind: str = "eti", level: float = 0.95
     ) -> CredibleInterval:
         """Credible interval of an estimand.
 
         Parameters
         ----------
-        estimand : {"mu", "text_weighted", "person"}, default "mu"
-            What the interval is about (see :mod:`perfci.bayes`).
+        estimand : {"population", "mu", "sampled_persons", "person"}, default "population"
+            What the interval is about (see :mod:`perfci.bayes`): ``"population"`` is the
+            one to set beside a frequentist interval.
         kind : {"eti", "hdi"}, default "eti"
             Equal-tailed or highest-density interval.
         level : float, default 0.95
@@ -176,7 +199,7 @@ class BayesFit(ResultMixin):
             intervals come from the exact gridded marginal, not from draws; both are what
             :func:`perfci.bayes.grid_intervals` returns for the same data.
         """
-        check_choice("estimand", estimand, ESTIMANDS)
+        estimand = check_estimand("estimand", estimand)
         check_choice("kind", kind, INTERVAL_KINDS)
         lvl = float(check_confidence_level(level, "level", scalar=True))
         if self.sampler == "grid" and estimand == "mu":
@@ -200,7 +223,8 @@ class BayesFit(ResultMixin):
         dict
             ``sampler``, ``prior``, ``persons`` (how many were fitted), ``diagnostics``
             (``r_hat`` is None for the grid sampler), ``flagged``, ``flag_reasons``, and
-            ``mu`` and ``text_weighted``: the equal-tailed credible intervals at `level`,
+            ``population``, ``mu`` and ``sampled_persons``: the equal-tailed credible
+            intervals at `level`,
             as :meth:`CredibleInterval.to_dict` gives them. The draws stay in
             :attr:`posterior`; ``interval("person").to_dict()`` gives the person rates.
 
@@ -225,12 +249,12 @@ class BayesFit(ResultMixin):
             "flagged": self.flagged,
             "flag_reasons": self.flag_reasons,
             "tail": self.tail,
-            **{e: self.interval(e, "eti", level) for e in ("mu", "text_weighted")},
+            **{e: self.interval(e, "eti", level) for e in ESTIMANDS if e != "person"},
         }
         return to_jsonable(out, "BayesFit")
 
     def summary(self, level: float = 0.95) -> pd.DataFrame:
-        """Posterior summary of mu, s, kappa and the text-weighted rate.
+        """Posterior summary of mu, s, kappa and the population and sampled persons' rates.
 
         Parameters
         ----------
@@ -240,11 +264,11 @@ class BayesFit(ResultMixin):
         Returns
         -------
         pandas.DataFrame
-            Index ``mu``, ``s``, ``kappa``, ``text_weighted``; columns ``mean``, ``sd``,
-            ``median``, ``low``, ``high`` (the equal-tailed interval at `level`) and
-            ``note``. For the grid sampler, mu, s and kappa come from the exact gridded
-            marginals (as ``interval("mu")`` does) and the text-weighted rate from the
-            draws; for MCMC, every row from the draws.
+            Index ``mu``, ``s``, ``kappa``, ``population``, ``sampled_persons``; columns
+            ``mean``, ``sd``, ``median``, ``low``, ``high`` (the equal-tailed interval at
+            `level`) and ``note``. For the grid sampler, mu, s and kappa come from the
+            exact gridded marginals (as ``interval("mu")`` does) and the two rates from
+            the draws; for MCMC, every row from the draws.
 
         Warns
         -----
@@ -269,11 +293,12 @@ class BayesFit(ResultMixin):
         ...     warnings.simplefilter("always")
         ...     table = result.summary(level=0.9)
         >>> print(table[["mean", "sd", "median", "low", "high"]].round(3))
-                        mean     sd  median    low    high
-        mu             0.811  0.091   0.828  0.635   0.927
-        s              0.597  0.228   0.600  0.225   0.953
-        kappa          6.566    NaN   2.781  1.100  19.797
-        text_weighted  0.897  0.024   0.899  0.855   0.935
+                          mean     sd  median    low    high
+        mu               0.811  0.091   0.828  0.635   0.927
+        s                0.597  0.228   0.600  0.225   0.953
+        kappa            6.566    NaN   2.781  1.100  19.797
+        population       0.889  0.059   0.901  0.793   0.958
+        sampled_persons  0.897  0.024   0.899  0.855   0.935
         >>> table.loc["kappa", "note"]
         "sd infinite (under prior 'pareto' the moments of kappa exist only below order 1.5)"
         >>> caught[0].category.__name__
@@ -286,8 +311,8 @@ class BayesFit(ResultMixin):
         lvl = float(check_confidence_level(level, "level", scalar=True))
         exact = self.sampler == "grid" and "s_mass" in self.posterior["grid"]
         rows = {}
-        for name in ("mu", "s", "kappa", "text_weighted"):
-            if exact and name != "text_weighted":
+        for name in ("mu", "s", "kappa", "population", "sampled_persons"):
+            if exact and name in ("mu", "s", "kappa"):
                 rows[name] = self._grid_row(name, lvl)
                 continue
             values = self.posterior["posterior"][name].to_numpy().reshape(-1)
@@ -336,18 +361,23 @@ class BayesFit(ResultMixin):
 
     def prior_sensitivity(
         self,
-        estimand: str = "mu",
+        estimand: str = "population",
         level: float = 0.95,
         *,
         kind: Literal["eti", "hdi"] = "eti",
         alternative: str | None = None,
         tolerance: float = 0.1,
+        population_sizes: ArrayLike | None = None,
+        population_persons: Any = None,
         rng: Any = None,
     ) -> PriorSensitivity:
         """Return the credible interval under this fit's prior and under the alternative one.
 
         :func:`perfci.bayes.prior_sensitivity` on the fit's counts with ``prior=`` the
         fit's prior: both intervals on the exact grid, whatever sampler made the fit.
+        The fit keeps no population sizes: for ``"population"`` and
+        ``"sampled_persons"`` pass the `population_sizes` (one per fitted person, as in
+        :attr:`trials`) and `population_persons` the fit was given, if any.
 
         Examples
         --------
@@ -368,15 +398,17 @@ class BayesFit(ResultMixin):
             prior=self.prior,
             alternative=alternative,
             tolerance=tolerance,
+            population_sizes=population_sizes,
+            population_persons=population_persons,
             rng=rng,
         )
 
     def __repr__(self) -> str:
-        ci = self.interval("mu", "eti", 0.95)
+        ci = self.interval("population", "eti", 0.95)
         flag = ", FLAGGED: " + "; ".join(self.flag_reasons) if self.flagged else ""
         return (
             f"BayesFit(sampler={self.sampler!r}, prior={self.prior!r}, persons="
-            f"{self.trials.size}, mu median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
+            f"{self.trials.size}, population median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
             f"{ci.high:.4g}]{flag})"
         )
 

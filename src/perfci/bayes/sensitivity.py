@@ -9,9 +9,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.grid import s_prior
-from .._core.validation import check_choice, check_real_scalar, check_rng
+from .._core.validation import check_real_scalar, check_rng
 from .fitting import GRID_DRAWS, GRID_ESTIMANDS, GRID_SHAPE, grid_intervals
-from .results import PriorSensitivity
+from .results import PriorSensitivity, check_estimand
 
 __all__ = ["ALTERNATIVE_PRIOR", "MATERIAL_SHIFT", "prior_sensitivity"]
 
@@ -27,12 +27,14 @@ def prior_sensitivity(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
-    estimand: str = "mu",
+    estimand: str = "population",
     level: float = 0.95,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
     alternative: str | None = None,
     tolerance: float = MATERIAL_SHIFT,
+    population_sizes: ArrayLike | None = None,
+    population_persons: Any = None,
     shape: tuple[int, int] = GRID_SHAPE,
     draws: int = GRID_DRAWS,
     rng: Any = None,
@@ -46,7 +48,7 @@ def prior_sensitivity(
     ----------
     successes, trials : array_like of int, shape (\*batch, persons)
         Per-person counts, as for :func:`grid_intervals`.
-    estimand : {"mu", "text_weighted"}, default "mu"
+    estimand : {"population", "mu", "sampled_persons"}, default "population"
         The interval's estimand (see :mod:`perfci.bayes`).
     level : float, default 0.95
         Credible level.
@@ -59,10 +61,10 @@ def prior_sensitivity(
     tolerance : float, default 0.1
         A move of an end or of the median by more than this fraction of the width of the
         interval under `prior` is material.
-    shape, draws, batch
+    population_sizes, population_persons, shape, draws, batch
         As for :func:`grid_intervals`.
     rng : numpy.random.Generator, int or None
-        Seed of the draws for ``"text_weighted"``: both priors' intervals use the same
+        Seed of the draws (unused for ``"mu"``): both priors' intervals use the same
         random numbers (common random numbers: the Monte-Carlo error of their difference
         is smaller than each one's), each as its own :func:`grid_intervals` call with
         this `rng` would.
@@ -89,7 +91,7 @@ def prior_sensitivity(
     so a move of w/10 is 0.39 SD, which turns the 2.5% tail beyond an end into 5.8% or
     0.9%: the alternative's interval is then a 92% or a 98% interval of the reported
     posterior, and a median 0.39 SD away is a different answer to "how good is it". Moves
-    below it are below the digits usually reported. For ``"text_weighted"`` the ends
+    below it are below the digits usually reported. For the drawn estimands the ends
     carry Monte-Carlo error: with the default 4,000 draws the SE of an end of a normal
     posterior is about 1% of w, so the rule's 10% is far beyond what chance moves (and
     the common random numbers shrink it further).
@@ -104,7 +106,7 @@ def prior_sensitivity(
 
     >>> import numpy as np
     >>> import perfci as pc
-    >>> few = pc.bayes.prior_sensitivity([28, 25, 30, 22, 27], [30, 30, 30, 26, 30])
+    >>> few = pc.bayes.prior_sensitivity([28, 25, 30, 22, 27], [30, 30, 30, 26, 30], estimand="mu")
     >>> for name, ci in [(few.prior, few.interval), (few.alternative_prior, few.alternative)]:
     ...     print(f"{name:7} mu {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
     pareto  mu 0.828 [0.590, 0.939]
@@ -120,11 +122,11 @@ def prior_sensitivity(
     >>> rng = np.random.default_rng(1)
     >>> trials = rng.integers(2, 10, size=300)
     >>> successes = rng.binomial(trials, rng.beta(7.2, 0.8, size=300))
-    >>> many = pc.bayes.prior_sensitivity(successes, trials)
+    >>> many = pc.bayes.prior_sensitivity(successes, trials, estimand="mu")
     >>> bool(many.differs), round(many.shift, 3)
     (False, 0.03)
     """
-    check_choice("estimand", estimand, GRID_ESTIMANDS)
+    estimand = check_estimand("estimand", estimand, GRID_ESTIMANDS)
     s_prior(prior)
     if alternative is None:
         if prior not in ALTERNATIVE_PRIOR:
@@ -143,6 +145,8 @@ def prior_sensitivity(
         "estimand": estimand,
         "level": level,
         "kind": kind,
+        "population_sizes": population_sizes,
+        "population_persons": population_persons,
         "shape": shape,
         "draws": draws,
         "batch": batch,

@@ -70,8 +70,8 @@ def check_tails(
         reasons.append(
             f"kappa's posterior mean is infinite under prior {prior!r} (the posterior "
             f"density of s = kappa^(-1/2) behaves like s^{a - 1:g} at 0: moments of kappa "
-            f"exist only below order {a / 2:g}); summarize kappa by quantiles (the "
-            "intervals of mu, the person rates and the text-weighted rate are unaffected)"
+            f"exist only below order {a / 2:g}); summarize kappa by quantiles (every "
+            "credible interval is unaffected)"
         )
     if improper:
         reasons.append(

@@ -371,6 +371,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="also show the intervals under the other prior (exact grid) and say whether "
         "they differ materially (an end or the median moves by more than 10%% of the width)",
     )
+    _choice(
+        p,
+        "--estimand",
+        registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
+        default="population",
+    )
+    p.add_argument(
+        "--population-sizes",
+        metavar="COL",
+        help="column of each person's size in the population the classifier will be "
+        "applied to (one value per person, repeated on their rows; default: their "
+        "relevant texts here)",
+    )
+    p.add_argument(
+        "--population-persons",
+        type=float,
+        metavar="M",
+        help="persons in the population, at least those in the file (default: infinitely many)",
+    )
     p.add_argument(
         "--credible-level",
         type=_level,
