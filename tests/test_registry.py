@@ -588,6 +588,7 @@ CLI_CHOICES = {
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
+    ("bayes", "--prior"): registry.PRIOR,
     ("bayes", "--estimand"): registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,

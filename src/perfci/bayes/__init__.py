@@ -30,7 +30,12 @@ sets (:func:`grid_intervals`; :func:`shared_grid_intervals` for several estimand
 posterior), with person rates drawn from their exact conditionals.
 
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
-fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so.
+fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so. A fit also
+says which posterior moments of the concentration kappa exist (``BayesFit.tail``): under
+the ``"bda3"`` prior its mean is infinite, which flags the fit (its credible intervals,
+being quantiles, stay valid), and :meth:`BayesFit.summary` reports kappa by quantiles.
+:func:`prior_sensitivity` gives an interval under both priors and says whether they
+differ materially.
 
 Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
 The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
@@ -55,12 +60,14 @@ from .results import (
     ConfusionFit,
     ConfusionPosterior,
     CredibleInterval,
+    PriorSensitivity,
     confusion_posterior,
 )
 from .results import INTERVAL_KINDS as INTERVAL_KINDS
 from .samplers import MAX_RHAT as MAX_RHAT
 from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
+from .sensitivity import prior_sensitivity
 
 __all__ = [
     "ESTIMANDS",
@@ -70,6 +77,7 @@ __all__ = [
     "ConfusionFit",
     "ConfusionPosterior",
     "CredibleInterval",
+    "PriorSensitivity",
     "confusion_posterior",
     "fit",
     "fit_confusion",
@@ -77,5 +85,6 @@ __all__ = [
     "grid_intervals",
     "plot_forest",
     "plot_posterior",
+    "prior_sensitivity",
     "shared_grid_intervals",
 ]

@@ -636,6 +636,10 @@ def _person_sizes(frame: Any, args: argparse.Namespace, groups: Any) -> dict | N
     return dict(per_person["min"])
 
 
+#: The estimands of ``perfci bayes``, in the order of its JSON.
+ESTIMANDS = ("population", "mu", "sampled_persons")
+
+
 def bayes(args: argparse.Namespace) -> None:
     """``perfci bayes``: credible intervals beside the frequentist interval."""
     import pandas as pd
@@ -658,6 +662,7 @@ def bayes(args: argparse.Namespace) -> None:
         args.metric,
         positive=positive,
         sampler=args.sampler,
+        prior=args.prior,
         rng=args.seed,
         population_sizes=sizes,
         population_persons=args.population_persons,
@@ -677,14 +682,27 @@ def bayes(args: argparse.Namespace) -> None:
         "persons": fit["persons"],
         "relevant_n": int(result.trials.sum()),
         "estimand": args.estimand,
-        **{e: fit[e] for e in ("population", "mu", "sampled_persons")},
+        **{e: fit[e] for e in ESTIMANDS},
         "diagnostics": {
             **fit["diagnostics"],
             "flagged": fit["flagged"],
             "flag_reasons": fit["flag_reasons"],
         },
         "frequentist": {k: shown[k] for k in ("estimate", "low", "high", "method")},
+        "tail": fit["tail"],
+        "kappa": _kappa_row(result, level),
     }
+    if args.prior_sensitivity:
+        # on the exact grid under both priors, whatever the sampler of the fit
+        fitted = result.posterior["posterior"]["person"].to_numpy()
+        options = {
+            "population_sizes": None if sizes is None else [sizes[g] for g in fitted],
+            "population_persons": args.population_persons,
+            "rng": args.seed,
+        }
+        payload["prior_sensitivity"] = {
+            e: result.prior_sensitivity(e, level, **options).to_dict() for e in ESTIMANDS
+        }
     if args.json:
         print(rendering.json_text(payload))
         return
@@ -717,6 +735,42 @@ def bayes(args: argparse.Namespace) -> None:
         f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
         + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
     )
+    k = payload["kappa"]
+    print(
+        f"concentration kappa: median {k['median']:.4g}, {100 * level:g}% equal-tailed "
+        f"[{k['low']:.4g}, {k['high']:.4g}]" + (f"; {k['note']}" if k["note"] else "")
+    )
+    if args.prior_sensitivity:
+        sensitivity = payload["prior_sensitivity"]
+        rows = []
+        for e in ESTIMANDS:
+            check = sensitivity[e]
+            for prior, ci in (("prior", "interval"), ("alternative_prior", "alternative")):
+                rows.append(
+                    {
+                        "interval": f"grid, prior {check[prior]}: {e}",
+                        **{key: check[ci][key] for key in ("estimate", "low", "high")},
+                        "differs": "yes" if check["differs"] else "no",
+                    }
+                )
+        print(f"\nprior sensitivity (exact grid, {100 * level:g}% equal-tailed):\n")
+        rendering.print_table(pd.DataFrame(rows), "table")
+        for e in ESTIMANDS:
+            print(f"{e}: {sensitivity[e]['reason']}")
+
+
+def _kappa_row(result: Any, level: float) -> dict[str, Any]:
+    """Return the concentration's summary row (quantiles; moments where they exist)."""
+    import warnings
+
+    from .._core.results import to_jsonable
+    from ..bayes import BayesianDiagnosticsWarning
+
+    with warnings.catch_warnings():
+        # the row's note says what the warning would (an infinite moment)
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        row = result.summary(level).loc["kappa"]
+    return to_jsonable({key: row[key] for key in ("median", "low", "high", "mean", "sd", "note")})
 
 
 def validate(args: argparse.Namespace) -> None:

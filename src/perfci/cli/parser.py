@@ -419,11 +419,19 @@ def build_parser() -> argparse.ArgumentParser:
         "hierarchical Bayesian credible intervals beside the frequentist interval",
         ("metrics", registry.PROPORTION_METRIC),
         ("samplers", registry.SAMPLER),
+        ("priors", registry.PRIOR),
     )
     _file_columns(p)
     _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
     _choice(p, "--sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--prior", registry.PRIOR, default="pareto")
+    p.add_argument(
+        "--prior-sensitivity",
+        action="store_true",
+        help="also show the intervals under the other prior (exact grid) and say whether "
+        "they differ materially (an end or the median moves by more than 10%% of the width)",
+    )
     _choice(
         p,
         "--estimand",
@@ -490,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--formats",
         default="png",
         metavar="F,F",
-        help="file formats of report's figures, comma-separated: png, svg, pdf (default png)",
+        help="file formats of report's figures, comma-separated: png, svg, pdf (default: png)",
     )
     p.add_argument(
         "--x",
