@@ -362,6 +362,7 @@ def report(args: argparse.Namespace) -> None:
         metrics=args.metrics,
         bayes=args.bayes,
         bayes_sampler=args.bayes_sampler,
+        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,

@@ -395,6 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
     _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
+    p.add_argument(
+        "--bayes-prior-sensitivity",
+        action="store_true",
+        help="with --bayes: also the interval under the alternative concentration prior, "
+        "and whether it differs materially (default: off)",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
