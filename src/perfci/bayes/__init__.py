@@ -43,6 +43,7 @@ from .fitting import (
     grid_intervals,
     shared_grid_intervals,
 )
+from .compile_cache import CompileCacheWarning
 from .plots import plot_forest, plot_posterior
 from .results import (
     ESTIMANDS,
@@ -62,6 +63,7 @@ __all__ = [
     "SAMPLERS",
     "BayesFit",
     "BayesianDiagnosticsWarning",
+    "CompileCacheWarning",
     "ConfusionFit",
     "ConfusionPosterior",
     "CredibleInterval",
