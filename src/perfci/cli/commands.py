@@ -653,7 +653,7 @@ def bayes(args: argparse.Namespace) -> None:
         },
         *(
             {
-                "interval": f"bayes ({args.sampler}): {e}",
+                "interval": f"bayes ({payload['sampler']}): {e}",
                 **{k: payload[e][k] for k in ("estimate", "low", "high")},
             }
             for e in ("mu", "text_weighted")

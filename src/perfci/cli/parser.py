@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
-    _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--bayes-sampler", registry.SAMPLER, default="auto")
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
@@ -362,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p)
     p.add_argument("--group", required=True, metavar="COL", help="column of person ids")
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
-    _choice(p, "--sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--sampler", registry.SAMPLER, default="auto")
     p.add_argument(
         "--credible-level",
         type=_level,
