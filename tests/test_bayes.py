@@ -41,12 +41,17 @@ def test_grid_and_nutpie_agree_within_monte_carlo_error(persons, mean_texts, sd_
     for q, end in [(0.025, exact.low), (0.975, exact.high)]:
         tol = 4 * quantile_mcse(draws, q, ess)
         assert abs(np.quantile(draws, q) - end) <= tol, (q, end, tol)
+    # the population estimand: both drawn, so both have Monte-Carlo error
+    ours, theirs = grid.draws("population"), mcmc.draws("population")
+    for q in (0.025, 0.5, 0.975):
+        tol = 4 * np.hypot(quantile_mcse(ours, q, ours.size), quantile_mcse(theirs, q, ess))
+        assert abs(np.quantile(ours, q) - np.quantile(theirs, q)) <= tol, (q, tol)
 
 
 def test_grid_is_converged_in_its_resolution():
     y, n = nested(np.random.default_rng(3), 20, 30, 5)
-    default = pc.bayes.grid_intervals(y, n)
-    fine = pc.bayes.grid_intervals(y, n, shape=(1200, 600))
+    default = pc.bayes.grid_intervals(y, n, estimand="mu")
+    fine = pc.bayes.grid_intervals(y, n, shape=(1200, 600), estimand="mu")
     assert default.low == pytest.approx(fine.low, abs=2e-4)
     assert default.high == pytest.approx(fine.high, abs=2e-4)
 
@@ -92,9 +97,9 @@ def test_estimands_and_result_structure():
         y, n, sampler="grid", draws=1000, chains=2, rng=2, persons=["a", "b", "c", "d", "e"]
     )
     post = result.posterior["posterior"]
-    assert set(post.data_vars) == {"mu", "s", "kappa", "text_weighted", "p"}
+    assert set(post.data_vars) == {"mu", "s", "kappa", "population", "sampled_persons", "p"}
     assert list(post["person"].values) == ["a", "b", "c", "d", "e"]
-    tw = result.draws("text_weighted")
+    tw = result.draws("sampled_persons")
     np.testing.assert_allclose(tw, (result.draws("person") * np.array(n)[:, None]).sum(0) / sum(n))
     persons = result.interval("person", "hdi", 0.8)
     assert persons.low.shape == (5,)
@@ -214,7 +219,7 @@ def same_interval(a, b):
 
 
 @pytest.mark.parametrize("kind", ["eti", "hdi"])
-@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+@pytest.mark.parametrize("estimand", ["mu", "sampled_persons", "population"])
 def test_grid_batch_equals_a_loop_of_single_calls(estimand, kind):
     # leading axes (2, 3): data set k (C order) uses default_rng(seed).spawn(6)[k]
     y, n, used = ragged(np.random.default_rng(4), 6, 9)
@@ -230,7 +235,7 @@ def test_grid_batch_equals_a_loop_of_single_calls(estimand, kind):
             assert getattr(batch, field)[i, j] == getattr(one, field), (k, field)
 
 
-@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+@pytest.mark.parametrize("estimand", ["mu", "sampled_persons", "population"])
 def test_batch_size_changes_nothing(estimand):
     y, n, _ = ragged(np.random.default_rng(6), 7, 8)
     whole = pc.bayes.grid_intervals(y, n, estimand=estimand, draws=300, rng=1)
@@ -241,7 +246,7 @@ def test_batch_size_changes_nothing(estimand):
         )
 
 
-@pytest.mark.parametrize("estimand", ["mu", "text_weighted"])
+@pytest.mark.parametrize("estimand", ["mu", "sampled_persons", "population"])
 def test_padding_with_empty_persons_changes_nothing(estimand):
     rng = np.random.default_rng(7)
     y, n, used = ragged(rng, 5, 10)
@@ -273,7 +278,7 @@ def test_padding_changes_no_draw():
         core.draw_grid_posterior(post, a, b, 200, [np.random.default_rng(1)], rates=True)
         for post, (a, b) in zip(posts, [(y, n), (y[:, keep], n[:, keep])], strict=True)
     ]
-    for name in ("mu", "s", "kappa", "text_weighted"):
+    for name in ("mu", "s", "kappa", "sampled_persons", "population"):
         np.testing.assert_array_equal(getattr(draws[0], name), getattr(draws[1], name))
     np.testing.assert_array_equal(draws[0].rates[0][:, keep], draws[1].rates[0])
     assert np.isnan(draws[0].rates[0][:, ~keep]).all()
@@ -285,7 +290,8 @@ def test_person_rate_draws_do_not_depend_on_the_memory_bound():
     a = core.draw_grid_posterior(post, y, n, 101, [np.random.default_rng(2)], rates=True)
     b = core.draw_grid_posterior(post, y, n, 101, [np.random.default_rng(2)], rates=True, batch=7)
     np.testing.assert_array_equal(a.rates, b.rates)
-    np.testing.assert_array_equal(a.text_weighted, b.text_weighted)
+    np.testing.assert_array_equal(a.sampled_persons, b.sampled_persons)
+    np.testing.assert_array_equal(a.population, b.population)
 
 
 @pytest.mark.parametrize("kind", ["eti", "hdi"])
@@ -294,14 +300,15 @@ def test_shared_grid_intervals_equal_the_own_calls(kind):
     # in a batch, with a memory bound that splits the blocks, and for one data set
     y, n, _ = ragged(np.random.default_rng(9), 7, 8)
     options = {"kind": kind, "level": 0.9, "draws": 400, "batch": 3}
-    shared = pc.bayes.shared_grid_intervals(y, n, ["text_weighted", "mu"], rng=4, **options)
-    assert list(shared) == ["text_weighted", "mu"]
+    shared = pc.bayes.shared_grid_intervals(y, n, ["sampled_persons", "mu"], rng=4, **options)
+    assert list(shared) == ["sampled_persons", "mu"]
     for estimand, ci in shared.items():
         same_interval(ci, pc.bayes.grid_intervals(y, n, estimand=estimand, rng=4, **options))
         assert ci.estimand == estimand
-    one = pc.bayes.shared_grid_intervals(y[2], n[2], ["mu", "text_weighted"], rng=5)
+    one = pc.bayes.shared_grid_intervals(y[2], n[2], ["mu", "sampled_persons"], rng=5)
     same_interval(
-        one["text_weighted"], pc.bayes.grid_intervals(y[2], n[2], estimand="text_weighted", rng=5)
+        one["sampled_persons"],
+        pc.bayes.grid_intervals(y[2], n[2], estimand="sampled_persons", rng=5),
     )
 
 
@@ -324,7 +331,7 @@ def test_shared_grid_intervals_bad_estimands(estimands, match):
 def test_grid_fit_equals_grid_intervals(draws, chains, kind):
     y, n = [28, 25, 30, 22, 0, 27, 29], [30, 30, 30, 26, 0, 30, 30]
     result = pc.bayes.fit(y, n, sampler="grid", draws=draws, chains=chains, rng=8)
-    for estimand in ("mu", "text_weighted"):
+    for estimand in ("mu", "sampled_persons", "population"):
         ci = pc.bayes.grid_intervals(
             y, n, estimand=estimand, kind=kind, level=0.9, draws=draws * chains, rng=8
         )
@@ -335,7 +342,7 @@ def test_grid_fit_defaults_equal_grid_intervals_defaults():
     y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
     result = pc.bayes.fit(y, n, sampler="grid", rng=4)
     assert result.draws("mu").size == 4000
-    for estimand in ("mu", "text_weighted"):
+    for estimand in ("mu", "sampled_persons", "population"):
         same_interval(
             result.interval(estimand), pc.bayes.grid_intervals(y, n, estimand=estimand, rng=4)
         )
@@ -343,7 +350,7 @@ def test_grid_fit_defaults_equal_grid_intervals_defaults():
 
 def test_rng_rule_for_a_single_data_set():
     y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
-    options = {"estimand": "text_weighted", "draws": 400}
+    options = {"estimand": "sampled_persons", "draws": 400}
     seeded = pc.bayes.grid_intervals(y, n, rng=12, **options)
     same_interval(pc.bayes.grid_intervals(y, n, rng=np.random.default_rng(12), **options), seeded)
     # a batch of one is a batch: its data set uses the first spawned generator
@@ -355,7 +362,10 @@ def test_rng_rule_for_a_single_data_set():
 
 def test_mu_is_deterministic():
     y, n, _ = ragged(np.random.default_rng(9), 3, 6)
-    same_interval(pc.bayes.grid_intervals(y, n, rng=1), pc.bayes.grid_intervals(y, n, rng=2))
+    same_interval(
+        pc.bayes.grid_intervals(y, n, estimand="mu", rng=1),
+        pc.bayes.grid_intervals(y, n, estimand="mu", rng=2),
+    )
 
 
 def test_grid_mu_keeps_the_exact_marginal():
@@ -363,7 +373,7 @@ def test_grid_mu_keeps_the_exact_marginal():
     y, n = np.array([[28, 25, 30, 22, 27, 29]]), np.array([[30, 30, 30, 26, 30, 30]])
     post = core.grid_posterior(y, n)
     cdf = np.cumsum(post.mu_mass[0])
-    ci = pc.bayes.grid_intervals(y[0], n[0], level=0.9)
+    ci = pc.bayes.grid_intervals(y[0], n[0], level=0.9, estimand="mu")
     for q, end in [(0.05, ci.low), (0.5, ci.estimate), (0.95, ci.high)]:
         i = np.searchsorted(post.mu_edge[0], end) - 1
         below = cdf[i - 1] if i else 0.0
@@ -391,14 +401,14 @@ def test_grid_quadrature_against_direct_summation():
 def test_grid_edge_cases_all_correct_and_two_persons():
     for y, n in [([3, 3, 2], [3, 3, 2]), ([5, 4], [5, 6]), ([0, 0, 0], [4, 2, 7])]:
         result = pc.bayes.fit(y, n, sampler="grid", rng=1)
-        for estimand in ("mu", "text_weighted"):
+        for estimand in ("mu", "sampled_persons", "population"):
             ci = result.interval(estimand)
             assert 0 < ci.low < ci.estimate < ci.high <= 1
         assert not result.flagged
 
 
 def test_empty_batch():
-    ci = pc.bayes.grid_intervals(np.zeros((0, 4)), np.zeros((0, 4)), estimand="text_weighted")
+    ci = pc.bayes.grid_intervals(np.zeros((0, 4)), np.zeros((0, 4)), estimand="sampled_persons")
     assert ci.low.shape == (0,)
 
 
@@ -455,3 +465,145 @@ def test_import_pulls_in_no_heavy_library(module):
         check=True,
     )
     assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------- the population estimand
+
+
+def test_population_of_the_sampled_persons_only_is_sampled_persons():
+    # every person of the population sampled: no new persons, no deviation (f = 1)
+    y, n, _ = ragged(np.random.default_rng(21), 4, 8)
+    options = {"draws": 300, "rng": 3}
+    these = pc.bayes.grid_intervals(y, n, estimand="sampled_persons", **options)
+    everyone = pc.bayes.grid_intervals(
+        y, n, estimand="population", population_persons=(n > 0).sum(-1), **options
+    )
+    same_interval(everyone.__class__(**{**vars(everyone), "estimand": "sampled_persons"}), these)
+    infinite = pc.bayes.grid_intervals(y, n, estimand="population", **options)
+    assert np.all(infinite.high - infinite.low > these.high - these.low)
+    # a large finite population is nearly an infinite one (finite population correction)
+    large = pc.bayes.grid_intervals(y, n, population_persons=1e9, **options)
+    np.testing.assert_allclose(large.low, infinite.low, atol=1e-6)
+
+
+def test_text_weighted_is_the_former_name_of_sampled_persons():
+    y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+    new = pc.bayes.grid_intervals(y, n, estimand="sampled_persons", draws=200, rng=1)
+    with pytest.warns(FutureWarning, match="now called 'sampled_persons'"):
+        old = pc.bayes.grid_intervals(y, n, estimand="text_weighted", draws=200, rng=1)
+    assert (old.estimand, old.low, old.high) == ("sampled_persons", new.low, new.high)
+    fit = pc.bayes.fit(y, n, sampler="grid", draws=100, chains=2, rng=1)
+    with pytest.warns(FutureWarning):
+        assert fit.interval("text_weighted").low == fit.interval("sampled_persons").low
+
+
+def test_population_sizes_weight_the_sampled_persons():
+    y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+    sizes = np.array([300.0, 30, 30, 600, 30])  # two persons with many unlabelled texts
+    fit = pc.bayes.fit(y, n, sampler="grid", draws=500, chains=2, rng=4, population_sizes=sizes)
+    rates = fit.draws("person")  # (persons, draws)
+    np.testing.assert_allclose(
+        fit.draws("sampled_persons"), (rates * sizes[:, None]).sum(0) / sizes.sum(), rtol=1e-12
+    )
+    # person 3 (22 of 26) weighs most: the weighted rate sits below the unweighted one
+    plain = pc.bayes.fit(y, n, sampler="grid", draws=500, chains=2, rng=4)
+    assert np.median(fit.draws("sampled_persons")) < np.median(plain.draws("sampled_persons"))
+    # labels: sizes by person id
+    texts = pc.load_example()
+    persons = sorted(set(texts["person"]))
+    by_id = {p: 10.0 + i for i, p in enumerate(persons)}
+    a = pc.bayes.fit_labels(
+        texts["human"],
+        texts["model"],
+        texts["person"],
+        "recall",
+        sampler="grid",
+        draws=100,
+        chains=2,
+        rng=1,
+        population_sizes=by_id,
+    )
+    kept = list(a.posterior["posterior"]["person"].values)
+    b = pc.bayes.fit(
+        a.successes,
+        a.trials,
+        sampler="grid",
+        draws=100,
+        chains=2,
+        rng=1,
+        population_sizes=[by_id[p] for p in kept],
+    )
+    assert a.interval("population").low == b.interval("population").low
+    with pytest.raises(ValueError, match="population_sizes.*missing"):
+        pc.bayes.fit_labels(
+            texts["human"],
+            texts["model"],
+            texts["person"],
+            "recall",
+            sampler="grid",
+            population_sizes={persons[0]: 3.0},
+        )
+
+
+def test_the_general_population_step_is_the_proportions_one():
+    from perfci._core import population
+
+    y, n = np.array([[8, 9, 2, 7, 5]]), np.array([[10, 10, 4, 9, 5]])
+    m = y.shape[1]
+    post = core.grid_posterior(y, n)
+    drawn = core.draw_grid_posterior(post, y, n, 4000, [np.random.default_rng(6)], rates=True)
+    rates, sampled = drawn.rates[0], drawn.sampled_persons[0]
+    u = n[0].astype(float)
+    # the spread by its definition: SD of u_i (p_i - theta_s) / mean(u), m - 1 denominator
+    spread = np.std(u * (rates - sampled[:, None]) / u.mean(), axis=1, ddof=1)
+    factor = population.deviation_scale(m, None)
+    # the grid's population draws imply t variates that are Student t on m - 1 df
+    logit = np.log(drawn.population[0] / (1 - drawn.population[0]))
+    implied = (logit - np.log(sampled / (1 - sampled))) * sampled * (1 - sampled)
+    implied /= factor * spread
+    assert stats.kstest(implied, stats.t(m - 1).cdf).pvalue > 1e-3
+    # a proportion as a two-cell metric: the numerical linearization of
+    # population_metric_draws gives the same draws for the same t variates
+    t = np.random.default_rng(7).standard_t(m - 1, size=sampled.size)
+    cells = np.stack([rates, 1 - rates], axis=-1)
+    general, pop = population.population_metric_draws(cells, u, lambda c: c[..., 0] / c.sum(-1), t)
+    np.testing.assert_allclose(general, sampled, rtol=1e-12)
+    np.testing.assert_allclose(
+        pop, population.population_shift(sampled, spread, t, factor), rtol=1e-6
+    )
+
+
+def test_population_covers_with_informative_sizes_where_mu_does_not():
+    # 20 persons of ~30 texts (CV 1.5) whose log size correlates 0.5 with their rate: the
+    # population's text-weighted rate (0.940) is above the mean person rate (0.9)
+    from perfci.harness import populations
+
+    params = {
+        "rate": 0.9,
+        "icc": 0.1,
+        "texts_per_person": 30.0,
+        "size_cv": 1.5,
+        "min_texts": 1,
+        "informative": 0.5,
+    }
+    truth = float(populations.population_truth("nested", params))
+    y, n = populations.draw_nested(params, (300, 20), np.random.default_rng(2026))
+    both = pc.bayes.shared_grid_intervals(y, n, ["population", "mu"], draws=2000, rng=1)
+    covered = {e: np.mean((ci.low <= truth) & (truth <= ci.high)) for e, ci in both.items()}
+    se = np.sqrt(0.95 * 0.05 / 300)
+    assert covered["population"] >= 0.95 - 3 * se, covered
+    assert covered["mu"] <= 0.8, covered  # about 0.55: mu is another estimand here
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"population_sizes": [10, 10]}, "population_sizes.*shape"),
+        ({"population_sizes": [10, 0, 5, 5]}, "population_sizes.*positive"),
+        ({"population_persons": 3}, "population_persons.*at least"),
+        ({"population_persons": "9"}, "population_persons"),
+    ],
+)
+def test_population_arguments_are_checked(options, match):
+    with pytest.raises(ValueError, match=match):
+        pc.bayes.grid_intervals([3, 2, 4, 5], [5, 5, 6, 6], **options)

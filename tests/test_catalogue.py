@@ -265,6 +265,36 @@ def per_person_kind(argument: str, undefined: str) -> list[Case]:
     ]
 
 
+def population_sizes_kind() -> list[Case]:
+    """Each person's size in the population (``population_sizes``), like ``TRIALS``."""
+    return [
+        *(c for c in NOT_A_NUMBER if c.label != "None"),
+        Case("None", None, OK),
+        Case("NaN inside", [np.nan, 5, 6, 6]),
+        Case("infinity inside", [np.inf, 5, 6, 6]),
+        Case("strings", ["5", "5", "6", "6"]),
+        Case("one size too few", [5, 5, 6]),
+        Case("zero for a person with texts", [0, 5, 6, 6]),
+        Case("negative", [-5, 5, 6, 6]),
+        Case("fractions (proportional sizes)", [0.5, 0.5, 0.6, 0.6], OK),
+    ]
+
+
+def population_persons_kind() -> list[Case]:
+    """Persons in the population (``population_persons``): at least the sampled ones."""
+    return [
+        Case("a string", "10"),
+        Case("True", True),
+        Case("an object", object()),
+        Case("None", None, OK),
+        Case("NaN", np.nan),
+        Case("infinity", np.inf, OK),
+        Case("fewer than the sampled persons", 3),
+        Case("the sampled persons", 4, OK),
+        Case("a list of two for one data set", [10, 20]),
+    ]
+
+
 def cells_kind(cells: int, zeros: str = NAN) -> list[Case]:
     """Counts with `cells` cells on the last axis."""
     good = list(range(1, cells + 1))
@@ -1521,14 +1551,18 @@ ENTRIES = [
         ("successes", "trials"),
         {
             **PER_PERSON,
-            "estimand": choice_kind(registry.ESTIMAND.subset(("mu", "text_weighted"))),
+            "estimand": choice_kind(
+                registry.ESTIMAND.subset(("population", "mu", "sampled_persons"))
+            ),
+            "population_sizes": population_sizes_kind(),
+            "population_persons": population_persons_kind(),
             "level": level_kind(),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
             "prior": choice_kind(registry.PRIOR),
             "shape": shape_kind(),
             "draws": also(
                 positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
-                estimand="text_weighted",
+                estimand="population",
             ),
             "rng": rng_kind(),
             "batch": positive_int_kind(optional=True),
@@ -1573,6 +1607,8 @@ ENTRIES = [
                 Case("a scalar", "a"),
                 Case("ids", ["a", "b", "c", "d"], OK),
             ],
+            "population_sizes": population_sizes_kind(),
+            "population_persons": population_persons_kind(),
             "grid_shape": shape_kind(),
         },
         [

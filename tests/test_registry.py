@@ -590,6 +590,7 @@ CLI_CHOICES = {
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
+    ("bayes", "--estimand"): registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,
     ("plan", "--method"): registry.PLAN_METHOD,

@@ -240,9 +240,10 @@ def test_report_with_bayesian_rows(texts):
         bayes_sampler="grid",
     )
     methods = list(table["method"])
-    assert methods[1] == "bayes beta-binomial, mu (grid, eti)"
-    assert methods[2] == "bayes beta-binomial, text_weighted (grid, eti)"
-    assert methods[4].startswith("bayes dirichlet-multinomial")
+    # the population estimand only: what the frequentist row is about
+    assert methods[1] == "bayes beta-binomial, population (grid, eti)"
+    assert not methods[2].startswith("bayes")
+    assert methods[3].startswith("bayes dirichlet-multinomial")
     ref = pc.bayes.fit_labels(
         texts["human"],
         texts["model"],
@@ -251,7 +252,8 @@ def test_report_with_bayesian_rows(texts):
         sampler="grid",
         rng=np.random.default_rng(1).spawn(2)[0],
     )
-    assert table.loc[1, "low"] == ref.interval("mu").low
+    assert table.loc[1, "low"] == ref.interval("population").low
+    assert table.loc[1, "sources"] == "texts, persons"
     plain = pc.report(texts["human"], texts["model"], metrics=["recall"], bayes=True)
     assert plain.loc[1, "method"] == "bayes beta, uniform prior (eti)"
 

@@ -209,14 +209,15 @@ def test_bayesian_results_round_trip_through_json():
         "diagnostics",
         "flagged",
         "flag_reasons",
+        "population",
         "mu",
-        "text_weighted",
+        "sampled_persons",
     ]
     assert summary["persons"] == fit.trials.size and summary["diagnostics"]["r_hat"] is None
     assert summary["mu"] == fit.interval("mu", "eti", 0.95).to_dict()
     assert (
-        fit.to_dict(level=0.9)["text_weighted"]
-        == fit.interval("text_weighted", level=0.9).to_dict()
+        fit.to_dict(level=0.9)["sampled_persons"]
+        == fit.interval("sampled_persons", level=0.9).to_dict()
     )
     person = fit.interval("person", "hdi", 0.9)
     _round_trips(person.to_dict())

@@ -38,7 +38,7 @@ def test_fit_uses_the_exact_grid_by_default_and_says_so(no_mcmc):
     default = pc.bayes.fit(Y, N, rng=4)
     grid = pc.bayes.fit(Y, N, sampler="grid", rng=4)
     assert default.sampler == "grid" and default.to_dict()["sampler"] == "grid"
-    for estimand in ("mu", "text_weighted"):
+    for estimand in ("population", "mu", "sampled_persons"):
         assert default.interval(estimand) == grid.interval(estimand)
     np.testing.assert_array_equal(
         default.posterior["posterior"]["p"].values, grid.posterior["posterior"]["p"].values
@@ -81,10 +81,7 @@ def test_report_names_the_sampler_that_ran(no_mcmc, monkeypatch):
     table = pc.report(
         texts["human"], texts["model"], groups=texts["person"], metrics=["recall"], bayes=True
     )
-    assert list(table["method"][1:]) == [
-        "bayes beta-binomial, mu (grid, eti)",
-        "bayes beta-binomial, text_weighted (grid, eti)",
-    ]
+    assert list(table["method"][1:]) == ["bayes beta-binomial, population (grid, eti)"]
     # F1 of nested texts: the hierarchical Dirichlet-multinomial, by nutpie
     monkeypatch.setattr("perfci.models.confusion.hierarchical_confusion", lambda cells: None)
     with pytest.raises(_SampledWith, match="nutpie"):
@@ -101,4 +98,4 @@ def test_the_bayes_command_uses_the_grid_by_default(capsys, tmp_path, no_mcmc):
     payload = json.loads(capsys.readouterr().out)
     assert payload["sampler"] == "grid" and payload["diagnostics"]["r_hat"] is None
     assert main([*argv, "--metric", "recall", "--seed", "1"]) == 0
-    assert "bayes (grid): mu" in capsys.readouterr().out
+    assert "bayes (grid): population" in capsys.readouterr().out

@@ -6,8 +6,8 @@ Run from the repository root::
 
 It fits the hierarchical beta-binomial model to the recall of the bundled example data
 (exact grid sampler, seed 1) and writes ``docs/_static/bayes_posterior_mu.png`` and
-``docs/_static/bayes_posterior_text_weighted.png`` (the posteriors of ``mu`` and
-``text_weighted`` with their 95% equal-tailed intervals, from
+``docs/_static/bayes_posterior_population.png`` (the posteriors of ``mu`` and
+``population`` with their 95% equal-tailed intervals, from
 :func:`perfci.bayes.plot_posterior`) and ``docs/_static/bayes_forest.png`` (the
 person-level rates beside ``mu``, from :func:`perfci.bayes.plot_forest`).
 """
@@ -40,16 +40,16 @@ def fit_example() -> pc.bayes.BayesFit:
 
 
 def posterior_figure(result: pc.bayes.BayesFit, path: Path) -> None:
-    """Posterior densities of mu and of the text-weighted rate, one file each.
+    """Posterior densities of mu and of the population's text-weighted rate, one file each.
 
     Parameters
     ----------
     result : perfci.bayes.BayesFit
         The fit.
     path : pathlib.Path
-        The PNG file name; ``_mu`` and ``_text_weighted`` are added to its stem.
+        The PNG file name; ``_mu`` and ``_population`` are added to its stem.
     """
-    for estimand in ("mu", "text_weighted"):
+    for estimand in ("mu", "population"):
         plot = pc.bayes.plot_posterior(result, estimand, level=0.95)
         fig = plot.viz["figure"].item()
         fig.set_size_inches(5.5, 3.2)

@@ -855,25 +855,19 @@ def _bayes_rows(
         if metric in PROPORTION_METRICS and nested:
             x, n = proportion_counts(counts.counts, metric)
             result = bayes.fit(x, n, sampler=sampler, rng=rng)
-            about = {
-                "mu": "mean person-level rate of the population of persons",
-                "text_weighted": "these persons' text-weighted rate only (not new persons)",
-            }
+            # the population estimand only: the one the frequentist row is about
+            ci = result.interval("population", "eti", level)
             return [
                 _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
                     ci.high,
-                    f"bayes beta-binomial, {estimand} ({result.sampler}, eti)",
+                    f"bayes beta-binomial, population ({result.sampler}, eti)",
                     int(n.sum()),
                     int(np.count_nonzero(n)),
-                    (about[estimand], _flag(result)),
-                    # about these persons' texts only: the persons are not a source
-                    sources="texts" if estimand == "text_weighted" else None,
+                    ("text-weighted rate of the population of persons", _flag(result)),
                 )
-                for estimand in ("mu", "text_weighted")
-                for ci in [result.interval(estimand, "eti", level)]
             ]
         if metric in PROPORTION_METRICS:
             x, n = proportion_counts(total, metric)
@@ -1293,7 +1287,8 @@ def report(
     bayes : bool, default False
         Add Bayesian credible intervals (equal-tailed, at `confidence_level`) below each
         metric's frequentist row, marked in ``method``: for proportion metrics on nested
-        texts, the hierarchical beta-binomial's ``mu`` and ``text_weighted`` (see
+        texts, the hierarchical beta-binomial's ``population`` estimand, the text-weighted
+        rate of the population of persons that the frequentist row is about (see
         :mod:`perfci.bayes`; flagged fits say so in ``note``); on independent texts, the
         Beta(x + 1, n - x + 1) posterior of a uniform prior; for F1, the hierarchical
         Dirichlet-multinomial (nested texts, MCMC samplers) or the closed-form

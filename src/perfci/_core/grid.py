@@ -541,10 +541,11 @@ def draw_person_rates(
     trials: NDArray[np.int64],
     rng: np.random.Generator,
     *,
+    weights: NDArray[np.float64] | None = None,
     rates: bool = True,
     batch: int = RATE_BATCH,
-) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]:
-    r"""Person rates and the text-weighted rate of one data set, given draws of (mu, s).
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64], NDArray[np.float64]]:
+    r"""Person rates of one data set given draws of (mu, s), and what the estimands need.
 
     Parameters
     ----------
@@ -554,8 +555,10 @@ def draw_person_rates(
         The data set's persons with texts (``trials > 0``).
     rng : numpy.random.Generator
         Consumed in the order of the draws (C order), one Beta variate per draw and person.
+    weights : numpy.ndarray, shape (m,), optional
+        The persons' sizes in the population :math:`u_i` (default `trials`).
     rates : bool, default True
-        Return the person rates (else only the text-weighted rate is kept).
+        Return the person rates (else only the summaries are kept).
     batch : int
         Largest number of person rates held at once; the draws do not depend on it.
 
@@ -564,8 +567,12 @@ def draw_person_rates(
     rates : numpy.ndarray or None
         :math:`p_i \sim \mathrm{Beta}(\mu\kappa + y_i, (1 - \mu)\kappa + n_i - y_i)`, the
         exact conditional, shape ``mu.shape + (m,)``.
-    text_weighted : numpy.ndarray
-        :math:`\sum_i n_i p_i / \sum_i n_i`, shape ``mu.shape``.
+    sampled_persons : numpy.ndarray
+        :math:`\theta_s = \sum_i u_i p_i / \sum_i u_i`, shape ``mu.shape``.
+    spread : numpy.ndarray
+        The SD (m - 1 denominator) of the size-weighted deviations
+        :math:`u_i (p_i - \theta_s) / \bar u` (:mod:`perfci._core.population`), shape
+        ``mu.shape``; NaN for one person.
     """
     from . import kernels
 
@@ -573,7 +580,11 @@ def draw_person_rates(
     mu = mu.reshape(-1)
     kappa = s.reshape(-1) ** -2.0
     persons = trials.size
-    text_weighted = np.empty(mu.size)
+    u = trials.astype(np.float64) if weights is None else np.asarray(weights, dtype=np.float64)
+    share = u / u.sum()
+    scaled = u / u.mean()
+    sampled = np.empty(mu.size)
+    spread = np.empty(mu.size)
     p = np.empty((mu.size, persons)) if rates else None
     failures = trials - successes
     step = max(1, batch // max(1, persons))
@@ -583,10 +594,17 @@ def draw_person_rates(
         rows = drawn[: mu[block].size]
         # in rng.beta's order on (draws, persons) arrays of the parameters
         kernels.beta_rates(mu[block], kappa[block], successes, failures, rng, rows)
-        text_weighted[block] = (rows * trials).sum(-1) / trials.sum()
+        sampled[block] = rows @ share
+        deviations = (rows - sampled[block, None]) * scaled
+        with np.errstate(invalid="ignore", divide="ignore"):
+            spread[block] = np.sqrt(np.einsum("ij,ij->i", deviations, deviations) / (persons - 1))
         if p is not None:
             p[block] = rows
-    return (None if p is None else p.reshape(*shape, persons)), text_weighted.reshape(shape)
+    return (
+        None if p is None else p.reshape(*shape, persons),
+        sampled.reshape(shape),
+        spread.reshape(shape),
+    )
 
 
 @dataclass(frozen=True)
@@ -595,8 +613,11 @@ class GridDraws:
 
     Attributes
     ----------
-    mu, s, kappa, text_weighted : numpy.ndarray, shape (K, draws)
-        Draws of mu, s, kappa = s^-2 and the text-weighted rate.
+    mu, s, kappa : numpy.ndarray, shape (K, draws)
+        Draws of mu, s and kappa = s^-2.
+    sampled_persons, population : numpy.ndarray, shape (K, draws)
+        Draws of the sampled persons' and of the population's text-weighted rate
+        (:mod:`perfci._core.population`).
     rates : numpy.ndarray or None, shape (K, draws, m)
         Person rates (NaN for persons without texts), when asked for.
     """
@@ -604,7 +625,8 @@ class GridDraws:
     mu: NDArray[np.float64]
     s: NDArray[np.float64]
     kappa: NDArray[np.float64]
-    text_weighted: NDArray[np.float64]
+    sampled_persons: NDArray[np.float64]
+    population: NDArray[np.float64]
     rates: NDArray[np.float64] | None
 
 
@@ -615,10 +637,12 @@ def draw_grid_posterior(
     draws: int,
     rngs: Sequence[np.random.Generator],
     *,
+    weights: NDArray[np.float64] | None = None,
+    population_persons: NDArray[np.float64] | None = None,
     rates: bool = False,
     batch: int = RATE_BATCH,
 ) -> GridDraws:
-    """Draw (mu, s), then person rates and the text-weighted rate, from grid posteriors.
+    """Draw (mu, s), person rates and the rates of the estimands from grid posteriors.
 
     Parameters
     ----------
@@ -630,6 +654,10 @@ def draw_grid_posterior(
         Independent draws per data set.
     rngs : sequence of numpy.random.Generator
         One per data set (see :func:`perfci._core.validation.dataset_generators`).
+    weights : numpy.ndarray, shape (K, m), optional
+        Persons' sizes in the population (default `trials`).
+    population_persons : numpy.ndarray, shape (K,), optional
+        Persons in each data set's population (inf: infinite, the default).
     rates : bool, default False
         Keep the person rates.
     batch : int
@@ -644,18 +672,21 @@ def draw_grid_posterior(
     For each data set, with its own generator and in this order: `draws` uniforms pick
     cells in proportion to their mass (``Generator.choice`` with ``p``), `draws` uniforms
     place mu and then `draws` place s uniformly within the cell (as the quadrature
-    assumes), and person rates are drawn from their exact Beta conditionals
-    (:func:`draw_person_rates`), for persons with texts only: padding a data set with
-    ``trials = 0`` persons consumes no random numbers and changes no draw.
+    assumes), person rates are drawn from their exact Beta conditionals
+    (:func:`draw_person_rates`), for persons with texts only, and last `draws` Student t
+    variates on m - 1 degrees of freedom give the population's deviation. Padding a data
+    set with ``trials = 0`` persons consumes no random numbers and changes no draw.
     """
     from . import kernels
+    from .population import draw_population
 
     rows, _, n_s = posterior.mass.shape
     if len(rngs) != rows:
         raise ValueError(f"`rngs` must hold one generator per data set ({rows}).")
     mu = np.empty((rows, draws))
     s = np.empty((rows, draws))
-    text_weighted = np.empty((rows, draws))
+    sampled = np.empty((rows, draws))
+    population = np.empty((rows, draws))
     kept = np.full((rows, draws, successes.shape[-1]), np.nan) if rates else None
     cdf = np.empty(posterior.mass[0].size if rows else 0)
     cell = np.empty(draws, dtype=np.int64)
@@ -666,9 +697,19 @@ def draw_grid_posterior(
         mu[k] = mu_edge[i] + rng.random(draws) * (mu_edge[i + 1] - mu_edge[i])
         s[k] = s_edge[j] + rng.random(draws) * (s_edge[j + 1] - s_edge[j])
         persons = trials[k] > 0
-        p, text_weighted[k] = draw_person_rates(
-            mu[k], s[k], successes[k, persons], trials[k, persons], rng, rates=rates, batch=batch
+        m = int(np.count_nonzero(persons))
+        p, sampled[k], spread = draw_person_rates(
+            mu[k],
+            s[k],
+            successes[k, persons],
+            trials[k, persons],
+            rng,
+            weights=None if weights is None else weights[k, persons],
+            rates=rates,
+            batch=batch,
         )
+        total = None if population_persons is None else float(population_persons[k])
+        population[k] = draw_population(sampled[k], spread, m, total, rng)
         if kept is not None:
             kept[k][:, persons] = p
-    return GridDraws(mu, s, s**-2.0, text_weighted, kept)
+    return GridDraws(mu, s, s**-2.0, sampled, population, kept)

@@ -668,8 +668,9 @@ ESTIMAND = _choices(
     "estimand",
     "what a credible interval is about",
     [
+        ("population", "text-weighted rate of the population of persons"),
         ("mu", "mean person-level rate of the population of persons"),
-        ("text_weighted", "text-weighted rate of the sampled persons only"),
+        ("sampled_persons", "text-weighted rate of the sampled persons only"),
         ("person", "each sampled person's rate (partial pooling)"),
     ],
 )
@@ -878,7 +879,14 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
                 Option(
                     "estimand",
                     "what the interval is about",
-                    choices=ESTIMAND.subset(("mu", "text_weighted")),
+                    choices=ESTIMAND.subset(("population", "mu", "sampled_persons")),
+                ),
+                Option(
+                    "draws",
+                    "posterior draws per data set of the drawn estimands",
+                    type=int,
+                    default=4000,
+                    minimum=100,
                 ),
                 Option(
                     "replications",

@@ -2,19 +2,24 @@ r"""Bayesian hierarchical models: posteriors and credible intervals for person-l
 
 A proportion metric on texts nested in persons (recall on each person's reference
 positives, say) is modelled with the hierarchical beta-binomial of
-:mod:`perfci.models.beta_binomial`. Three estimands have credible intervals:
+:mod:`perfci.models.beta_binomial`. Four estimands have credible intervals:
 
+``population`` (the default)
+    the text-weighted rate of the population of persons the classifier will be applied
+    to, :math:`\sum_j N_j p_j / \sum_j N_j` over all its persons: the estimand of the
+    frequentist nested intervals, and the one to set beside them. The sampled persons'
+    posterior rates, weighted by their sizes in the population (``population_sizes``,
+    by default their labelled texts), plus the persons not sampled, whose size-weighted
+    deviations are modelled as exchangeable (:mod:`perfci._core.population`), so a
+    relation between a person's size and rate is carried by the data, not assumed away;
 ``mu``
-    the mean person-level rate of the superpopulation of persons;
-``text_weighted``
-    the finite-sample text-weighted rate :math:`\sum_i n_i p_i / \sum_i n_i` of the
-    sampled persons (their rate on unlimited texts, weighted as in the sample). It is
-    about *these* persons only: it leaves out the uncertainty of which persons were
-    sampled, so it is narrower than the frequentist nested intervals, which are about the
-    population of persons, and under-covers the population rate (see the harness's
-    paper-nested suite). For the population, ``mu`` is the estimand (equal to the
-    text-weighted population rate when a person's number of texts is unrelated to their
-    rate);
+    the mean person-level rate of the superpopulation of persons (each person counts
+    once). It equals the population rate only when a person's number of texts is
+    unrelated to their rate;
+``sampled_persons`` (formerly ``text_weighted``)
+    :math:`\sum_i u_i p_i / \sum_i u_i` of the sampled persons only (their rate on
+    unlimited texts). It leaves out which persons were sampled, so it is narrower than
+    the population's interval and is never set beside a frequentist one;
 ``person``
     each person's rate :math:`p_i` (partial pooling).
 

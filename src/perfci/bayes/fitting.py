@@ -17,6 +17,7 @@ from .._core.grid import (
     interval_from_draws,
     s_prior,
 )
+from .._core.population import draw_population
 from .._core.validation import (
     check_choice,
     check_confidence_level,
@@ -27,7 +28,13 @@ from .._core.validation import (
     dataset_generators,
 )
 from ..metrics import PROPORTION_METRICS, proportion_counts
-from .results import INTERVAL_KINDS, BayesFit, ConfusionFit, CredibleInterval
+from .results import (
+    INTERVAL_KINDS,
+    BayesFit,
+    ConfusionFit,
+    CredibleInterval,
+    check_estimand,
+)
 from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
 
 if TYPE_CHECKING:
@@ -45,7 +52,9 @@ __all__ = [
 ]
 
 SAMPLERS = ("auto", "nutpie", "pymc", "grid")
-GRID_ESTIMANDS = ("mu", "text_weighted")
+GRID_ESTIMANDS = ("population", "mu", "sampled_persons")
+#: The grid estimands that are drawn (``"mu"`` is read off the gridded marginal).
+_DRAWN = ("population", "sampled_persons")
 
 #: Default draws of the grid sampler: ``fit``'s ``draws * chains`` (1000 x 4).
 GRID_DRAWS = 4000
@@ -116,6 +125,47 @@ def _check_shape(name: str, value: Any) -> tuple[int, int]:
     return int(cells[0]), int(cells[1])
 
 
+def _is_number(value: Any) -> bool:
+    """Not a string, bool or None (NumPy would read a string or a bool as a number)."""
+    return not (isinstance(value, str | bytes | bool | np.bool_) or value is None)
+
+
+def _check_population(
+    sizes: ArrayLike | None, population_persons: Any, trials: NDArray[np.int64]
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """Validate the population's sizes and persons against (K, m) trials."""
+    weights = None
+    if sizes is not None:
+        u = check_real_array("population_sizes", sizes)
+        if u.shape != trials.shape:
+            raise ValueError(
+                f"`population_sizes` must give one size per person, of the shape of `trials` "
+                f"{trials.shape}; got {u.shape}."
+            )
+        if np.any(u[trials > 0] <= 0):
+            raise ValueError(
+                "`population_sizes` must be positive for every person with a relevant text "
+                "(their texts in the population, or a number proportional to them)."
+            )
+        weights = np.where(trials > 0, u, 0.0)
+    total = None
+    if population_persons is not None:
+        sampled = (trials > 0).sum(-1)
+        value = np.asarray(population_persons) if _is_number(population_persons) else None
+        if value is not None and value.dtype.kind in "iuf" and value.ndim <= sampled.ndim:
+            try:
+                total = np.broadcast_to(value, sampled.shape).astype(np.float64)
+            except ValueError:
+                total = None
+        if total is None or np.any(~(total >= sampled)):
+            raise ValueError(
+                "`population_persons` must be a number (or one per data set) of at least the "
+                f"sampled persons ({int(np.max(sampled, initial=0))}), or inf for an infinite "
+                f"population; got {population_persons!r}."
+            )
+    return weights, total
+
+
 # ------------------------------------------------------------------------ the grid
 
 
@@ -123,10 +173,12 @@ def grid_intervals(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
-    estimand: Literal["mu", "text_weighted"] = "mu",
+    estimand: Literal["population", "mu", "sampled_persons"] = "population",
     level: float = 0.95,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
+    population_sizes: ArrayLike | None = None,
+    population_persons: Any = None,
     shape: tuple[int, int] = GRID_SHAPE,
     draws: int = GRID_DRAWS,
     rng: Any = None,
@@ -142,25 +194,37 @@ def grid_intervals(
         ``trials = 0`` are not persons: padding a data set with them (to make a ragged
         batch rectangular) changes nothing, draw for draw. Every data set needs at least
         2 persons with texts.
-    estimand : {"mu", "text_weighted"}, default "mu"
-        ``"mu"``, the mean person-level rate, from the exact gridded marginal (no random
-        numbers); or ``"text_weighted"``, :math:`\sum_i n_i p_i / \sum_i n_i` of the
-        sampled persons, from `draws` independent posterior draws.
+    estimand : {"population", "mu", "sampled_persons"}, default "population"
+        What the interval is about (:mod:`perfci.bayes`): ``"population"``, the
+        text-weighted rate of the population of persons (the estimand of the frequentist
+        nested intervals); ``"mu"``, the mean person-level rate; ``"sampled_persons"``,
+        :math:`\sum_i u_i p_i / \sum_i u_i` of the sampled persons only (formerly
+        ``"text_weighted"``, still accepted with a FutureWarning). ``"mu"`` comes from
+        the exact gridded marginal (no random numbers); the others from `draws`
+        independent posterior draws.
     level : float, default 0.95
         Credible level.
     kind : {"eti", "hdi"}, default "eti"
         Interval kind.
     prior : {"pareto", "bda3"}, default "pareto"
         Concentration prior (see :mod:`perfci.models.beta_binomial`).
+    population_sizes : array_like, shape of `trials`, optional
+        Each person's size :math:`u_i` in the population the classifier will be applied
+        to (their texts there, labelled or not, or any number proportional to them).
+        By default their relevant texts here, ``trials``. Used by ``"population"`` and
+        ``"sampled_persons"``.
+    population_persons : float or array_like, optional
+        Persons in the population, at least those sampled (one number, or one per data
+        set). By default infinitely many; equal to the sampled persons, the population
+        estimand is the sampled persons'.
     shape : tuple of int, default (400, 100)
         Grid cells in mu and in s = kappa^(-1/2) of the fine pass.
     draws : int, default 4000
-        Posterior draws per data set for ``"text_weighted"``.
+        Posterior draws per data set for the drawn estimands.
     rng : numpy.random.Generator, int or None
-        Seed of the draws for ``"text_weighted"`` (unused for ``"mu"``). A single data set
-        (1-D input) uses ``np.random.default_rng(rng)`` itself; in a batch of K data sets
-        (leading axes flattened in C order), data set k uses
-        ``np.random.default_rng(rng).spawn(K)[k]``.
+        Seed of the draws (unused for ``"mu"``). A single data set (1-D input) uses
+        ``np.random.default_rng(rng)`` itself; in a batch of K data sets (leading axes
+        flattened in C order), data set k uses ``np.random.default_rng(rng).spawn(K)[k]``.
     batch : int, optional
         Data sets computed at once (bounds memory; the results do not depend on it). By
         default about 8 million grid cells' worth.
@@ -179,9 +243,13 @@ def grid_intervals(
     coarse pass over (0, 1)^2 to find the mass and a fine pass to cover it. A data set's
     result does not depend on what else is in the batch: element k of a batched call
     equals the call on data set k alone, with the generator the rule above gives it.
-    Quantiles of mu interpolate its marginal CDF linearly within cells; for
-    ``"text_weighted"``, (mu, s) is drawn from the cells (uniform within a cell) and the
-    person rates from their exact Beta conditionals.
+    Quantiles of mu interpolate its marginal CDF linearly within cells. For the drawn
+    estimands, (mu, s) is drawn from the cells (uniform within a cell), the person rates
+    from their exact Beta conditionals, and for ``"population"`` then a Student t
+    deviation per draw for the persons not sampled (:mod:`perfci._core.population`:
+    persons exchangeable, their size-weighted deviations normal with unknown variance).
+    ``"population"`` and ``"sampled_persons"`` from the same generator share their
+    person rates.
 
     This is the grid sampler of :func:`fit`: with the defaults,
     ``fit(y, n, sampler="grid", draws=D, chains=C, rng=seed).interval(estimand, kind,
@@ -195,22 +263,37 @@ def grid_intervals(
     >>> rng = np.random.default_rng(1)
     >>> trials = rng.integers(2, 5, size=(3, 20))
     >>> successes = rng.binomial(trials, 0.9)
-    >>> ci = pc.bayes.grid_intervals(successes, trials)
-    >>> ci.low.shape
-    (3,)
-    >>> tw = pc.bayes.grid_intervals(successes, trials, estimand="text_weighted", rng=7)
+    >>> ci = pc.bayes.grid_intervals(successes, trials, rng=7)
+    >>> ci.estimand, ci.low.shape
+    ('population', (3,))
     >>> one = pc.bayes.grid_intervals(
-    ...     successes[1], trials[1], estimand="text_weighted",
-    ...     rng=np.random.default_rng(7).spawn(3)[1],
+    ...     successes[1], trials[1], rng=np.random.default_rng(7).spawn(3)[1]
     ... )
-    >>> bool(tw.low[1] == one.low and tw.high[1] == one.high)
+    >>> bool(ci.low[1] == one.low and ci.high[1] == one.high)
+    True
+
+    The sampled persons' rate is narrower: it leaves out which persons were sampled.
+
+    >>> these = pc.bayes.grid_intervals(successes, trials, estimand="sampled_persons", rng=7)
+    >>> bool(np.all(these.high - these.low < ci.high - ci.low))
     True
     """
-    check_choice("estimand", estimand, GRID_ESTIMANDS)
-    [ci] = _grid_intervals(
-        successes, trials, (estimand,), level, kind, prior, shape, draws, rng, batch
+    name = check_estimand("estimand", estimand, GRID_ESTIMANDS)
+    [result] = _grid_intervals(
+        successes,
+        trials,
+        (name,),
+        level,
+        kind,
+        prior,
+        shape,
+        draws,
+        rng,
+        batch,
+        population_sizes,
+        population_persons,
     )
-    return ci
+    return result
 
 
 def shared_grid_intervals(
@@ -221,6 +304,8 @@ def shared_grid_intervals(
     level: float = 0.95,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
+    population_sizes: ArrayLike | None = None,
+    population_persons: Any = None,
     shape: tuple[int, int] = GRID_SHAPE,
     draws: int = GRID_DRAWS,
     rng: Any = None,
@@ -228,19 +313,19 @@ def shared_grid_intervals(
 ) -> dict[str, CredibleInterval]:
     r"""Grid credible intervals of several estimands from one posterior per data set.
 
-    :func:`grid_intervals` of each estimand in `estimands`, with the posterior grid of
-    every data set computed once for all of them. Each interval equals
+    :func:`grid_intervals` of each estimand in `estimands`, with the posterior grid and
+    the draws of every data set computed once for all of them. Each interval equals
     ``grid_intervals(successes, trials, estimand=e, ...)`` with the same arguments,
-    exactly: ``"mu"`` draws nothing, and ``"text_weighted"`` draws from `rng` as its own
-    call does.
+    exactly: ``"mu"`` draws nothing, and the drawn estimands draw from `rng` as their own
+    calls do.
 
     Parameters
     ----------
     successes, trials : array_like of int, shape (\*batch, persons)
         As for :func:`grid_intervals`.
-    estimands : sequence of {"mu", "text_weighted"}
+    estimands : sequence of {"population", "mu", "sampled_persons"}
         Distinct estimands.
-    level, kind, prior, shape, draws, rng, batch
+    level, kind, prior, population_sizes, population_persons, shape, draws, rng, batch
         As for :func:`grid_intervals`.
 
     Returns
@@ -255,9 +340,9 @@ def shared_grid_intervals(
     >>> rng = np.random.default_rng(1)
     >>> trials = rng.integers(2, 5, size=(3, 20))
     >>> successes = rng.binomial(trials, 0.9)
-    >>> both = pc.bayes.shared_grid_intervals(successes, trials, ["mu", "text_weighted"], rng=7)
-    >>> own = pc.bayes.grid_intervals(successes, trials, estimand="text_weighted", rng=7)
-    >>> bool(np.all(both["text_weighted"].low == own.low))
+    >>> both = pc.bayes.shared_grid_intervals(successes, trials, ["mu", "population"], rng=7)
+    >>> own = pc.bayes.grid_intervals(successes, trials, estimand="population", rng=7)
+    >>> bool(np.all(both["population"].low == own.low))
     True
     """
     if isinstance(estimands, str) or not isinstance(estimands, Sequence):
@@ -265,14 +350,24 @@ def shared_grid_intervals(
             f"`estimands` must be a sequence of names from {sorted(GRID_ESTIMANDS)}; "
             f"got {estimands!r}."
         )
-    for name in estimands:
-        check_choice("estimands", name, GRID_ESTIMANDS)
-    if not estimands or len(set(estimands)) != len(estimands):
+    names = tuple(check_estimand("estimands", e, GRID_ESTIMANDS) for e in estimands)
+    if not names or len(set(names)) != len(names):
         raise ValueError(f"`estimands` must name distinct estimands; got {list(estimands)!r}.")
     cis = _grid_intervals(
-        successes, trials, tuple(estimands), level, kind, prior, shape, draws, rng, batch
+        successes,
+        trials,
+        names,
+        level,
+        kind,
+        prior,
+        shape,
+        draws,
+        rng,
+        batch,
+        population_sizes,
+        population_persons,
     )
-    return dict(zip(estimands, cis, strict=True))
+    return dict(zip(names, cis, strict=True))
 
 
 def _grid_intervals(
@@ -286,6 +381,8 @@ def _grid_intervals(
     draws: Any,
     rng: Any,
     batch: Any,
+    population_sizes: ArrayLike | None = None,
+    population_persons: Any = None,
 ) -> list[CredibleInterval]:
     """Validate once, then compute every estimand's interval from each block's posterior."""
     check_choice("kind", kind, INTERVAL_KINDS)
@@ -295,31 +392,45 @@ def _grid_intervals(
     count = check_positive_int("draws", draws)
     generator = check_rng(rng)
     y, n = _check_counts(successes, trials, batch=True)
+    weights, total_persons = _check_population(population_sizes, population_persons, n)
     lead = y.shape[:-1]
     y, n = y.reshape(-1, y.shape[-1]), n.reshape(-1, n.shape[-1])
+    if weights is not None:
+        weights = weights.reshape(n.shape)
+    if total_persons is not None:
+        total_persons = total_persons.reshape(-1)
     total = y.shape[0]
     step = (
         max(1, _GRID_BLOCK // (cells[0] * cells[1]))
         if batch is None
         else check_positive_int("batch", batch)
     )
-    # a block's grids (a few tables of its cells) and, for text_weighted, its draws
+    # a block's grids (a few tables of its cells) and, for the drawn estimands, its draws
     block_sets = min(step, total)
     check_memory("shape", 48.0 * cells[0] * cells[1] * max(1, block_sets), "use fewer grid cells")
-    drawing = "text_weighted" in estimands
+    drawing = any(e in _DRAWN for e in estimands)
     if drawing:
-        check_memory("draws", 32.0 * count * block_sets, f"ask for fewer draws than {count}")
+        check_memory("draws", 40.0 * count * block_sets, f"ask for fewer draws than {count}")
     rngs = dataset_generators(generator, total, bool(lead)) if drawing else []
     ends = {e: (np.empty(total), np.empty(total), np.empty(total)) for e in estimands}
     # bounds memory: at most step data sets' grids at once
     for members, posterior in grid_posterior_blocks(y, n, prior, cells, step):
+        drawn = None
+        if drawing:  # once for every drawn estimand: they share the person rates
+            drawn = draw_grid_posterior(
+                posterior,
+                y[members],
+                n[members],
+                count,
+                [rngs[k] for k in members],
+                weights=None if weights is None else weights[members],
+                population_persons=None if total_persons is None else total_persons[members],
+            )
         for estimand in estimands:
-            if estimand == "mu":
+            if drawn is None or estimand == "mu":
                 values = grid_interval(posterior.mu_edge, posterior.mu_mass, kind, lvl)
             else:
-                own = [rngs[k] for k in members]
-                drawn = draw_grid_posterior(posterior, y[members], n[members], count, own)
-                values = interval_from_draws(drawn.text_weighted, kind, lvl)
+                values = interval_from_draws(getattr(drawn, estimand), kind, lvl)
             for end, value in zip(ends[estimand], values, strict=True):
                 end[members] = value
     results: list[CredibleInterval] = []
@@ -344,7 +455,8 @@ def _grid_intervals(
 def _posterior_tree(
     mu: NDArray[np.float64],
     s: NDArray[np.float64],
-    text_weighted: NDArray[np.float64],
+    population: NDArray[np.float64],
+    sampled_persons: NDArray[np.float64],
     p: NDArray[np.float64],
     persons: NDArray[Any],
     extra: dict[str, Any] | None = None,
@@ -357,7 +469,8 @@ def _posterior_tree(
             "mu": (dims, mu),
             "s": (dims, s),
             "kappa": (dims, s**-2.0),
-            "text_weighted": (dims, text_weighted),
+            "population": (dims, population),
+            "sampled_persons": (dims, sampled_persons),
             "p": ((*dims, "person"), p),
         },
         coords={"chain": np.arange(mu.shape[0]), "draw": np.arange(mu.shape[1]), "person": persons},
@@ -377,6 +490,8 @@ def fit(
     chains: int = 4,
     rng: Any = None,
     persons: ArrayLike | None = None,
+    population_sizes: ArrayLike | None = None,
+    population_persons: float | None = None,
     grid_shape: tuple[int, int] = GRID_SHAPE,
 ) -> BayesFit:
     """Fit the hierarchical beta-binomial model to per-person counts.
@@ -391,8 +506,9 @@ def fit(
         The exact grid posterior (``"grid"``), MCMC with nutpie (compiled once per prior
         and kept in the on-disk compile cache, :mod:`perfci.bayes.compile_cache`; refit
         to new data), or MCMC with PyMC's NUTS. ``"auto"`` is the grid: it is exact for
-        this model and computes every estimand (``mu``, ``text_weighted``, ``person``),
-        in milliseconds. The result's ``sampler`` says which one ran.
+        this model and computes every estimand (``population``, ``mu``,
+        ``sampled_persons``, ``person``), in milliseconds. The result's ``sampler`` says
+        which one ran.
     prior : {"pareto", "bda3"}, default "pareto"
         Concentration prior (see :mod:`perfci.models.beta_binomial`).
     draws, tune, chains : int
@@ -404,6 +520,12 @@ def fit(
         posterior.
     persons : array_like, optional
         Person ids for the ``person`` coordinate.
+    population_sizes : array_like, optional
+        Each person's size in the population the classifier will be applied to (their
+        texts there, or a number proportional to them); by default `trials`. Weights the
+        ``population`` and ``sampled_persons`` estimands.
+    population_persons : float, optional
+        Persons in the population (at least those fitted); by default infinitely many.
     grid_shape : tuple of int, default (400, 100)
         Grid cells in mu and s for the grid sampler.
 
@@ -421,9 +543,11 @@ def fit(
     Notes
     -----
     The grid sampler is :func:`grid_intervals` on one data set: the same grid, the same
-    draws in the same order from ``np.random.default_rng(rng)``. Its ``mu`` and
-    ``text_weighted`` intervals equal those of ``grid_intervals(successes, trials,
-    estimand=..., draws=draws * chains, shape=grid_shape, rng=rng)`` exactly.
+    draws in the same order from ``np.random.default_rng(rng)``. Its intervals equal
+    those of ``grid_intervals(successes, trials, estimand=..., draws=draws * chains,
+    shape=grid_shape, rng=rng)`` exactly. For the MCMC samplers the person rates, then
+    the population's t deviations (:mod:`perfci._core.population`), are drawn from `rng`
+    after sampling, given each draw of (mu, s).
 
     Examples
     --------
@@ -433,6 +557,9 @@ def fit(
     >>> ci = result.interval("mu", kind="eti", level=0.9)
     >>> print(f"mu {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
     mu 0.850 [0.676, 0.933]
+    >>> ci = result.interval("population", kind="eti", level=0.9)
+    >>> print(f"population {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
+    population 0.910 [0.815, 0.959]
     """
     check_choice("sampler", sampler, SAMPLERS)
     # one proportion: the grid posterior is exact for every estimand
@@ -443,9 +570,10 @@ def fit(
     cells = _check_shape("grid_shape", grid_shape)
     generator = check_rng(rng)
     y, n = _check_counts(successes, trials)
+    weights, total = _check_population(population_sizes, population_persons, n)
     if sampler == "grid":
         check_memory("grid_shape", 48.0 * cells[0] * cells[1], "use fewer grid cells")
-        # mu, s, kappa, the text-weighted rate and every person's rate, per draw
+        # mu, s, kappa, the two weighted rates and every person's rate, per draw
         check_memory(
             "draws",
             8.0 * draws * chains * (4 + int(np.count_nonzero(n))) * 2,
@@ -456,13 +584,22 @@ def fit(
     if ids.shape != y.shape:
         raise ValueError(f"`persons` must have one id per person ({y.size}); got {ids.size}.")
     y, n, ids = y[keep], n[keep], ids[keep]
+    u = n.astype(np.float64) if weights is None else weights[keep]
+    population_total = None if total is None else float(total)
 
     if sampler == "grid":
         import xarray as xr
 
         posterior = grid_posterior(y[None, :], n[None, :], prior, cells)
         drawn = draw_grid_posterior(
-            posterior, y[None, :], n[None, :], draws * chains, [generator], rates=True
+            posterior,
+            y[None, :],
+            n[None, :],
+            draws * chains,
+            [generator],
+            weights=u[None, :],
+            population_persons=None if total is None else total[None],
+            rates=True,
         )
         rates = cast(NDArray[np.float64], drawn.rates)  # asked for: never None
         grid = xr.Dataset(
@@ -474,7 +611,8 @@ def fit(
         tree = _posterior_tree(
             drawn.mu[0].reshape(chains, draws),
             drawn.s[0].reshape(chains, draws),
-            drawn.text_weighted[0].reshape(chains, draws),
+            drawn.population[0].reshape(chains, draws),
+            drawn.sampled_persons[0].reshape(chains, draws),
             rates[0].reshape(chains, draws, -1),
             ids,
             {"grid": grid},
@@ -493,10 +631,11 @@ def fit(
     trace = _run_mcmc(sampler, model, draws, tune, chains, seed)
     mu = trace["posterior"]["mu"].to_numpy()
     s = trace["posterior"]["s"].to_numpy()
-    p, text_weighted = draw_person_rates(mu, s, y, n, generator)
+    p, sampled, spread = draw_person_rates(mu, s, y, n, generator, weights=u)
+    population = draw_population(sampled, spread, y.size, population_total, generator)
     stats_ds = trace["sample_stats"].to_dataset()
     extra = {"sample_stats": stats_ds[["diverging"]]}
-    tree = _posterior_tree(mu, s, text_weighted, cast(NDArray[np.float64], p), ids, extra)
+    tree = _posterior_tree(mu, s, population, sampled, cast(NDArray[np.float64], p), ids, extra)
     diag, reasons = _diagnostics(tree, ["mu", "s"])
     return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons)
 
@@ -525,7 +664,9 @@ def fit_labels(
         The positive label (as in :func:`perfci.confusion`).
     **options
         Passed to :func:`fit` (sampler, by default ``"auto"``, the exact grid; prior,
-        draws, tune, chains, rng).
+        draws, tune, chains, rng, population_persons). ``population_sizes`` may be a
+        mapping (a dict or a pandas Series) from person id to the person's size in the
+        population; every fitted person needs one.
 
     Returns
     -------
@@ -538,9 +679,9 @@ def fit_labels(
     >>> texts = pc.load_example()
     >>> result = pc.bayes.fit_labels(texts["human"], texts["model"], texts["person"],
     ...                              "recall", sampler="grid", rng=1)
-    >>> ci = result.interval("text_weighted", level=0.95)
+    >>> ci = result.interval("population", level=0.95)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.876 [0.836, 0.911]
+    0.876 [0.815, 0.920]
     """
     check_choice("metric", metric, PROPORTION_METRICS)
     from ..counting import confusion
@@ -549,7 +690,17 @@ def fit_labels(
     if per_person.counts.ndim != 2:
         raise ValueError("`positive` must name the class for multi-class labels.")
     y, n = proportion_counts(per_person.counts, metric)
-    return fit(y, n, persons=per_person.groups, **options)
+    sizes = options.get("population_sizes")
+    ids = cast(NDArray[Any], per_person.groups)  # with groups given: never None
+    if sizes is not None and hasattr(sizes, "keys"):
+        missing = [g for g in ids if g not in sizes]
+        if missing:
+            raise ValueError(
+                f"`population_sizes` must give a size for every person; missing "
+                f"{missing[:5]!r}{' ...' if len(missing) > 5 else ''}."
+            )
+        options = {**options, "population_sizes": [sizes[g] for g in ids]}
+    return fit(y, n, persons=ids, **options)
 
 
 def fit_confusion(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.validation import check_choice, check_confidence_level
-from .results import BayesFit
+from .._core.validation import check_confidence_level
+from .results import BayesFit, check_estimand
 
 __all__ = ["plot_forest", "plot_posterior"]
 
 
-def plot_posterior(result: BayesFit, estimand: str = "mu", level: float = 0.95) -> Any:
-    """Plot the posterior of ``mu`` or ``text_weighted`` with its credible interval.
+def plot_posterior(result: BayesFit, estimand: str = "population", level: float = 0.95) -> Any:
+    """Plot the posterior of ``population``, ``mu`` or ``sampled_persons`` with its interval.
 
     Uses :func:`arviz_plots.plot_dist`; returns its plot collection.
 
@@ -23,7 +23,7 @@ def plot_posterior(result: BayesFit, estimand: str = "mu", level: float = 0.95) 
     >>> fit = pc.bayes.fit([9, 8, 10, 7], [10, 10, 10, 10], sampler="grid", rng=1)
     >>> pc_ = pc.bayes.plot_posterior(fit)
     """
-    check_choice("estimand", estimand, ("mu", "text_weighted"))
+    estimand = check_estimand("estimand", estimand, ("population", "mu", "sampled_persons"))
     lvl = float(check_confidence_level(level, "level", scalar=True))
     import arviz_plots as azp
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,9 +31,30 @@ __all__ = [
     "confusion_posterior",
 ]
 
-ESTIMANDS = ("mu", "text_weighted", "person")
+ESTIMANDS = ("population", "mu", "sampled_persons", "person")
+#: Former names of estimands, accepted with a FutureWarning.
+RENAMED_ESTIMANDS = {"text_weighted": "sampled_persons"}
 INTERVAL_KINDS = ("eti", "hdi")
 CONFUSION_METRICS = ("recall", "precision", "f1")
+
+
+def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) -> str:
+    """Return the estimand `value` names, one of `choices`; a former name warns.
+
+    ``"text_weighted"`` is the former name of ``"sampled_persons"``: it is accepted with a
+    :class:`FutureWarning` and will be removed.
+    """
+    if isinstance(value, str) and value in RENAMED_ESTIMANDS:
+        new = RENAMED_ESTIMANDS[value]
+        warnings.warn(
+            f"estimand {value!r} is now called {new!r} (it is about the sampled persons "
+            f"only); the old name will be removed. For the population the frequentist "
+            f"intervals are about, use 'population'.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        value = new
+    return check_choice(name, value, choices)
 
 
 @dataclass(frozen=True)
@@ -42,7 +64,7 @@ class CredibleInterval(ResultMixin):
     Attributes
     ----------
     estimand : str
-        ``"mu"``, ``"text_weighted"``, ``"person"`` or a metric name.
+        ``"population"``, ``"mu"``, ``"sampled_persons"``, ``"person"`` or a metric name.
     kind : str
         ``"eti"`` (equal-tailed) or ``"hdi"`` (highest density).
     level : float
@@ -90,9 +112,10 @@ class BayesFit(ResultMixin):
     Attributes
     ----------
     posterior : xarray.DataTree
-        Group ``posterior`` with ``mu``, ``s``, ``kappa``, ``text_weighted`` and ``p``
-        (dim ``person``), dims ``(chain, draw)``; ``sample_stats`` for MCMC samplers;
-        ``grid`` (the exact marginal posterior of mu) for the grid sampler.
+        Group ``posterior`` with ``mu``, ``s``, ``kappa``, ``population``,
+        ``sampled_persons`` and ``p`` (dim ``person``), dims ``(chain, draw)``;
+        ``sample_stats`` for MCMC samplers; ``grid`` (the exact marginal posterior of
+        mu) for the grid sampler.
     sampler, prior : str
         How it was fitted.
     successes, trials : numpy.ndarray
@@ -127,7 +150,7 @@ class BayesFit(ResultMixin):
 
     def draws(self, estimand: str) -> NDArray[np.float64]:
         """Posterior draws of an estimand, chains pooled (persons first for ``person``)."""
-        check_choice("estimand", estimand, ESTIMANDS)
+        estimand = check_estimand("estimand", estimand)
         name = "p" if estimand == "person" else estimand
         values = self.posterior["posterior"][name].to_numpy()
         if estimand == "person":
@@ -135,14 +158,15 @@ class BayesFit(ResultMixin):
         return values.reshape(-1)
 
     def interval(
-        self, estimand: str = "mu", kind: str = "eti", level: float = 0.95
+        self, estimand: str = "population", kind: str = "eti", level: float = 0.95
     ) -> CredibleInterval:
         """Credible interval of an estimand.
 
         Parameters
         ----------
-        estimand : {"mu", "text_weighted", "person"}, default "mu"
-            What the interval is about (see :mod:`perfci.bayes`).
+        estimand : {"population", "mu", "sampled_persons", "person"}, default "population"
+            What the interval is about (see :mod:`perfci.bayes`): ``"population"`` is the
+            one to set beside a frequentist interval.
         kind : {"eti", "hdi"}, default "eti"
             Equal-tailed or highest-density interval.
         level : float, default 0.95
@@ -155,7 +179,7 @@ class BayesFit(ResultMixin):
             intervals come from the exact gridded marginal, not from draws; both are what
             :func:`perfci.bayes.grid_intervals` returns for the same data.
         """
-        check_choice("estimand", estimand, ESTIMANDS)
+        estimand = check_estimand("estimand", estimand)
         check_choice("kind", kind, INTERVAL_KINDS)
         lvl = float(check_confidence_level(level, "level", scalar=True))
         if self.sampler == "grid" and estimand == "mu":
@@ -179,7 +203,8 @@ class BayesFit(ResultMixin):
         dict
             ``sampler``, ``prior``, ``persons`` (how many were fitted), ``diagnostics``
             (``r_hat`` is None for the grid sampler), ``flagged``, ``flag_reasons``, and
-            ``mu`` and ``text_weighted``: the equal-tailed credible intervals at `level`,
+            ``population``, ``mu`` and ``sampled_persons``: the equal-tailed credible
+            intervals at `level`,
             as :meth:`CredibleInterval.to_dict` gives them. The draws stay in
             :attr:`posterior`; ``interval("person").to_dict()`` gives the person rates.
 
@@ -203,16 +228,16 @@ class BayesFit(ResultMixin):
             "diagnostics": self.diagnostics,
             "flagged": self.flagged,
             "flag_reasons": self.flag_reasons,
-            **{e: self.interval(e, "eti", level) for e in ("mu", "text_weighted")},
+            **{e: self.interval(e, "eti", level) for e in ESTIMANDS if e != "person"},
         }
         return to_jsonable(out, "BayesFit")
 
     def __repr__(self) -> str:
-        ci = self.interval("mu", "eti", 0.95)
+        ci = self.interval("population", "eti", 0.95)
         flag = ", FLAGGED: " + "; ".join(self.flag_reasons) if self.flagged else ""
         return (
             f"BayesFit(sampler={self.sampler!r}, prior={self.prior!r}, persons="
-            f"{self.trials.size}, mu median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
+            f"{self.trials.size}, population median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
             f"{ci.high:.4g}]{flag})"
         )
 

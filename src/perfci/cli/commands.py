@@ -601,6 +601,31 @@ def _natural(value: str) -> tuple[int, Any]:
         return (1, value)
 
 
+def _person_sizes(frame: Any, args: argparse.Namespace, groups: Any) -> dict | None:
+    """Each person's ``--population-sizes`` value (one per person, repeated on their rows)."""
+    import pandas as pd
+
+    if args.population_sizes is None:
+        return None
+    column = _column(frame, args.population_sizes, "--population-sizes", args.file)
+    values = pd.to_numeric(column, errors="coerce")
+    bad = (values.isna() | ~(values > 0)).to_numpy()
+    if bad.any():
+        raise ValueError(
+            f"`--population-sizes` column {args.population_sizes!r} must hold positive "
+            f"numbers (a person's texts in the population); {_rows(bad)} of {args.file} "
+            "do not."
+        )
+    per_person = values.groupby(groups.to_numpy()).agg(["min", "max"])
+    varying = per_person.index[per_person["min"] != per_person["max"]]
+    if len(varying):
+        raise ValueError(
+            f"`--population-sizes` column {args.population_sizes!r} must have one value per "
+            f"person; person {varying[0]!r} has several."
+        )
+    return dict(per_person["min"])
+
+
 def bayes(args: argparse.Namespace) -> None:
     """``perfci bayes``: credible intervals beside the frequentist interval."""
     import pandas as pd
@@ -615,8 +640,17 @@ def bayes(args: argparse.Namespace) -> None:
     truth, pred = values["y_true"], values["y_pred"]
     groups = _column(frame, args.group, "--group", args.file)
     level = args.credible_level
+    sizes = _person_sizes(frame, args, groups)
     result = bayes_.fit_labels(
-        truth, pred, groups, args.metric, positive=positive, sampler=args.sampler, rng=args.seed
+        truth,
+        pred,
+        groups,
+        args.metric,
+        positive=positive,
+        sampler=args.sampler,
+        rng=args.seed,
+        population_sizes=sizes,
+        population_persons=args.population_persons,
     )
     frequentist = metric_ci(
         truth, pred, args.metric, groups, positive=positive, confidence_level=level
@@ -632,8 +666,8 @@ def bayes(args: argparse.Namespace) -> None:
         "credible_level": level,
         "persons": fit["persons"],
         "relevant_n": int(result.trials.sum()),
-        "mu": fit["mu"],
-        "text_weighted": fit["text_weighted"],
+        "estimand": args.estimand,
+        **{e: fit[e] for e in ("population", "mu", "sampled_persons")},
         "diagnostics": {
             **fit["diagnostics"],
             "flagged": fit["flagged"],
@@ -644,6 +678,11 @@ def bayes(args: argparse.Namespace) -> None:
     if args.json:
         print(rendering.json_text(payload))
         return
+    about = {
+        "population": "population",
+        "mu": "mu, the mean person-level rate",
+        "sampled_persons": "sampled_persons, these persons only (not comparable)",
+    }
     rows = [
         {
             "interval": f"frequentist: {frequentist.method}",
@@ -651,13 +690,10 @@ def bayes(args: argparse.Namespace) -> None:
             "low": frequentist.low,
             "high": frequentist.high,
         },
-        *(
-            {
-                "interval": f"bayes ({payload['sampler']}): {e}",
-                **{k: payload[e][k] for k in ("estimate", "low", "high")},
-            }
-            for e in ("mu", "text_weighted")
-        ),
+        {
+            "interval": f"bayes ({fit['sampler']}): {about[args.estimand]}",
+            **{k: payload[args.estimand][k] for k in ("estimate", "low", "high")},
+        },
     ]
     print(
         f"{args.metric} of {payload['relevant_n']} relevant texts from {payload['persons']} "

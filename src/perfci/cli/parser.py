@@ -363,6 +363,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--group", required=True, metavar="COL", help="column of person ids")
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
     _choice(p, "--sampler", registry.SAMPLER, default="auto")
+    _choice(
+        p,
+        "--estimand",
+        registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
+        default="population",
+    )
+    p.add_argument(
+        "--population-sizes",
+        metavar="COL",
+        help="column of each person's size in the population the classifier will be "
+        "applied to (one value per person, repeated on their rows; default: their "
+        "relevant texts here)",
+    )
+    p.add_argument(
+        "--population-persons",
+        type=float,
+        metavar="M",
+        help="persons in the population, at least those in the file (default: infinitely many)",
+    )
     p.add_argument(
         "--credible-level",
         type=_level,

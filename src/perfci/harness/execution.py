@@ -112,36 +112,49 @@ def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
 
 
 def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dict[int, tuple]:
-    """Interval ends of the grid rows of a cell, by method index, one posterior for two.
+    """Interval ends of the grid rows of a cell, by method index, one posterior for all.
 
-    The first ``"mu"`` row and the first row of an estimand that draws share one posterior
-    per data set (:func:`perfci.bayes.shared_grid_intervals`, with the drawing row's
-    generator): each gets what its own :func:`perfci.bayes.grid_intervals` call gives.
-    Any further grid row is its own call.
+    The grid rows with the same ``draws`` share one posterior and one set of draws per
+    data set (:func:`perfci.bayes.shared_grid_intervals`), drawn with the first drawn
+    row's generator: each row gets what its own :func:`perfci.bayes.grid_intervals` call
+    gives with that generator (``"mu"`` draws nothing; ``"population"`` and
+    ``"sampled_persons"`` share their person rates). A second row of the same estimand
+    and draws is its own call. Data sets with fewer than 2 persons with a relevant text
+    get NaN ends.
     """
     from ..bayes import grid_intervals, shared_grid_intervals
 
     rows = [
-        (i, m.options["estimand"], rng)
+        (i, m.options["estimand"], m.options.get("draws", 4000), rng)
         for i, (m, rng) in enumerate(zip(methods, rngs, strict=True))
         if m.family == "bayes" and m.options["sampler"] == "grid"
     ]
-    first: dict[str, tuple[int, Any]] = {}
-    for i, estimand, rng in rows:
-        first.setdefault(estimand, (i, rng))
-    drawing = [e for e in first if e != "mu"][:1]
-    together = (["mu"] if "mu" in first else []) + drawing
+    usable = np.count_nonzero(n, axis=-1) >= 2
+    nan = np.full(y.shape[0], np.nan)
     ends: dict[int, tuple] = {}
-    if len(together) == 2:
+    if not rows or not usable.any():
+        return {i: (nan, nan) for i, *_ in rows}
+    y, n = y[usable], n[usable]
+
+    def put(i: int, ci: Any) -> None:
+        low, high = nan.copy(), nan.copy()
+        low[usable], high[usable] = ci.low, ci.high
+        ends[i] = (low, high)
+
+    groups: dict[int, dict[str, tuple[int, Any]]] = {}
+    for i, estimand, draws, rng in rows:
+        group = groups.setdefault(draws, {})
+        if estimand in group:
+            put(i, grid_intervals(y, n, estimand=estimand, draws=draws, level=level, rng=rng))
+        else:
+            group[estimand] = (i, rng)
+    for draws, group in groups.items():
+        drawn = [rng for e, (_, rng) in group.items() if e != "mu"]
         shared = shared_grid_intervals(
-            y, n, together, level=level, rng=first[drawing[0]][1] if drawing else None
+            y, n, list(group), draws=draws, level=level, rng=drawn[0] if drawn else None
         )
-        for estimand in together:
-            ends[first[estimand][0]] = (shared[estimand].low, shared[estimand].high)
-    for i, estimand, rng in rows:
-        if i not in ends:
-            ci = grid_intervals(y, n, estimand=estimand, level=level, rng=rng)
-            ends[i] = (ci.low, ci.high)
+        for estimand, (i, _) in group.items():
+            put(i, shared[estimand])
     return ends
 
 
@@ -237,7 +250,6 @@ def _method_ends(
     cells or k x k matrices. A method that does not apply to the metric (an analytic
     interval of F1) gives None.
     """
-    from ..bayes import grid_intervals
     from ..design import clustered_proportion_ci
     from ..metrics import proportion_counts
 
@@ -266,19 +278,16 @@ def _method_ends(
         usable = np.count_nonzero(n, axis=-1) >= 2
         if not usable.any():
             return low, high
-        ci: Any
-        if m.family == "clustered":
-            df = None if o["df_adjust"] == "none" else o["df_adjust"]
-            ci = clustered_proportion_ci(
-                y[usable],
-                n[usable],
-                method=o["method"],
-                design=o["design"],
-                df_adjust=df,
-                confidence_level=level,
-            )
-        else:  # bayes on the grid
-            ci = grid_intervals(y[usable], n[usable], estimand=o["estimand"], level=level, rng=rng)
+        # the grid rows of a cell are computed together, by _grid_ends
+        df = None if o["df_adjust"] == "none" else o["df_adjust"]
+        ci = clustered_proportion_ci(
+            y[usable],
+            n[usable],
+            method=o["method"],
+            design=o["design"],
+            df_adjust=df,
+            confidence_level=level,
+        )
         low[usable], high[usable] = ci.low, ci.high
         return low, high
 
@@ -344,6 +353,19 @@ def _recommended_ends(
     return low, high
 
 
+def _proportion_grid_ends(methods, rngs, metric: str, counts: np.ndarray, level: float):
+    """:func:`_grid_ends` of a cell's per-person counts, for a proportion metric only."""
+    from ..metrics import proportion_counts
+
+    if metric != "proportion" and metric not in registry.PROPORTION_METRIC:
+        return {}
+    if metric == "proportion":
+        y, n = counts[..., 0], counts.sum(-1)
+    else:
+        y, n = proportion_counts(counts, metric)
+    return _grid_ends(methods, rngs, y, n, level)
+
+
 def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     """Persons drawn from an infinite population (kinds nested and nested_confusion).
 
@@ -377,12 +399,15 @@ def _infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             counts = _binary_cells(matrices)
             cells = _binary_cells(truth_value)
             truth = float(metric_values(cells, metric))
+    grid = _proportion_grid_ends(suite.methods, method_rngs, metric, counts, level)
     out = np.empty((len(suite.methods), 6))
     for i, (m, rng) in enumerate(zip(suite.methods, method_rngs, strict=True)):
         if m.family == "recommended":
             ends = _recommended_ends(metric, counts, scale, level, rng)
         elif m.family == "bayes" and m.options["sampler"] == "nutpie":
             raise ValueError("nutpie is not offered for infinite populations")  # the schema says so
+        elif m.family == "bayes":
+            ends = grid.get(i)
         else:
             ends = _method_ends(m, metric, counts, scale, level, rng)
         if ends is None:  # the method does not apply to this metric: nothing scored

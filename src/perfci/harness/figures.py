@@ -15,7 +15,7 @@ import xarray as xr
 
 __all__ = ["FIGURES", "coverage_table", "make_figures"]
 
-_NESTED_GROUPS = {
+_NESTED_GROUPS: dict[str, tuple[str, ...]] = {
     "Wald": ("wald", "wald_neff", "wald_neff_df"),
     "Agresti-Coull": ("agresti_coull", "agresti_coull_neff", "agresti_coull_neff_df"),
     "Wilson": ("wilson", "wilson_neff", "wilson_neff_df"),
@@ -25,7 +25,11 @@ _NESTED_GROUPS = {
         "pseudo_cluster_percentile_1",
         "pseudo_hierarchical_percentile_1",
     ),
-    "Bayesian (grid)": ("bayes_grid_mu", "bayes_grid_text_weighted"),
+    "Bayesian (grid)": (
+        "bayes_grid_population",
+        "bayes_grid_mu",
+        "bayes_grid_sampled_persons",
+    ),
 }
 
 
