@@ -7,7 +7,8 @@ to the traced variables. Numba's own cache cannot keep them (their closures hold
 that are new in every process), so this module keeps them itself, as Numba's cache keeps
 a function: the callbacks' object code (``CodeLibrary.serialize_using_object_code``) and
 the Numba environments they refer to. Loading an entry rebuilds the nutpie model from it
-without importing PyMC or PyTensor, and without compiling anything.
+without importing PyMC and without compiling anything (the environments import the
+PyTensor modules whose functions they belong to, as Numba's cache does).
 
 Location
     ``$PERFCI_CACHE_DIR``, else ``$XDG_CACHE_HOME/perfci``, else ``~/.cache/perfci``;
@@ -331,7 +332,7 @@ def _environments(library: Any) -> list[Any]:
 
 
 def _freeze(compiled: Any, start: JitteredStart) -> dict[str, Any]:
-    """Return what rebuilds `compiled` in another process (no PyMC or PyTensor objects)."""
+    """Return what rebuilds `compiled` in another process (no PyMC graph, no PyTensor function)."""
     callbacks = {}
     for field in _CALLBACKS:
         callback = getattr(compiled, field)
