@@ -16,9 +16,10 @@ Location
     ``0``) turns the cache off: every process compiles.
 Key
     A SHA-256 of the model's name and prior parameters, the source of the module that
-    builds it, the versions of perfci, PyMC, PyTensor, nutpie, Numba, llvmlite, NumPy and
-    Python, and Numba's code generator (target, CPU name and features: the machine code
-    is compiled for this CPU). Any change gives a new entry; old ones are left in place.
+    builds it and of this module, the versions of perfci, PyMC, PyTensor, nutpie, Numba,
+    llvmlite, NumPy and Python, and Numba's code generator (target, CPU name and
+    features: the machine code is compiled for this CPU). Any change gives a new entry;
+    old ones are left in place.
 Writes
     To a temporary file in the same folder, then ``os.replace``: a reader sees a whole
     entry or none. Two processes that miss at once both compile; the last rename wins,
@@ -148,6 +149,8 @@ def _cache_key(model: str, parameters: Mapping[str, Any], source: bytes) -> str:
         ("model", model),
         ("parameters", sorted(parameters.items())),
         ("source", hashlib.sha256(source).hexdigest()),
+        # how this module compiles and rebuilds: an edit of it is a new layout too
+        ("cache", hashlib.sha256(Path(__file__).read_bytes()).hexdigest()),
         ("versions", [(p, _version(p)) for p in PACKAGES]),
         ("python", sys.version),
         ("codegen", cpu_target.target_context.codegen().magic_tuple()),
