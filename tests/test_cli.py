@@ -679,3 +679,190 @@ def test_report_metrics_and_bayes_flags(capsys, example_csv):
     assert [r["sources"] for r in rows] == ["texts, persons", "texts, persons"]
     status, out, err = run(capsys, *argv, "--metrics", "recal")
     assert status == 2 and out == "" and err.count("\n") == 1 and "`--metrics`" in err
+
+
+def _options():
+    """Every option of every subcommand, with its expanded help."""
+    import argparse
+
+    from perfci.cli.parser import build_parser
+
+    parser = build_parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command, p in sub.choices.items():
+        formatter = p._get_formatter()
+        for action in p._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            yield command, action, formatter._expand_help(action) if action.help else ""
+
+
+def test_every_option_has_help_that_states_its_default():
+    missing = []
+    for command, action, text in _options():
+        name = action.option_strings[-1] if action.option_strings else action.dest
+        if not text:
+            missing.append((command, name, "no help"))
+        elif action.required or action.nargs == 0:  # required, or an on/off flag
+            continue
+        elif "(default: " not in text:
+            missing.append((command, name, "no default stated"))
+        elif action.default is not None and f"default: {action.default}" not in text:
+            missing.append((command, name, f"default {action.default!r} not stated"))
+    assert not missing
+
+
+def test_plan_from_a_pilot_file_is_the_librarys_plan(capsys, example_csv):
+    argv = ["plan", "--pilot", str(example_csv), "--truth", "human", "--pred", "model"]
+    status, out, err = run(
+        capsys, *argv, "--group", "person", "--metric", "recall", "--target", "0.05", "--json"
+    )
+    assert status == 0 and err == ""
+    payload = json.loads(out)
+    texts = pc.load_example()
+    pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall", texts["person"])
+    assert payload["pilot"] == {"file": str(example_csv), **pilot.to_dict()}
+    assert payload["plan"] == pilot.plan(0.05).to_dict()
+    # flags replace the pilot's estimates; --target is --half-width
+    status, out, _ = run(
+        capsys,
+        *argv,
+        "--metric",
+        "precision",
+        "--half-width",
+        "0.04",
+        "--metric-value",
+        "0.8",
+        "--confidence-level",
+        "0.9",
+        "--method",
+        "wilson",
+    )
+    lines = out.splitlines()
+    plan = pc.pilot_estimates(texts["human"], texts["model"], "precision").plan(
+        0.04, metric_value=0.8, confidence_level=0.9, method="wilson"
+    )
+    assert status == 0 and lines[0].startswith(f"pilot {example_csv}: precision 0.8467 (221 of 261")
+    assert lines[1] == "planned with --metric-value 0.8 as given, not from the pilot"
+    assert lines[2].startswith(f"{plan.relevant_n} relevant texts give a 90% wilson interval")
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (
+            ["--truth", "human", "--pred", "modle", "--metric", "recall"],
+            "`--pred` column 'modle' is not in",
+        ),
+        (
+            ["--truth", "human", "--pred", "model", "--metric", "recall", "--group", "who"],
+            "`--group` column 'who' is not in",
+        ),
+        (
+            ["--truth", "human", "--pred", "score", "--metric", "recall"],
+            "`--pred` column 'score' looks like scores",
+        ),
+        (
+            ["--truth", "human", "--metric", "recall"],
+            "`--pilot` needs `--pred COL` (the classifier labels).",
+        ),
+        (["--truth", "human", "--pred", "model"], "`--pilot` needs `--metric NAME`"),
+        (
+            ["--truth", "human", "--pred", "model", "--metric", "f1"],
+            "argument --metric: invalid choice: 'f1'",
+        ),
+        (
+            ["--truth", "human", "--pred", "model", "--metric", "recall", "--icc", "0.1"],
+            "a nested plan needs both `--icc` and `--texts-per-person`",
+        ),
+    ],
+)
+def test_plan_from_a_pilot_errors_name_the_flag_and_column(capsys, example_csv, extra, match):
+    status, out, err = run(capsys, "plan", "--pilot", str(example_csv), "--target", "0.05", *extra)
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert match in err, err
+
+
+def test_plan_pilot_errors_of_the_file_and_of_the_flags_without_it(capsys, tmp_path):
+    lacking = tmp_path / "pilot.csv"
+    pd.DataFrame({"human": [1, 0, 1], "person": ["a", "b", "c"]}).to_csv(lacking, index=False)
+    argv = ["plan", "--target", "0.05", "--truth", "human", "--pred", "model", "--metric", "recall"]
+    for pilot, match in [
+        (
+            lacking,
+            f"`--pred` column 'model' is not in {lacking}; its columns are ['human', 'person']",
+        ),
+        (tmp_path / "nope.csv", "`--pilot` file "),
+    ]:
+        status, out, err = run(capsys, *argv, "--pilot", str(pilot))
+        assert status == 2 and out == "" and err.count("\n") == 1 and match in err, err
+    status, out, err = run(capsys, *argv)  # pilot flags without --pilot
+    assert status == 2 and "`--truth` reads a pilot file: it goes with `--pilot FILE`." in err
+    status, out, err = run(capsys, "plan", "--target", "0.05")
+    assert status == 2 and "give `--metric-value V`" in err and "`--pilot FILE`" in err
+
+
+def test_plan_pilot_degenerate_cases_are_one_line_naming_the_flag_to_give(capsys, tmp_path):
+    path = tmp_path / "pilot.csv"
+    argv = ["plan", "--pilot", str(path), "--target", "0.05", "--truth", "h", "--pred", "m"]
+    pd.DataFrame({"h": [1, 1, 1, 0], "m": [1, 1, 1, 0], "g": list("aabb")}).to_csv(
+        path, index=False
+    )
+    status, out, err = run(capsys, *argv, "--metric", "recall", "--group", "g")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "the pilot's recall is 1 (3 of 3 relevant texts)" in err and "`--metric-value`" in err
+    pd.DataFrame({"h": [1, 0, 1, 0], "m": [1, 0, 0, 1], "g": list("aabc")}).to_csv(
+        path, index=False
+    )
+    status, out, err = run(capsys, *argv, "--metric", "recall", "--group", "g")
+    assert status == 2 and out == "" and err.count("\n") == 1 and "give `--icc`" in err
+    status, out, err = run(capsys, *argv, "--metric", "recall", "--group", "g", "--icc", "0.1")
+    assert status == 0 and "ICC not estimable" in out.splitlines()[0]
+    assert err.startswith("perfci: warning: icc is undefined") and err.count("\n") == 1
+
+
+def test_validate_run_takes_the_path_of_a_suite_file(capsys, suite_workdir):
+    suite = Path("validation/suites/t.toml")
+    mine = suite_workdir / "studies" / "mine.toml"
+    mine.parent.mkdir()
+    mine.write_text(suite.read_text().replace('name = "t"', 'name = "mine"'))
+    status, out, _ = run(capsys, "validate", "run", "studies/mine.toml", "--out", "res", "--json")
+    assert status == 0 and json.loads(out)["suite"] == "mine"
+    assert Path("res/mine.nc").is_file()
+    status, out, err = run(capsys, "validate", "run", "studies/nope.toml", "--out", "res")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "suite 'studies/nope.toml' not found (known suites: ['mine'])" in err
+    status, out, err = run(capsys, "validate", "run")
+    assert status == 2 and "the path of a suite file (.toml)" in err
+
+
+def test_progress_is_drawn_only_on_a_terminal_and_not_with_quiet(
+    capsys, monkeypatch, suite_workdir
+):
+    import time
+
+    from perfci.cli import commands, rendering
+
+    def slow_interval(args):
+        time.sleep(0.3)
+        print("done")
+
+    monkeypatch.setitem(commands.COMMANDS, "interval", slow_interval)
+    monkeypatch.setattr(rendering, "ACTIVITY_DELAY", 0.05)
+    argv = ["interval", "--successes", "1", "--trials", "2"]
+    for terminal, quiet, drawn in [
+        (True, [], True),
+        (True, ["--quiet"], False),
+        (False, [], False),
+    ]:
+        monkeypatch.setattr(rendering, "stderr_is_terminal", lambda t=terminal: t)
+        status, out, err = run(capsys, *argv, *quiet)
+        assert status == 0 and out == "done\n"  # the result is never mixed with progress
+        assert ("\rperfci interval: working, 0 s" in err) is drawn, err
+        assert err == "" or err.endswith("\r")  # the line is erased before the result
+    # validate run draws its bar of cells instead, on a terminal only
+    for terminal, drawn in [(True, True), (False, False)]:
+        monkeypatch.setattr(rendering, "stderr_is_terminal", lambda t=terminal: t)
+        status, out, err = run(capsys, "validate", "run", "t", "--out", "res")
+        assert status == 0 and out == "wrote res/t.nc\n"
+        assert ("2/2 cells" in err) is drawn and "working" not in err

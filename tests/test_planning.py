@@ -1,4 +1,7 @@
+import json
+
 import matplotlib
+import matplotlib.pyplot
 import numpy as np
 import pytest
 from scipy import stats
@@ -98,6 +101,60 @@ def test_plot():
         )
     )
     assert len(ax.lines) == 4
+    legend = ax.get_legend()
+    # the legend's title names the dims, its entries only their values
+    assert legend.get_title().get_text() == "icc, texts_per_person (metric_value = 0.9)"
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "0.05, 10",
+        "0.05, 50",
+        "0.1, 10",
+        "0.1, 50",
+    ]
+    matplotlib.pyplot.close(ax.figure)
+
+
+def test_plot_target_line_and_crossings_are_the_plans():
+    values = [0.7, 0.8, 0.9, 0.95]
+    curves = pc.half_width_curves(np.arange(10, 201), values)
+    ax = pc.plot_half_width_curves(curves, target=0.06)
+    (target,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert list(target.get_ydata()) == [0.06, 0.06]
+    # the planner's answers (bisection, then a look 60 ahead); 0.7 needs more than 200
+    plans = [pc.plan_sample_size(v, 0.06).relevant_n for v in values]
+    assert plans[0] > 200 and all(p <= 200 for p in plans[1:])
+    markers = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert [m.get_xdata()[0] for m in markers] == plans[1:]
+    for marker, value in zip(markers, values[1:], strict=True):  # on its curve
+        n = marker.get_xdata()[0]
+        assert marker.get_ydata()[0] == curves.sel(n=n, metric_value=value).item() <= 0.06
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == [
+        "0.7: n > 200",
+        *(f"{v:g}: n = {p}" for v, p in zip(values[1:], plans[1:], strict=True)),
+    ]
+    matplotlib.pyplot.close(ax.figure)
+
+
+def test_plot_crossing_of_an_oscillating_curve_is_after_its_last_n_above():
+    # the 90% lambda = 1 bootstrap oscillates: at 0.7 its curve dips below 0.06 and comes
+    # back above; the planner's rule counts from the last n above, not the first below
+    curves = pc.half_width_curves(
+        np.arange(10, 400), [0.7], confidence_level=0.9, method="percentile", pseudo_count=1
+    )
+    ax = pc.plot_half_width_curves(curves, target=0.06)
+    values = curves.sel(metric_value=0.7).values
+    first_below = int(curves["n"][np.argmax(values <= 0.06)])
+    plan = pc.plan_sample_size(0.7, 0.06, confidence_level=0.9, method="percentile", pseudo_count=1)
+    (marker,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert marker.get_xdata()[0] == plan.relevant_n > first_below
+    matplotlib.pyplot.close(ax.figure)
+
+
+@pytest.mark.parametrize("target", [0, -0.1, "0.05", np.nan])
+def test_plot_refuses_a_target_that_is_not_a_positive_number(target):
+    curves = pc.half_width_curves([10, 20], [0.9])
+    with pytest.raises(ValueError, match=r"^`target` must"):
+        pc.plot_half_width_curves(curves, target=target)
 
 
 def nested_plan_by_the_formula(p, target, icc, b, cv, level=0.95):
@@ -235,3 +292,111 @@ def test_a_wald_plan_made_small_by_zero_width_intervals_is_refused():
     assert np.sum(stats.binom.pmf(x, n, 0.95) * half) <= 0.02
     # a sound method plans at the same value without complaint
     assert pc.plan_sample_size(0.95, 0.1, method="wilson").half_width <= 0.1
+
+
+def _anova_icc_by_pandas(frame):
+    """One-way ANOVA ICC of 0/1 outcomes by person, written out from its textbook formula.
+
+    MSB = sum n_i (p_i - p)^2 / (m - 1), MSW = sum n_i p_i (1 - p_i) / (N - m),
+    n0 = (N - sum n_i^2 / N) / (m - 1), rho = (MSB - MSW) / (MSB + (n0 - 1) MSW), at least 0.
+    """
+    by = frame.groupby("person")["y"].agg(["size", "mean"])
+    n_i, p_i = by["size"].to_numpy(float), by["mean"].to_numpy()
+    big_n, m = n_i.sum(), len(n_i)
+    p = frame["y"].mean()
+    msb = np.sum(n_i * (p_i - p) ** 2) / (m - 1)
+    msw = np.sum(n_i * p_i * (1 - p_i)) / (big_n - m)
+    n0 = (big_n - np.sum(n_i**2) / big_n) / (m - 1)
+    return max(0.0, (msb - msw) / (msb + (n0 - 1) * msw))
+
+
+@pytest.mark.parametrize(
+    ("metric", "relevant", "success"),
+    [
+        ("recall", "human == 1", "model == 1"),
+        ("precision", "model == 1", "human == 1"),
+        ("specificity", "human == 0", "model == 0"),
+        ("accuracy", "human == human", "human == model"),
+    ],
+)
+def test_pilot_estimates_are_the_pilots_counts_icc_and_sizes(metric, relevant, success):
+    texts = pc.load_example()
+    pilot = pc.pilot_estimates(texts["human"], texts["model"], metric, texts["person"])
+    rel = texts.query(relevant).assign(y=lambda d: d.eval(success).astype(int))
+    sizes = rel.groupby("person").size()  # persons with a relevant text only
+    assert (pilot.successes, pilot.relevant_n, pilot.n_texts) == (
+        rel["y"].sum(),
+        len(rel),
+        len(texts),
+    )
+    assert pilot.metric_value == pytest.approx(rel["y"].mean(), rel=1e-12)
+    assert pilot.prevalence == pytest.approx(len(rel) / len(texts), rel=1e-12)
+    assert pilot.persons == sizes.size
+    assert pilot.texts_per_person == pytest.approx(sizes.mean(), rel=1e-12)
+    assert pilot.cluster_size_cv == pytest.approx(sizes.std(ddof=0) / sizes.mean(), rel=1e-12)
+    assert pilot.icc == pytest.approx(_anova_icc_by_pandas(rel), rel=1e-9, abs=1e-12)
+    # and the plan is plan_sample_size of exactly these values
+    assert pilot.plan(0.05) == pc.plan_sample_size(
+        pilot.metric_value,
+        0.05,
+        prevalence=pilot.prevalence,
+        icc=pilot.icc,
+        texts_per_person=pilot.texts_per_person,
+        cluster_size_cv=pilot.cluster_size_cv,
+    )
+
+
+def test_a_pilot_without_persons_plans_for_independent_texts_and_values_given_replace_its():
+    texts = pc.load_example()
+    pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall")
+    assert (pilot.persons, pilot.icc, pilot.texts_per_person, pilot.cluster_size_cv) == (
+        None,
+        None,
+        None,
+        None,
+    )
+    plan = pilot.plan(0.05, confidence_level=0.9, method="wilson")
+    assert plan == pc.plan_sample_size(
+        221 / 251, 0.05, confidence_level=0.9, method="wilson", prevalence=251 / 1069
+    )
+    assert pilot.plan(0.05, metric_value=0.8, prevalence=0.5) == pc.plan_sample_size(
+        0.8, 0.05, prevalence=0.5
+    )
+    nested = pilot.plan(0.05, icc=0.1, texts_per_person=6)
+    assert nested == pc.plan_sample_size(
+        221 / 251, 0.05, icc=0.1, texts_per_person=6, prevalence=251 / 1069
+    )
+    assert json.loads(json.dumps(pilot.to_dict(), allow_nan=False))["metric"] == "recall"
+
+
+def test_pilot_degenerate_cases_say_what_to_give():
+    # every relevant text a success: no width to plan at
+    perfect = pc.pilot_estimates([1, 1, 1, 0], [1, 1, 1, 1], "recall", ["a", "a", "b", "b"])
+    assert perfect.metric_value == 1.0
+    with pytest.raises(ValueError, match=r"recall is 1 \(3 of 3 relevant texts\).*`metric_value`"):
+        perfect.plan(0.05)
+    assert perfect.plan(0.05, metric_value=0.9).relevant_n > 0
+    # no relevant text: the metric is undefined, with its warning
+    with pytest.warns(pc.UndefinedMetricWarning, match="no reference positives"):
+        empty = pc.pilot_estimates([0, 0, 0], [1, 0, 0], "recall")
+    assert np.isnan(empty.metric_value) and empty.relevant_n == 0 and empty.prevalence == 0
+    with pytest.raises(ValueError, match="no relevant texts for recall.*`metric_value` and"):
+        empty.plan(0.05, metric_value=0.9)
+    assert empty.plan(0.05, metric_value=0.9, prevalence=0.2) == pc.plan_sample_size(
+        0.9, 0.05, prevalence=0.2
+    )
+    # one relevant text per person while outcomes vary: the ICC is not estimable
+    with pytest.warns(pc.UndefinedMetricWarning, match="icc is undefined"):
+        single = pc.pilot_estimates([1, 0, 1, 0], [1, 0, 0, 1], "recall", ["a", "a", "b", "c"])
+    assert np.isnan(single.icc) and single.persons == 2 and single.texts_per_person == 1
+    with pytest.raises(ValueError, match="ICC is not estimable.*give `icc`"):
+        single.plan(0.05)
+    assert single.plan(0.05, icc=0.1).persons > 0
+    # three classes: a plan is for one binary metric
+    with pytest.raises(ValueError, match="labels have 3 classes.*give `positive`"):
+        pc.pilot_estimates(["a", "b", "c"], ["a", "c", "b"], "recall")
+    assert (
+        pc.pilot_estimates(["a", "b", "c"], ["a", "c", "b"], "recall", positive="a").successes == 1
+    )
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        pc.pilot_estimates([1, 0], [1, 0], "f1")

@@ -590,10 +590,12 @@ CLI_CHOICES = {
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
+    ("bayes", "--prior"): registry.PRIOR,
     ("bayes", "--estimand"): registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,
     ("plan", "--method"): registry.PLAN_METHOD,
+    ("plan", "--metric"): registry.PROPORTION_METRIC,
 }
 BASE_ARGV = {
     "interval": ["--successes", "1", "--trials", "10"],

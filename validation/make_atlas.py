@@ -708,8 +708,8 @@ def tradeoff_figure(frame: pd.DataFrame, path: Path, title: str, level: float = 
 
     The point is the mean over those cells, the vertical bar the min to max coverage;
     lines mark the nominal level and the floor :data:`FLOOR`; ``recommended`` is drawn in
-    red. Written to `path` (PNG, 150 dpi) atomically. Returns False (and writes nothing)
-    without cells with >= 10 persons.
+    vermillion. Written to `path` (PNG, 150 dpi) atomically. Returns False (and writes
+    nothing) without cells with >= 10 persons.
     """
     import matplotlib
 
@@ -725,22 +725,15 @@ def tradeoff_figure(frame: pd.DataFrame, path: Path, title: str, level: float = 
         high=("coverage", "max"),
         width=("mean_half_width", "mean"),
     )
-    # one style for every atlas figure
-    with plt.rc_context(
-        {
-            "font.size": 8,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-        }
-    ):
+    from perfci.plotting import style
+
+    with style():  # the style of every perfci figure
         fig, ax = plt.subplots(figsize=(6.4, 4.4))
         ax.axhline(level, color="k", lw=0.8, label=f"nominal {level:g}")
         ax.axhline(FLOOR, color="0.4", lw=0.8, ls="--", label=f"floor {FLOOR:g}")
         for method, p in points.iterrows():
             rec = method == RECOMMENDED
-            color = "C3" if rec else "C0"
+            color = "C1" if rec else "C0"
             ax.vlines(p["width"], p["low"], p["high"], color=color, lw=1.6 if rec else 0.9)
             ax.plot(
                 p["width"],
@@ -761,7 +754,7 @@ def tradeoff_figure(frame: pd.DataFrame, path: Path, title: str, level: float = 
                 xytext=offset,
                 textcoords="offset points",
                 fontsize=7,
-                color="C3" if rec else "C0",
+                color="C1" if rec else "C0",
                 fontweight="bold" if rec else "normal",
                 bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
                 zorder=4,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0.dev0"
 
 #: Subpackages and modules reachable as attributes (``pc.bayes``, ``pc.harness``, ...).
-_SUBMODULES = ("bayes", "figures", "harness", "policy")
+_SUBMODULES = ("bayes", "figures", "harness", "plotting", "policy")
 #: Every public name and the module that defines it.
 _NAMES = {
     "AGREEMENT_METHODS": "agreement",
@@ -40,6 +40,7 @@ _NAMES = {
     "METRICS": "metrics",
     "MetricCI": "reporting",
     "OperatingCharacteristics": "exact",
+    "PilotEstimates": "planning",
     "PROPORTION_METRICS": "metrics",
     "ProportionCI": "analytic",
     "RocAucCI": "auc",
@@ -69,6 +70,7 @@ _NAMES = {
     "load_example": "datasets",
     "metric_ci": "reporting",
     "operating_characteristics": "exact",
+    "pilot_estimates": "planning",
     "plan_sample_size": "planning",
     "plot_half_width_curves": "planning",
     "proportion_ci": "analytic",
@@ -132,8 +134,10 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         proportion_counts,
     )
     from .planning import (
+        PilotEstimates,
         SampleSizePlan,
         half_width_curves,
+        pilot_estimates,
         plan_sample_size,
         plot_half_width_curves,
     )
@@ -182,6 +186,7 @@ __all__ = [
     "DegenerateIntervalWarning",
     "MetricCI",
     "OperatingCharacteristics",
+    "PilotEstimates",
     "ProportionCI",
     "RocAucCI",
     "RocAucComparison",
@@ -210,6 +215,7 @@ __all__ = [
     "load_example",
     "metric_ci",
     "operating_characteristics",
+    "pilot_estimates",
     "plan_sample_size",
     "plot_half_width_curves",
     "policy",

@@ -20,8 +20,16 @@ from ._core.validation import (
 from .analytic import proportion_ci
 from .design import effective_sample_size
 from .exact import expected_half_width
+from .metrics import compute_metric, proportion_counts, undefined_reason
 
-__all__ = ["SampleSizePlan", "half_width_curves", "plan_sample_size", "plot_half_width_curves"]
+__all__ = [
+    "PilotEstimates",
+    "SampleSizePlan",
+    "half_width_curves",
+    "pilot_estimates",
+    "plan_sample_size",
+    "plot_half_width_curves",
+]
 
 # Largest relevant n (or number of persons) the search considers.
 _MAX_N = 1_000_000
@@ -370,6 +378,214 @@ def plan_sample_size(
     return SampleSizePlan(n, total, persons, achieved, p, target, level, name, design)
 
 
+@dataclass(frozen=True)
+class PilotEstimates(ResultMixin):
+    """What a pilot labelled set says about the quantities a sample-size plan needs.
+
+    Attributes
+    ----------
+    metric : str
+        The proportion metric planned for (``recall``, ``precision``, ...).
+    metric_value : float
+        The pilot's estimate of the metric, successes / relevant texts (for nested texts
+        the pooled ratio over all texts); NaN without relevant texts.
+    successes, relevant_n, n_texts : int
+        The metric's successes and relevant texts, and all texts of the pilot.
+    prevalence : float
+        The share of the pilot's texts that are relevant, ``relevant_n / n_texts``.
+    persons : int or None
+        Persons with at least one relevant text (None without `groups`).
+    icc : float or None
+        One-way ANOVA ICC of the metric's outcomes within persons (:func:`icc`); NaN
+        where it is not estimable, None without `groups`.
+    texts_per_person : float or None
+        Mean relevant texts per person with a relevant text, B = relevant_n / persons.
+    cluster_size_cv : float or None
+        Coefficient of variation of the relevant texts per person (standard deviation,
+        divisor m, over B), as :func:`plan_sample_size` takes it.
+    """
+
+    metric: str
+    metric_value: float
+    successes: int
+    relevant_n: int
+    n_texts: int
+    prevalence: float
+    persons: int | None
+    icc: float | None
+    texts_per_person: float | None
+    cluster_size_cv: float | None
+
+    def plan(self, half_width: float, **options: Any) -> SampleSizePlan:
+        """Plan the sample size for `half_width` from these estimates.
+
+        Parameters
+        ----------
+        half_width : float
+            The largest acceptable half-width, as in :func:`plan_sample_size`.
+        **options
+            Other arguments of :func:`plan_sample_size` (``confidence_level``,
+            ``method``, ``pseudo_count``, ``df_adjust``). ``metric_value``,
+            ``prevalence``, ``icc``, ``texts_per_person`` and ``cluster_size_cv`` default
+            to the pilot's estimates; a value given here (not None) replaces the pilot's.
+
+        Returns
+        -------
+        SampleSizePlan
+            A nested plan when the pilot had persons (or `icc` is given), else a plan
+            for independent texts.
+
+        Raises
+        ------
+        ValueError
+            When an estimate the plan needs is undefined and not given: a metric value
+            of 0 or 1 (no interval width to plan at; give ``metric_value``), no relevant
+            texts (give ``metric_value`` and ``prevalence``), or an ICC that is not
+            estimable (give ``icc``).
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> texts = pc.load_example()
+        >>> pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall")
+        >>> pilot.plan(0.05).relevant_n
+        166
+        >>> pilot.plan(0.05, metric_value=0.8).relevant_n  # plan at a more cautious value
+        245
+        """
+        given = {k: options.pop(k, None) for k in _PILOT_FIELDS}
+        value = self.metric_value if given["metric_value"] is None else given["metric_value"]
+        if self.relevant_n == 0 and (given["metric_value"] is None or given["prevalence"] is None):
+            raise ValueError(
+                f"the pilot has no relevant texts for {self.metric}: "
+                f"{undefined_reason(self.metric)}; it says nothing about the metric's value "
+                "or how many texts are relevant: give `metric_value` and `prevalence`."
+            )
+        if given["metric_value"] is None and value in (0.0, 1.0):
+            raise ValueError(
+                f"the pilot's {self.metric} is {value:g} ({self.successes} of "
+                f"{self.relevant_n} relevant texts), where an interval has no width to plan "
+                "at; give `metric_value`, the value to plan for (e.g. the low end of the "
+                "pilot's interval)."
+            )
+        nested = self.persons is not None or given["icc"] is not None
+        values: dict[str, Any] = {"prevalence": self.prevalence}
+        if nested:
+            rho = self.icc if given["icc"] is None else given["icc"]
+            if rho is None or rho != rho:  # NaN: not estimable from the pilot
+                raise ValueError(
+                    "the pilot's ICC is not estimable (it needs at least two persons with a "
+                    "relevant text and, when outcomes vary, one with two or more); give `icc`."
+                )
+            values.update(
+                icc=rho,
+                texts_per_person=self.texts_per_person,
+                cluster_size_cv=self.cluster_size_cv or 0.0,
+            )
+        values.update({k: v for k, v in given.items() if v is not None and k != "metric_value"})
+        return plan_sample_size(value, half_width, **values, **options)
+
+
+#: Arguments of :func:`plan_sample_size` that :meth:`PilotEstimates.plan` takes from the pilot.
+_PILOT_FIELDS = ("metric_value", "prevalence", "icc", "texts_per_person", "cluster_size_cv")
+
+
+def pilot_estimates(
+    y_true: Any,
+    y_pred: Any,
+    metric: str,
+    groups: Any = None,
+    *,
+    positive: Any = None,
+) -> PilotEstimates:
+    r"""Estimate from a pilot labelled set what :func:`plan_sample_size` needs.
+
+    Parameters
+    ----------
+    y_true, y_pred : array_like
+        Reference and classifier labels of the pilot's texts, read as by
+        :func:`confusion`.
+    metric : str
+        A proportion metric (:data:`PROPORTION_METRICS`): the plan is for its relevant
+        texts.
+    groups : array_like, optional
+        Person ids, one per text: adds the ICC, the relevant texts per person and their
+        coefficient of variation.
+    positive : object, optional
+        The positive label, as in :func:`confusion`; needed for labels that are not a
+        binary code.
+
+    Returns
+    -------
+    PilotEstimates
+        The estimates; :meth:`PilotEstimates.plan` plans from them.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When the metric has no relevant texts (its value is NaN), or the ICC is not
+        estimable (fewer than two persons with a relevant text, or every person with
+        one while outcomes vary; NaN).
+
+    Raises
+    ------
+    ValueError
+        For labels that :func:`confusion` refuses, labels of three or more classes (a
+        plan is for a binary metric: name `positive`), or a `metric` that is not a
+        proportion.
+
+    Notes
+    -----
+    With per-person successes :math:`y_i` and relevant texts :math:`n_i` over the m
+    persons with :math:`n_i > 0`: the metric is :math:`\sum y_i / \sum n_i`, the ICC the
+    one-way ANOVA estimate of :func:`icc`, :math:`B = \sum n_i / m` and
+    :math:`\mathrm{CV} = \mathrm{sd}(n_i) / B` (divisor m), which is what the design
+    effect :math:`1 + \rho((1 + \mathrm{CV}^2) B - 1)` of :func:`plan_sample_size` takes.
+    Persons without a relevant text do not count, as in :func:`clustered_proportion_ci`.
+    A pilot is small, so its estimates are uncertain: plan also at a more cautious
+    metric value or ICC (``plan(..., metric_value=...)``) to see how much that matters.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall", texts["person"])
+    >>> round(pilot.metric_value, 4), pilot.relevant_n, pilot.persons
+    (0.8805, 251, 39)
+    >>> round(pilot.icc, 3), round(pilot.texts_per_person, 2), round(pilot.cluster_size_cv, 2)
+    (0.059, 6.44, 0.62)
+    >>> plan = pilot.plan(0.05)
+    >>> plan.relevant_n, plan.persons, plan.total_texts
+    (264, 41, 1125)
+    """
+    from .counting import confusion
+    from .design import icc as icc_
+
+    registry.PROPORTION_METRIC.check(metric)
+    counts = confusion(y_true, y_pred, positive=positive, groups=groups)
+    if counts.classes is not None:
+        raise ValueError(
+            f"a plan is for one binary metric, but the labels have {len(counts.classes)} "
+            f"classes ({', '.join(map(str, counts.classes[:6]))}); give `positive`, the "
+            "label the metric is about."
+        )
+    y, n = proportion_counts(counts.counts, metric)
+    n_texts = counts.n_texts
+    relevant = int(n.sum())
+    successes = int(y.sum())
+    value = float(compute_metric(counts.counts.reshape(-1, 4).sum(0), metric))
+    persons = rho = b = cv = None
+    if groups is not None:
+        sizes = n[n > 0]
+        persons = int(sizes.size)
+        rho = float(icc_(y, n))
+        b = float(sizes.mean()) if persons else float("nan")
+        cv = float(sizes.std() / b) if persons else float("nan")
+    return PilotEstimates(
+        metric, value, successes, relevant, n_texts, relevant / n_texts, persons, rho, b, cv
+    )
+
+
 def _half_width_curves_iv(
     n: Any,
     metric_value: Any,
@@ -511,7 +727,20 @@ def half_width_curves(
     )
 
 
-def plot_half_width_curves(curves: xr.DataArray, ax: Any = None) -> Any:
+def _crossings(n: np.ndarray, values: np.ndarray, target: float) -> np.ndarray:
+    """First n of each curve (rows of `values`) from which every n shown meets `target`.
+
+    The rule of :func:`plan_sample_size` (oscillating curves count from their last n above
+    the target), applied to the n of the curves; NaN where a curve's last n is above the
+    target or undefined (no crossing in the range drawn).
+    """
+    above = ~(values <= target)  # NaN (too few persons) does not meet the target
+    last_above = n.size - 1 - np.argmax(above[:, ::-1], axis=1)
+    first_ok = np.where(above.any(axis=1), last_above + 1, 0)
+    return np.where(first_ok < n.size, n[np.minimum(first_ok, n.size - 1)], np.nan)
+
+
+def plot_half_width_curves(curves: xr.DataArray, ax: Any = None, *, target: Any = None) -> Any:
     """Plot curves of :func:`half_width_curves`, one line per curve, on matplotlib axes.
 
     Parameters
@@ -519,33 +748,94 @@ def plot_half_width_curves(curves: xr.DataArray, ax: Any = None) -> Any:
     curves : xarray.DataArray
         The output of :func:`half_width_curves`.
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure's axes by default.
+        Axes to draw on; a new 4.5 x 3 in figure's axes by default.
+    target : float, optional
+        A target half-width: drawn as a horizontal line, and each curve's crossing (the
+        first n from which every n drawn stays at or below the target, the rule of
+        :func:`plan_sample_size`) marked and given in the legend as ``n = ...``
+        (``n > max`` when the curve does not reach the target in the range drawn).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes.
+        The axes: one line per curve (and, with `target`, the target line and one marker
+        per crossing).
+
+    Raises
+    ------
+    ValueError
+        If `target` is not a positive number.
+
+    Notes
+    -----
+    The legend's title names the dims that tell the curves apart and its entries their
+    values, in two columns beyond six curves; dims with one value are stated in the
+    title only.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
     >>> import perfci as pc
-    >>> ax = pc.plot_half_width_curves(pc.half_width_curves(range(10, 251), [0.8, 0.9]))
-    >>> len(ax.lines)
-    2
+    >>> curves = pc.half_width_curves(range(10, 251), [0.8, 0.9])
+    >>> ax = pc.plot_half_width_curves(curves, target=0.08)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['0.8: n = 95', '0.9: n = 60']
+    >>> pc.plan_sample_size(0.9, 0.08).relevant_n
+    60
+    >>> plt.close(ax.figure)
     """
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    others = [d for d in curves.dims if d != "n"]
+    from .plotting import style
+
+    if target is not None:
+        target = check_real_scalar("target", target)
+        if not target > 0:
+            raise ValueError(f"`target` must be a positive half-width; got {target!r}.")
+    others = [str(d) for d in curves.dims if d != "n"]
+    varying = [d for d in others if curves.sizes[d] > 1]
+    fixed = [d for d in others if curves.sizes[d] == 1]
     stacked = curves.stack(curve=others) if others else curves.expand_dims(curve=[0])
-    for i in range(stacked.sizes["curve"]):
-        line = stacked.isel(curve=i)
-        label = ", ".join(f"{d} = {line[d].item():g}" for d in others)
-        ax.plot(curves["n"], line.values, label=label)
-    ax.set_xlabel("relevant n (texts used to estimate the metric)")
-    ax.set_ylabel("half-width")
-    ax.legend(fontsize="small")
+    order = np.argsort(curves["n"].values, kind="stable")  # crossings read n ascending
+    n = np.asarray(curves["n"].values)[order]
+    values = np.asarray(stacked.transpose("curve", "n").values, dtype=float)[:, order]
+    crossing = _crossings(n, values, target) if target is not None else None
+    with style():
+        if ax is None:
+            _, ax = plt.subplots(figsize=(4.5, 3.0))
+        for i in range(stacked.sizes["curve"]):
+            line = stacked.isel(curve=i)
+            label = ", ".join(f"{line[d].item():g}" for d in varying) or "half-width"
+            (drawn,) = ax.plot(n, values[i], lw=1.0)
+            if crossing is not None:
+                if np.isnan(crossing[i]):
+                    label += f": n > {n.max():g}"
+                else:
+                    label += f": n = {crossing[i]:g}"
+                    at = int(np.searchsorted(n, crossing[i]))
+                    ax.plot(crossing[i], values[i, at], "o", color=drawn.get_color(), ms=3.5)
+            drawn.set_label(label)
+        if target is not None:
+            ax.axhline(target, color="0.3", lw=0.8, ls="--", zorder=1)
+            ax.annotate(
+                f"target {target:g}",
+                (1.0, target),
+                xycoords=("axes fraction", "data"),
+                xytext=(-2, 2),
+                textcoords="offset points",
+                ha="right",
+                va="bottom",
+                fontsize=7,
+                color="0.3",
+            )
+        ax.set_xlabel("relevant n (texts used to estimate the metric)")
+        ax.set_ylabel("half-width")
+        title = ", ".join(varying)
+        # dims of one value (not coordinates left by a selection: the caller chose them)
+        fixed_text = ", ".join(f"{d} = {curves[d].item():g}" for d in fixed)
+        if fixed_text:
+            title = f"{title} ({fixed_text})" if title else fixed_text
+        ax.legend(title=title or None, ncol=2 if stacked.sizes["curve"] > 6 else 1)
     return ax

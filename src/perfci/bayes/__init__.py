@@ -33,7 +33,12 @@ is the grid for the beta-binomial (exact there) and nutpie for the hierarchical
 confusion model, which no grid computes. A result's ``sampler`` says which one ran.
 
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
-fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so.
+fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so. A fit also
+says which posterior moments of the concentration kappa exist (``BayesFit.tail``): under
+the ``"bda3"`` prior its mean is infinite, which flags the fit (its credible intervals,
+being quantiles, stay valid), and :meth:`BayesFit.summary` reports kappa by quantiles.
+:func:`prior_sensitivity` gives an interval under both priors and says whether they
+differ materially.
 
 Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
 The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
@@ -61,12 +66,14 @@ from .results import (
     ConfusionFit,
     ConfusionPosterior,
     CredibleInterval,
+    PriorSensitivity,
     confusion_posterior,
 )
 from .results import INTERVAL_KINDS as INTERVAL_KINDS
 from .samplers import MAX_RHAT as MAX_RHAT
 from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
+from .sensitivity import prior_sensitivity
 
 __all__ = [
     "ESTIMANDS",
@@ -77,6 +84,7 @@ __all__ = [
     "ConfusionFit",
     "ConfusionPosterior",
     "CredibleInterval",
+    "PriorSensitivity",
     "confusion_posterior",
     "fit",
     "fit_confusion",
@@ -84,5 +92,6 @@ __all__ = [
     "grid_intervals",
     "plot_forest",
     "plot_posterior",
+    "prior_sensitivity",
     "shared_grid_intervals",
 ]

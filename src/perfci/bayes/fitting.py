@@ -36,6 +36,7 @@ from .results import (
     check_estimand,
 )
 from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
+from .tails import check_tails
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -538,7 +539,11 @@ def fit(
     Warns
     -----
     BayesianDiagnosticsWarning
-        If the fit fails R-hat <= 1.01, bulk and tail ESS >= 400, or has divergences.
+        If the fit fails R-hat <= 1.01, bulk and tail ESS >= 400, or has divergences; if
+        kappa's posterior mean is infinite (``prior="bda3"``, for every data set); or if
+        every person has 0 successes or all under ``"bda3"``, whose posterior would be
+        improper without its truncation. These flag the fit (see
+        :attr:`BayesFit.tail`); its credible intervals stay valid, being quantiles.
 
     Notes
     -----
@@ -559,7 +564,7 @@ def fit(
     mu 0.850 [0.676, 0.933]
     >>> ci = result.interval("population", kind="eti", level=0.9)
     >>> print(f"population {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    population 0.910 [0.815, 0.959]
+    population 0.910 [0.806, 0.961]
     """
     check_choice("sampler", sampler, SAMPLERS)
     # one proportion: the grid posterior is exact for every estimand
@@ -606,6 +611,8 @@ def fit(
             {
                 "mu_mass": ("mu_cell", posterior.mu_mass[0]),
                 "mu_edge": ("mu_edge_index", posterior.mu_edge[0]),
+                "s_mass": ("s_cell", posterior.mass[0].sum(axis=0)),
+                "s_edge": ("s_edge_index", posterior.s_edge[0]),
             }
         )
         tree = _posterior_tree(
@@ -619,7 +626,8 @@ def fit(
         )
         k = float(draws * chains)
         diag = {"r_hat": np.nan, "ess_bulk": k, "ess_tail": k, "divergences": 0}
-        return BayesFit(tree, sampler, prior, y, n, diag, False, ())
+        tail, flags = check_tails(prior, y, n)
+        return BayesFit(tree, sampler, prior, y, n, diag, bool(flags), flags, tail)
 
     seed = int(generator.integers(2**31 - 1))
     if sampler == "nutpie":
@@ -637,7 +645,9 @@ def fit(
     extra = {"sample_stats": stats_ds[["diverging"]]}
     tree = _posterior_tree(mu, s, population, sampled, cast(NDArray[np.float64], p), ids, extra)
     diag, reasons = _diagnostics(tree, ["mu", "s"])
-    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons)
+    tail, flags = check_tails(prior, y, n, tree["posterior"]["kappa"].to_numpy())
+    reasons += flags
+    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons, tail)
 
 
 def fit_labels(
@@ -681,7 +691,7 @@ def fit_labels(
     ...                              "recall", sampler="grid", rng=1)
     >>> ci = result.interval("population", level=0.95)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.876 [0.815, 0.920]
+    0.876 [0.814, 0.921]
     """
     check_choice("metric", metric, PROPORTION_METRICS)
     from ..counting import confusion

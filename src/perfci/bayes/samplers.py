@@ -28,7 +28,12 @@ MIN_ESS = 400
 
 
 class BayesianDiagnosticsWarning(RuntimeWarning):
-    """A posterior failed its diagnostics (R-hat, ESS or divergences) and is flagged."""
+    """A posterior failed its diagnostics and is flagged, or a summary of it does not exist.
+
+    Flagged: R-hat, ESS, divergences, an infinite posterior mean of kappa (see
+    :attr:`BayesFit.tail <perfci.bayes.BayesFit.tail>`). Not flagged: a moment that
+    :meth:`BayesFit.summary <perfci.bayes.BayesFit.summary>` leaves out (NaN).
+    """
 
 
 @cache

@@ -3,7 +3,9 @@
 Every command prints readable text by default and JSON with ``--json``. Bad input prints
 one line to stderr naming the flag, column or file the user typed and exits with status
 2; an internal error prints one line saying so and exits with status 1. Neither shows a
-traceback unless ``--debug`` is given.
+traceback unless ``--debug`` is given. A command still running after two seconds shows
+that it is working on stderr when stderr is a terminal (``validate run`` a bar of its
+cells), unless ``--quiet`` is given.
 
 The parser (:mod:`perfci.cli.parser`) reads every name and its help from the registry,
 the commands (:mod:`perfci.cli.commands`) import the library as they need it, and
@@ -45,24 +47,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     from .parser import UsageError, build_parser, in_user_words
+    from .rendering import Activity, stderr_is_terminal
 
     parser = build_parser()
     args: Any = None
     debug = False
+    activity = Activity("perfci", enabled=False)
 
     def words(message: object) -> str:
         text = str(message).splitlines()[0] if str(message) else type(message).__name__
         return text if args is None else in_user_words(text, args)
 
     def show_warning(message: Warning | str, *_: Any, **__: Any) -> None:
+        activity.clear()
         print(f"perfci: warning: {words(message)}", file=sys.stderr)
 
     try:
         args = parser.parse_args(argv)
         debug = args.debug
-        from .commands import COMMANDS
+        from .commands import COMMANDS, draws_own_progress
 
-        with warnings.catch_warnings():
+        # Progress only where someone watches: a terminal, without --quiet.
+        watched = stderr_is_terminal() and not args.quiet
+        activity = Activity(
+            f"perfci {args.command}", enabled=watched and not draws_own_progress(args)
+        )
+        with warnings.catch_warnings(), activity:
             warnings.simplefilter("always")
             warnings.showwarning = show_warning
             COMMANDS[args.command](args)

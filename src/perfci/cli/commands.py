@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "COMMANDS",
+    "draws_own_progress",
     "bayes",
     "bootstrap",
     "compare",
@@ -106,21 +107,23 @@ def bootstrap(args: argparse.Namespace) -> None:
 MISSING_CODES = ("NA", "N/A", "n/a", "#N/A", "#NA", "<NA>", "NULL", "null", "NaN", "nan", "None")
 
 
-def _read_table(path: str) -> pd.DataFrame:
+def _read_table(path: str, flag: str | None = None) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file of labelled texts, cells kept as text.
 
     Only empty cells are missing: ``NA``, ``null`` and the like are read as they are.
+    Messages name the file, and the `flag` that gave it when it is not the positional FILE.
     """
     import pandas as pd
 
+    file = "file" if flag is None else f"`{flag}` file"
     where = Path(path)
     suffix = where.suffix.lower()
     if where.is_dir():
-        raise ValueError(f"file {path!r} is a folder; give a .csv, .tsv or .parquet file.")
+        raise ValueError(f"{file} {path!r} is a folder; give a .csv, .tsv or .parquet file.")
     if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
-        raise ValueError(f"file {path!r} must be a .csv, .tsv or .parquet file.")
+        raise ValueError(f"{file} {path!r} must be a .csv, .tsv or .parquet file.")
     if not where.exists():
-        raise ValueError(f"file {path!r} does not exist.")
+        raise ValueError(f"{file} {path!r} does not exist.")
     try:
         if suffix in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
@@ -129,19 +132,19 @@ def _read_table(path: str) -> pd.DataFrame:
             frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise ValueError(
-            f"file {path!r} is empty; it needs a header and one row per text."
+            f"{file} {path!r} is empty; it needs a header and one row per text."
         ) from None
     except PermissionError:
-        raise ValueError(f"file {path!r} could not be read: permission denied.") from None
+        raise ValueError(f"{file} {path!r} could not be read: permission denied.") from None
     except UnicodeDecodeError:
         raise ValueError(
-            f"file {path!r} could not be read: it is not text in UTF-8 (a CSV or TSV file)."
+            f"{file} {path!r} could not be read: it is not text in UTF-8 (a CSV or TSV file)."
         ) from None
     except Exception as exc:  # pandas raises many kinds for a malformed file
-        raise ValueError(f"file {path!r} could not be read: {exc}".splitlines()[0]) from None
+        raise ValueError(f"{file} {path!r} could not be read: {exc}".splitlines()[0]) from None
     if len(frame) == 0:
         raise ValueError(
-            f"file {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
+            f"{file} {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
             "it needs one row per text."
         )
     return frame
@@ -198,15 +201,22 @@ def _column(
     return text
 
 
-def _labels(args: argparse.Namespace, columns: dict[str, tuple[str, str]], frame: Any) -> Any:
+def _labels(
+    args: argparse.Namespace,
+    columns: dict[str, tuple[str, str]],
+    frame: Any,
+    path: str | None = None,
+) -> Any:
     """Read the label columns by one contract; return their arrays and the positive label.
 
-    `columns` maps each library argument (``y_true``, ...) to its flag and column name.
+    `columns` maps each library argument (``y_true``, ...) to its flag and column name;
+    `path` is the file they are read from (default ``args.file``).
     """
     from ..counting import normalize_labels
 
+    path = args.file if path is None else path
     read = {
-        key: _column(frame, column, flag, args.file, labels=True)
+        key: _column(frame, column, flag, path, labels=True)
         for key, (flag, column) in columns.items()
     }
     names = {key: f"`{flag}` column {column!r}" for key, (flag, column) in columns.items()}
@@ -352,6 +362,7 @@ def report(args: argparse.Namespace) -> None:
         metrics=args.metrics,
         bayes=args.bayes,
         bayes_sampler=args.bayes_sampler,
+        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,
@@ -626,6 +637,10 @@ def _person_sizes(frame: Any, args: argparse.Namespace, groups: Any) -> dict | N
     return dict(per_person["min"])
 
 
+#: The estimands of ``perfci bayes``, in the order of its JSON.
+ESTIMANDS = ("population", "mu", "sampled_persons")
+
+
 def bayes(args: argparse.Namespace) -> None:
     """``perfci bayes``: credible intervals beside the frequentist interval."""
     import pandas as pd
@@ -648,6 +663,7 @@ def bayes(args: argparse.Namespace) -> None:
         args.metric,
         positive=positive,
         sampler=args.sampler,
+        prior=args.prior,
         rng=args.seed,
         population_sizes=sizes,
         population_persons=args.population_persons,
@@ -667,14 +683,27 @@ def bayes(args: argparse.Namespace) -> None:
         "persons": fit["persons"],
         "relevant_n": int(result.trials.sum()),
         "estimand": args.estimand,
-        **{e: fit[e] for e in ("population", "mu", "sampled_persons")},
+        **{e: fit[e] for e in ESTIMANDS},
         "diagnostics": {
             **fit["diagnostics"],
             "flagged": fit["flagged"],
             "flag_reasons": fit["flag_reasons"],
         },
         "frequentist": {k: shown[k] for k in ("estimate", "low", "high", "method")},
+        "tail": fit["tail"],
+        "kappa": _kappa_row(result, level),
     }
+    if args.prior_sensitivity:
+        # on the exact grid under both priors, whatever the sampler of the fit
+        fitted = result.posterior["posterior"]["person"].to_numpy()
+        options = {
+            "population_sizes": None if sizes is None else [sizes[g] for g in fitted],
+            "population_persons": args.population_persons,
+            "rng": args.seed,
+        }
+        payload["prior_sensitivity"] = {
+            e: result.prior_sensitivity(e, level, **options).to_dict() for e in ESTIMANDS
+        }
     if args.json:
         print(rendering.json_text(payload))
         return
@@ -707,6 +736,42 @@ def bayes(args: argparse.Namespace) -> None:
         f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
         + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
     )
+    k = payload["kappa"]
+    print(
+        f"concentration kappa: median {k['median']:.4g}, {100 * level:g}% equal-tailed "
+        f"[{k['low']:.4g}, {k['high']:.4g}]" + (f"; {k['note']}" if k["note"] else "")
+    )
+    if args.prior_sensitivity:
+        sensitivity = payload["prior_sensitivity"]
+        rows = []
+        for e in ESTIMANDS:
+            check = sensitivity[e]
+            for prior, ci in (("prior", "interval"), ("alternative_prior", "alternative")):
+                rows.append(
+                    {
+                        "interval": f"grid, prior {check[prior]}: {e}",
+                        **{key: check[ci][key] for key in ("estimate", "low", "high")},
+                        "differs": "yes" if check["differs"] else "no",
+                    }
+                )
+        print(f"\nprior sensitivity (exact grid, {100 * level:g}% equal-tailed):\n")
+        rendering.print_table(pd.DataFrame(rows), "table")
+        for e in ESTIMANDS:
+            print(f"{e}: {sensitivity[e]['reason']}")
+
+
+def _kappa_row(result: Any, level: float) -> dict[str, Any]:
+    """Return the concentration's summary row (quantiles; moments where they exist)."""
+    import warnings
+
+    from .._core.results import to_jsonable
+    from ..bayes import BayesianDiagnosticsWarning
+
+    with warnings.catch_warnings():
+        # the row's note says what the warning would (an infinite moment)
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        row = result.summary(level).loc["kappa"]
+    return to_jsonable({key: row[key] for key in ("median", "low", "high", "mean", "sd", "note")})
 
 
 def validate(args: argparse.Namespace) -> None:
@@ -748,7 +813,10 @@ def validate(args: argparse.Namespace) -> None:
         import math
 
         if args.suite is None:
-            raise ValueError("`validate run` needs a SUITE name.")
+            raise ValueError(
+                "`validate run` needs a SUITE: a suite's name (see `perfci validate list`) or "
+                "the path of a suite file (.toml)."
+            )
         if args.scheduler is not None and args.workers != 1:
             raise ValueError("give `--workers` or `--scheduler`, not both.")
         try:
@@ -759,7 +827,7 @@ def validate(args: argparse.Namespace) -> None:
                 workers=args.workers,
                 scheduler=args.scheduler,
                 resume=args.resume,
-                progress=None if args.quiet else rendering.progress_bar,
+                progress=rendering.progress_bar if _watched(args) else None,
             )
         except harness.SchedulerError as exc:
             raise ValueError(exc.message("--scheduler")) from None
@@ -776,9 +844,10 @@ def validate(args: argparse.Namespace) -> None:
             f"wrote {target}",
         )
         return
-    from ..harness.figures import coverage_table, make_figures
+    from ..harness.figures import coverage_table, make_figures, suite_layout
     from ..harness.results import load_result
     from ..harness.storage import _write_text
+    from ..plotting import _check_formats
 
     folder = Path(args.suite or args.out)
     files = sorted(folder.glob("*.nc"))
@@ -786,10 +855,15 @@ def validate(args: argparse.Namespace) -> None:
         raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
     # Everything is written inside DIR unless --figures names another folder.
     figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
+    formats = _check_formats([f.strip() for f in args.formats.split(",")])
     tables, written = [], []
     datasets = [load_result(path) for path in files]  # all checked before anything is written
     for dataset in datasets:
-        written += [str(f) for f in make_figures(dataset, figures_folder)]
+        suite_layout(dataset, args.x)
+    for dataset in datasets:
+        written += [
+            str(f) for f in make_figures(dataset, figures_folder, x=args.x, formats=formats)
+        ]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"
     _write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
@@ -810,22 +884,113 @@ def _plan_text(plan: Any) -> str:
     return text
 
 
+#: Flags of ``perfci plan`` that read the pilot file, and the flags that replace its estimates.
+_PILOT_ONLY = ("truth", "pred", "group", "metric", "positive", "negative")
+_PILOT_OVERRIDES = ("metric_value", "prevalence", "icc", "texts_per_person", "cluster_size_cv")
+
+
 def plan(args: argparse.Namespace) -> None:
     """``perfci plan``: relevant texts (and persons) for a target half-width."""
     from ..planning import plan_sample_size
 
+    options = {
+        "confidence_level": args.confidence_level,
+        "method": args.method,
+        "pseudo_count": args.pseudo_count,
+    }
+    if args.pilot is not None:
+        _plan_from_pilot(args, options)
+        return
+    for name in _PILOT_ONLY:
+        if getattr(args, name) is not None:
+            flag = f"--{name.replace('_', '-')}"
+            raise ValueError(f"`{flag}` reads a pilot file: it goes with `--pilot FILE`.")
+    if args.metric_value is None:
+        raise ValueError(
+            "give `--metric-value V`, the metric value expected, or `--pilot FILE` with "
+            "`--truth`, `--pred` and `--metric` to estimate it from a pilot labelled set."
+        )
     result = plan_sample_size(
         args.metric_value,
         args.half_width,
-        confidence_level=args.confidence_level,
-        method=args.method,
-        pseudo_count=args.pseudo_count,
         prevalence=args.prevalence,
         icc=args.icc,
         texts_per_person=args.texts_per_person,
-        cluster_size_cv=args.cluster_size_cv,
+        cluster_size_cv=0.0 if args.cluster_size_cv is None else args.cluster_size_cv,
+        **options,
     )
     rendering.emit(result, args.json, _plan_text(result))
+
+
+def _plan_from_pilot(args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """``perfci plan --pilot FILE``: estimate what the plan needs from a pilot, then plan."""
+    import warnings
+
+    from ..planning import pilot_estimates
+
+    needed = {
+        "truth": "`--truth COL` (the reference labels)",
+        "pred": "`--pred COL` (the classifier labels)",
+        "metric": "`--metric NAME` (the proportion metric to plan for)",
+    }
+    lacking = [words for name, words in needed.items() if getattr(args, name) is None]
+    if lacking:
+        listed = ", ".join(lacking[:-1]) + (" and " if len(lacking) > 1 else "") + lacking[-1]
+        raise ValueError(f"`--pilot` needs {listed}.")
+    frame = _read_table(args.pilot, "--pilot")
+    _refuse_scores_as_labels(
+        frame,
+        args.pred,
+        "--pred",
+        args.pilot,
+        "A plan is for labels: threshold the scores into labels first.",
+    )
+    columns = {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}
+    values, positive = _labels(args, columns, frame, args.pilot)
+    groups = _column(frame, args.group, "--group", args.pilot)
+    # An estimate the plan cannot use is an error that says what to give instead; its
+    # warning is shown only when the plan goes ahead.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pilot = pilot_estimates(
+            values["y_true"], values["y_pred"], args.metric, groups, positive=positive
+        )
+    given = {name: getattr(args, name) for name in _PILOT_OVERRIDES}
+    result = pilot.plan(args.half_width, **given, **options)
+    for warning in caught:
+        warnings.warn(warning.message, stacklevel=1)
+    replaced = [f"--{k.replace('_', '-')} {v:g}" for k, v in given.items() if v is not None]
+    payload = {"pilot": {"file": args.pilot, **pilot.to_dict()}, "plan": result.to_dict()}
+    text = _pilot_text(pilot, args.pilot)
+    if replaced:
+        text += f"\nplanned with {', '.join(replaced)} as given, not from the pilot"
+    rendering.emit(payload, args.json, text + "\n" + _plan_text(result))
+
+
+def _pilot_text(pilot: Any, path: str) -> str:
+    text = (
+        f"pilot {path}: {pilot.metric} {pilot.metric_value:.4f} ({pilot.successes} of "
+        f"{pilot.relevant_n} relevant texts; {pilot.n_texts} texts, prevalence "
+        f"{pilot.prevalence:.4f})"
+    )
+    if pilot.persons is not None:
+        text += (
+            f"; {pilot.persons} persons with a relevant text, "
+            f"{pilot.texts_per_person:.2f} relevant texts per person (CV "
+            f"{pilot.cluster_size_cv:.2f}), "
+            + ("ICC not estimable" if pilot.icc != pilot.icc else f"ICC {pilot.icc:.3f}")
+        )
+    return text
+
+
+def _watched(args: argparse.Namespace) -> bool:
+    """Whether to draw progress: stderr is a terminal and ``--quiet`` was not given."""
+    return rendering.stderr_is_terminal() and not args.quiet
+
+
+def draws_own_progress(args: argparse.Namespace) -> bool:
+    """Whether the command draws its own progress bar (``validate run``, by cells)."""
+    return args.command == "validate" and args.action == "run"
 
 
 def demo(args: argparse.Namespace) -> None:

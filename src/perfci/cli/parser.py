@@ -15,7 +15,11 @@ from typing import Any, NoReturn
 from .._core import registry
 from .._core.resources import available_cores
 
-__all__ = ["Parser", "UsageError", "build_parser", "in_user_words"]
+__all__ = ["Formatter", "Parser", "UsageError", "build_parser", "in_user_words"]
+
+
+#: What options are added to: a parser or one of its argument groups.
+Options = argparse.ArgumentParser | argparse._ArgumentGroup
 
 
 class UsageError(Exception):
@@ -28,6 +32,15 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Raise the usage error as one line naming the program and the flag."""
         raise UsageError(f"{self.prog}: error: {message}")
+
+
+class Formatter(argparse.HelpFormatter):
+    """Help that wraps descriptions but keeps text with line breaks (the epilogs) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 class Accepted:
@@ -59,7 +72,7 @@ def _listing(choices: registry.Choices) -> str:
 
 
 def _choice(
-    p: argparse.ArgumentParser,
+    p: Options,
     flag: str,
     choices: registry.Choices,
     *,
@@ -68,7 +81,7 @@ def _choice(
 ) -> None:
     """Add an option whose values are registered names; its help is the registry's."""
     default = kwargs.get("default")
-    tail = "" if default is None else f" (default {default})"
+    tail = "" if default is None else f" (default: {default})"
     listing = what or f"one of {_listing(choices)}"
     kwargs.setdefault("metavar", "NAME")
     p.add_argument(
@@ -139,9 +152,15 @@ def _common(p: argparse.ArgumentParser, *, level: str | None = "confidence") -> 
             type=_level,
             default=0.95,
             metavar="C",
-            help="confidence level, strictly between 0 and 1 (default 0.95)",
+            help="confidence level, strictly between 0 and 1 (default: %(default)s)",
         )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on standard error (shown only when it is a terminal, and for a "
+        "command still running after 2 s)",
+    )
     p.add_argument(
         "--debug",
         action="store_true",
@@ -156,7 +175,8 @@ def _seed(p: argparse.ArgumentParser) -> None:
         type=_seed_value,
         default=None,
         metavar="S",
-        help="seed of the random generator, a non-negative integer",
+        help="seed of the random generator, a non-negative integer (default: none, fresh "
+        "randomness on every run)",
     )
 
 
@@ -190,12 +210,28 @@ def _file_columns(
         )
 
 
-def _labels(p: argparse.ArgumentParser) -> None:
+def _labels(p: Options) -> None:
     p.add_argument(
-        "--positive", metavar="LABEL", help="the positive label (default 1 or True for 0/1 codes)"
+        "--positive",
+        metavar="LABEL",
+        help="the positive label (default: 1 for 0/1 or true/false codes; other labels need it)",
     )
     p.add_argument(
-        "--negative", metavar="LABEL", help="the negative label; any other label is an error"
+        "--negative",
+        metavar="LABEL",
+        help="the negative label; any other label is then an error (default: none, every "
+        "label but the positive one is negative)",
+    )
+
+
+def _group(p: Options, *, required: bool = False) -> None:
+    if required:
+        p.add_argument("--group", required=True, metavar="COL", help="column of person ids")
+        return
+    p.add_argument(
+        "--group",
+        metavar="COL",
+        help="column of person ids, for texts nested in persons (default: none, independent texts)",
     )
 
 
@@ -218,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=help,
             description=help[0].upper() + help[1:] + ".",
             epilog=_epilog(*sections) if sections else None,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=Formatter,
         )
         p.set_defaults(command=name)
         return p
@@ -252,27 +288,43 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         nargs=4,
         metavar=("TP", "FP", "FN", "TN"),
-        help="the four cells of a confusion matrix",
+        help="the four cells of a confusion matrix (default: none; give these or "
+        "--successes with --trials)",
     )
-    p.add_argument("--successes", type=int, metavar="X", help="successes of a proportion")
-    p.add_argument("--trials", type=int, metavar="N", help="trials of a proportion")
+    p.add_argument(
+        "--successes",
+        type=int,
+        metavar="X",
+        help="successes of a proportion (default: none; with --trials, instead of --cells)",
+    )
+    p.add_argument(
+        "--trials",
+        type=int,
+        metavar="N",
+        help="trials of a proportion (default: none; with --successes)",
+    )
     _choice(
         p,
         "--metric",
         registry.BOOTSTRAP_METRIC,
         what="proportion, a binary metric, or macro_<metric> / micro_<metric> "
-        "(default f1 with --cells, proportion with --successes)",
+        "(default: f1 with --cells, proportion with --successes)",
     )
     _choice(p, "--interval", registry.BOOTSTRAP_INTERVAL, default="percentile")
     p.add_argument(
-        "--pseudo-count", type=int, default=0, metavar="L", help="pseudo count lambda (default 0)"
+        "--pseudo-count",
+        type=int,
+        default=0,
+        metavar="L",
+        help="pseudo count lambda, added to each cell (default: %(default)s)",
     )
     p.add_argument(
         "--n-resamples",
         type=_n_resamples,
         default=2000,
         metavar="B",
-        help="resamples, or 'exact' for a proportion's exact percentile interval (default 2000)",
+        help="resamples, or 'exact' for a proportion's exact percentile interval "
+        "(default: %(default)s)",
     )
     _seed(p)
     _common(p)
@@ -294,21 +346,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--run",
         metavar="COL",
-        help="column of run ids in a long table (one row per text and run; needs --text)",
+        help="column of run ids in a long table (one row per text and run; needs --text) "
+        "(default: none, one row per text)",
     )
-    p.add_argument("--text", metavar="COL", help="with --run, the column of text ids")
-    p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
-    p.add_argument("--by", metavar="COL", help="column of subgroups: a report per subgroup")
+    p.add_argument(
+        "--text", metavar="COL", help="with --run, the column of text ids (default: none)"
+    )
+    _group(p)
+    p.add_argument(
+        "--by",
+        metavar="COL",
+        help="column of subgroups: a report per subgroup (default: none, one report)",
+    )
     p.add_argument(
         "--score",
         metavar="COL",
-        help="column of the classifier's scores (e.g. probabilities): adds the roc_auc row",
+        help="column of the classifier's scores (e.g. probabilities): adds the roc_auc row "
+        "(default: none)",
     )
     p.add_argument(
         "--threshold",
         type=_number,
         metavar="T",
-        help="read the --pred column as scores and count a score of at least T as positive",
+        help="read the --pred column as scores and count a score of at least T as positive "
+        "(default: none, --pred holds labels)",
     )
     p.add_argument(
         "--differences",
@@ -319,14 +380,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--reference",
         metavar="VALUE",
-        help="with --differences, the subgroup the others are compared with (default the "
+        help="with --differences, the subgroup the others are compared with (default: the "
         "first in sorted order)",
     )
     p.add_argument(
         "--metrics",
         nargs="+",
         metavar="NAME",
-        help="the metrics to report (default every one that applies)",
+        help="the metrics to report (default: every one that applies)",
     )
     p.add_argument(
         "--bayes",
@@ -334,6 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
     _choice(p, "--bayes-sampler", registry.SAMPLER, default="auto")
+    p.add_argument(
+        "--bayes-prior-sensitivity",
+        action="store_true",
+        help="with --bayes: also the interval under the alternative concentration prior, "
+        "and whether it differs materially (default: off)",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
@@ -348,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p, pred=("--pred-a", "--pred-b"))
     _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
-    p.add_argument("--group", metavar="COL", help="column of person ids (texts nested in persons)")
+    _group(p)
     _labels(p)
     _seed(p)
     _common(p)
@@ -358,11 +425,19 @@ def build_parser() -> argparse.ArgumentParser:
         "hierarchical Bayesian credible intervals beside the frequentist interval",
         ("metrics", registry.PROPORTION_METRIC),
         ("samplers", registry.SAMPLER),
+        ("priors", registry.PRIOR),
     )
     _file_columns(p)
-    p.add_argument("--group", required=True, metavar="COL", help="column of person ids")
+    _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
     _choice(p, "--sampler", registry.SAMPLER, default="auto")
+    _choice(p, "--prior", registry.PRIOR, default="pareto")
+    p.add_argument(
+        "--prior-sensitivity",
+        action="store_true",
+        help="also show the intervals under the other prior (exact grid) and say whether "
+        "they differ materially (an end or the median moves by more than 10%% of the width)",
+    )
     _choice(
         p,
         "--estimand",
@@ -373,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--population-sizes",
         metavar="COL",
         help="column of each person's size in the population the classifier will be "
-        "applied to (one value per person, repeated on their rows; default: their "
+        "applied to, one value per person, repeated on their rows (default: their "
         "relevant texts here)",
     )
     p.add_argument(
@@ -387,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_level,
         default=0.95,
         metavar="L",
-        help="credible (and confidence) level, strictly between 0 and 1 (default 0.95)",
+        help="credible (and confidence) level, strictly between 0 and 1 (default: %(default)s)",
     )
     _labels(p)
     _seed(p)
@@ -400,45 +475,80 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _choice(p, "action", registry.VALIDATE_ACTION, metavar=None)
     p.add_argument(
-        "suite", nargs="?", metavar="SUITE|DIR", help="suite name (run) or results folder (report)"
+        "suite",
+        nargs="?",
+        metavar="SUITE|DIR",
+        help="run: a suite's name (see `validate list`) or the path of a suite file "
+        "(.toml); report: the folder of result files (default: --out)",
     )
     p.add_argument(
-        "--scale", default="smoke", metavar="S", help="the suite's scale (default smoke)"
+        "--scale",
+        default="smoke",
+        metavar="S",
+        help="the suite's scale: smoke (seconds), full (the paper's), or another the suite "
+        "defines, as `validate list` shows (default: %(default)s)",
     )
     p.add_argument(
         "--out",
         default="validation/results",
         metavar="DIR",
-        help="folder of result files (default validation/results)",
+        help="folder of result files (default: %(default)s)",
     )
     p.add_argument(
         "--figures",
         default=None,
         metavar="DIR",
-        help="folder of the figures of report (default: figures inside the results folder)",
+        help="folder of the figures of report (default: DIR/figures, inside the results folder)",
+    )
+    p.add_argument(
+        "--formats",
+        default="png",
+        metavar="F,F",
+        help="file formats of report's figures, comma-separated: png, svg, pdf (default: png)",
+    )
+    p.add_argument(
+        "--x",
+        default=None,
+        metavar="DIM",
+        help="grid dim on the x axis of report's figures of each suite (default: the numeric "
+        "dim with the most values)",
     )
     p.add_argument(
         "--workers",
         type=_workers,
         default=1,
         metavar="N",
-        help="local Dask workers, from 1 to the cores available (default 1)",
+        help="local Dask workers, from 1 to the cores available (default: %(default)s, "
+        "in this process)",
     )
-    p.add_argument("--scheduler", metavar="ADDR", help="address of a running Dask scheduler")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="address of a running Dask scheduler (default: none, local workers)",
+    )
     p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     _common(p, level=None)
 
     p = command(
         "plan",
-        "relevant texts (and persons) for a target half-width",
+        "relevant texts (and persons) for a target half-width, from expected values or a pilot",
         ("methods", registry.PLAN_METHOD),
+        ("metrics of --pilot", registry.PROPORTION_METRIC),
     )
     p.add_argument(
-        "--metric-value", type=float, required=True, metavar="V", help="expected metric value"
+        "--metric-value",
+        type=float,
+        metavar="V",
+        help="expected metric value, in (0, 1) (default: none, needed without --pilot; with "
+        "--pilot, the pilot's estimate)",
     )
     p.add_argument(
-        "--half-width", type=float, required=True, metavar="H", help="largest half-width wanted"
+        "--half-width",
+        "--target",
+        type=float,
+        required=True,
+        metavar="H",
+        help="largest half-width wanted, in (0, 0.5)",
     )
     _choice(p, "--method", registry.PLAN_METHOD, default="agresti_coull")
     p.add_argument(
@@ -446,21 +556,67 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         metavar="L",
-        help="pseudo count lambda of --method percentile (default 0)",
+        help="pseudo count lambda of --method percentile (default: %(default)s)",
     )
-    p.add_argument("--prevalence", type=float, metavar="P", help="share of texts that are relevant")
-    p.add_argument("--icc", type=float, metavar="R", help="ICC of a nested design")
     p.add_argument(
-        "--texts-per-person", type=float, metavar="B", help="relevant texts per person (nested)"
+        "--prevalence",
+        type=float,
+        metavar="P",
+        help="share of texts that are relevant, for the texts to label in all (default: none; "
+        "with --pilot, the pilot's share)",
+    )
+    p.add_argument(
+        "--icc",
+        type=float,
+        metavar="R",
+        help="ICC of a nested design, with --texts-per-person (default: none, independent "
+        "texts; with --pilot and --group, the pilot's)",
+    )
+    p.add_argument(
+        "--texts-per-person",
+        type=float,
+        metavar="B",
+        help="mean relevant texts per person of a nested design (default: none; with --pilot "
+        "and --group, the pilot's)",
     )
     p.add_argument(
         "--cluster-size-cv",
         type=float,
-        default=0.0,
         metavar="CV",
-        help="coefficient of variation of the relevant texts per person (nested; default 0: "
-        "every person the same number)",
+        help="coefficient of variation of the relevant texts per person, nested designs "
+        "(default: 0, every person the same number; with --pilot and --group, the pilot's)",
     )
+    pilot = p.add_argument_group(
+        "pilot",
+        "Estimate the metric value, the prevalence and (with --group) the ICC, the relevant "
+        "texts per person and their CV from a pilot labelled file, and plan from them; "
+        "the flags above, when given, replace the pilot's estimates.",
+    )
+    pilot.add_argument(
+        "--pilot",
+        metavar="FILE",
+        help="pilot labelled texts: CSV, TSV or Parquet, one row per text, read as by "
+        "`perfci report` (default: none, plan from --metric-value)",
+    )
+    pilot.add_argument(
+        "--truth",
+        metavar="COL",
+        help="column of the pilot's reference labels (default: none; needed with --pilot)",
+    )
+    pilot.add_argument(
+        "--pred",
+        metavar="COL",
+        help="column of the pilot's classifier labels (default: none; needed with --pilot)",
+    )
+    _group(pilot)
+    _choice(
+        pilot,
+        "--metric",
+        registry.PROPORTION_METRIC,
+        what=f"with --pilot, the one planned for, {_listing(registry.PROPORTION_METRIC)} "
+        "(default: none; needed with --pilot)",
+    )
+    _labels(pilot)
     _common(p)
 
     p = command("demo", "report, comparison and plan for the bundled example")
@@ -475,6 +631,7 @@ _ARGUMENT_FLAGS = {
     "bootstrap": {"counts": "cells", "rng": "seed"},
     "report": {"y_true": "truth", "y_pred": "pred", "groups": "group", "rng": "seed"},
     "compare": {"y_true": "truth", "groups": "group", "rng": "seed"},
+    "plan": {"y_true": "truth", "y_pred": "pred", "groups": "group"},
     "bayes": {
         "y_true": "truth",
         "y_pred": "pred",
@@ -487,7 +644,7 @@ _ARGUMENT_FLAGS = {
 #: Flags whose value is a column of the file.
 _COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by", "score", "run", "text")
 #: Parsed values that are not flags the user typed as ``--name``.
-_NOT_FLAGS = ("command", "debug", "json", "file", "action", "suite")
+_NOT_FLAGS = ("command", "debug", "json", "quiet", "file", "action", "suite")
 
 
 def in_user_words(message: str, args: argparse.Namespace) -> str:

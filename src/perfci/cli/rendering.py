@@ -1,20 +1,37 @@
-"""Output of the command line: text, tables (text, CSV, markdown) and JSON.
+"""Output of the command line: text, tables (text, CSV, markdown), JSON and progress.
 
 Every ``--json`` output goes through :func:`json_text`, which takes a result (its
 ``to_dict()``), a :class:`pandas.DataFrame` (one object per row) or a payload of plain
 values, and writes strict JSON: NaN and infinity become null.
+
+Progress goes to standard error, and only when it is a terminal (a log file or a pipe
+gets none) and ``--quiet`` was not given: :func:`progress_bar` for the cells of a
+validation run, :class:`Activity` (the time so far) for any other command still running
+after :data:`ACTIVITY_DELAY` seconds.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+import threading
+import time
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["emit", "json_text", "markdown", "print_table", "progress_bar", "records"]
+__all__ = [
+    "ACTIVITY_DELAY",
+    "Activity",
+    "emit",
+    "json_text",
+    "markdown",
+    "print_table",
+    "progress_bar",
+    "records",
+    "stderr_is_terminal",
+]
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -82,8 +99,27 @@ def print_table(frame: pd.DataFrame, fmt: str) -> None:
             print(shown.to_string(index=False))
 
 
+def stderr_is_terminal() -> bool:
+    """Return whether standard error is a terminal (where progress may be drawn)."""
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # replaced by an object without it, or closed
+        return False
+
+
 def progress_bar(done: int, total: int) -> None:
-    """Draw a progress bar of finished cells on stderr."""
+    r"""Draw a progress bar of finished cells on stderr.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from perfci.cli.rendering import progress_bar
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     progress_bar(3, 4)
+    >>> err.getvalue()
+    '\r[##############################..........] 3/4 cells'
+    """
     width = 40
     filled = int(width * done / max(total, 1))
     end = "\n" if done >= total else ""
@@ -93,3 +129,123 @@ def progress_bar(done: int, total: int) -> None:
         file=sys.stderr,
         flush=True,
     )
+
+
+#: Seconds a command runs before :class:`Activity` shows that it is still working.
+ACTIVITY_DELAY = 2.0
+
+
+class Activity:
+    r"""Show on stderr that a command is still working, from `delay` seconds on.
+
+    Used as a context manager around a command: when the command is still running after
+    `delay` seconds, a line ``perfci NAME: working, 3 s`` is drawn on stderr and updated
+    every `interval` seconds, until the command ends or first writes to stdout (its
+    result); then the line is erased, so nothing of it is left in the terminal. Only
+    drawn when `enabled`; :meth:`clear` erases it before another message on stderr.
+
+    Parameters
+    ----------
+    label : str
+        What is working, e.g. ``"perfci bayes"``.
+    enabled : bool, default True
+        False draws nothing (``--quiet``, or stderr not a terminal).
+    delay : float, optional
+        Seconds before the line is first drawn (default :data:`ACTIVITY_DELAY`).
+    interval : float, default 0.5
+        Seconds between updates.
+
+    Examples
+    --------
+    >>> import contextlib, io, time
+    >>> from perfci.cli.rendering import Activity
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     with Activity("perfci demo", delay=0.01, interval=0.01):
+    ...         time.sleep(0.1)
+    >>> "perfci demo: working, 0 s" in err.getvalue(), err.getvalue().endswith("\r")
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        enabled: bool = True,
+        delay: float | None = None,
+        interval: float = 0.5,
+    ) -> None:
+        self.label, self.enabled, self.interval = label, enabled, interval
+        self.delay = ACTIVITY_DELAY if delay is None else delay
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._shown = 0  # characters of the line now on the terminal
+        self._stdout: TextIO | None = None
+
+    def __enter__(self) -> Activity:
+        if self.enabled:
+            self._started = time.monotonic()
+            self._stderr = sys.stderr
+            self._stdout = sys.stdout
+            sys.stdout = _StopOnWrite(self, sys.stdout)
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        if self._stdout is not None:
+            sys.stdout = self._stdout
+            self._stdout = None
+
+    def _run(self) -> None:
+        if self._stop.wait(self.delay):
+            return
+        while True:
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                elapsed = time.monotonic() - self._started
+                line = f"{self.label}: working, {elapsed:.0f} s"
+                self._stderr.write("\r" + line.ljust(self._shown))
+                self._stderr.flush()
+                self._shown = len(line)
+            if self._stop.wait(self.interval):
+                return
+
+    def clear(self) -> None:
+        """Erase the line if it is shown (it is drawn again at the next update)."""
+        with self._lock:
+            if self._shown:
+                self._stderr.write("\r" + " " * self._shown + "\r")
+                self._stderr.flush()
+                self._shown = 0
+
+    def stop(self) -> None:
+        """Stop updating and erase the line; idempotent.
+
+        It leaves ``sys.stdout`` alone: it runs inside a write to it, and replacing the
+        stream there frees it under the caller (CPython 3.12's ``print`` holds it
+        borrowed). The context's exit puts stdout back.
+        """
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        self.clear()
+
+
+class _StopOnWrite:
+    """A stdout that stops the activity line before the command's first output."""
+
+    def __init__(self, activity: Activity, stream: TextIO) -> None:
+        self._activity, self._stream = activity, stream
+
+    def write(self, text: str) -> int:
+        self._activity.stop()
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

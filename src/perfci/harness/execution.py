@@ -114,9 +114,10 @@ def _bernoulli_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
 def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dict[int, tuple]:
     """Interval ends of the grid rows of a cell, by method index, one posterior for all.
 
-    The grid rows with the same ``draws`` share one posterior and one set of draws per
-    data set (:func:`perfci.bayes.shared_grid_intervals`), drawn with the first drawn
-    row's generator: each row gets what its own :func:`perfci.bayes.grid_intervals` call
+    The grid rows with the same ``draws`` (and every ``"mu"`` row, which draws nothing)
+    share one posterior and one set of draws per data set
+    (:func:`perfci.bayes.shared_grid_intervals`), drawn with the first drawn row's
+    generator: each row gets what its own :func:`perfci.bayes.grid_intervals` call
     gives with that generator (``"mu"`` draws nothing; ``"population"`` and
     ``"sampled_persons"`` share their person rates). A second row of the same estimand
     and draws is its own call. Data sets with fewer than 2 persons with a relevant text
@@ -142,7 +143,11 @@ def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dic
         ends[i] = (low, high)
 
     groups: dict[int, dict[str, tuple[int, Any]]] = {}
+    # "mu" draws nothing: it joins the first drawn row's group, whatever its own draws
+    drawn_draws = [d for _, e, d, _ in rows if e != "mu"]
     for i, estimand, draws, rng in rows:
+        if estimand == "mu" and drawn_draws:
+            draws = drawn_draws[0]
         group = groups.setdefault(draws, {})
         if estimand in group:
             put(i, grid_intervals(y, n, estimand=estimand, draws=draws, level=level, rng=rng))
