@@ -32,6 +32,7 @@ Run from the repository root::
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,7 @@ def main():
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
+        shutil.rmtree(work, ignore_errors=True)  # the example file and the cache folder
     same = outputs["cached"] == outputs["uncached"] == {first[2]}
     print(f"cached and uncached processes print the same table: {same}")
     print(f"{'process':<42} {'first draw s':>12} {'wall s':>8}")
