@@ -882,7 +882,7 @@ def _bayes_rows(
                     ci.estimate,
                     ci.low,
                     ci.high,
-                    f"bayes beta-binomial, population ({sampler}, eti)",
+                    f"bayes beta-binomial, population ({result.sampler}, eti)",
                     int(n.sum()),
                     int(np.count_nonzero(n)),
                     ("text-weighted rate of the population of persons", _flag(result)),
@@ -927,8 +927,9 @@ def _bayes_rows(
         if metric != "f1":
             return []
         relevant = int(_relevant(total, metric))
-        if nested and sampler != "grid":
-            fit = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
+        mcmc = bayes.fitting.resolve_sampler(sampler, grid_is_exact=False)
+        if nested and mcmc != "grid":
+            fit = bayes.fit_confusion(counts.counts, sampler=mcmc, rng=rng)
             ci = fit.interval("f1", "eti", level)
             return [
                 _interval_row(
@@ -936,7 +937,7 @@ def _bayes_rows(
                     ci.estimate,
                     ci.low,
                     ci.high,
-                    f"bayes hierarchical dirichlet-multinomial ({sampler}, eti)",
+                    f"bayes hierarchical dirichlet-multinomial ({mcmc}, eti)",
                     relevant,
                     int(np.count_nonzero(counts.counts.sum(1))),
                     (
@@ -1285,7 +1286,7 @@ def report(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     bayes: bool = False,
-    bayes_sampler: str = "nutpie",
+    bayes_sampler: str = "auto",
     bayes_prior_sensitivity: bool = False,
 ) -> pd.DataFrame:
     """Every metric with its recommended interval, in one table.
@@ -1336,8 +1337,10 @@ def report(
         Dirichlet-multinomial (nested texts, MCMC samplers) or the closed-form
         Dirichlet-multinomial posterior (independent texts; with the grid sampler, nested
         texts too, noted as treated as independent).
-    bayes_sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        Sampler of the hierarchical model.
+    bayes_sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
+        Sampler of the hierarchical models: ``"auto"`` is the exact grid for the
+        beta-binomial and nutpie for the hierarchical Dirichlet-multinomial of F1; the
+        ``method`` column names the sampler that ran.
     bayes_prior_sensitivity : bool, default False
         With `bayes`, follow each hierarchical beta-binomial row by the interval under
         the alternative concentration prior (``"bda3"`` for the default ``"pareto"``),

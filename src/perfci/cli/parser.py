@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
-    _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--bayes-sampler", registry.SAMPLER, default="auto")
     p.add_argument(
         "--bayes-prior-sensitivity",
         action="store_true",
@@ -430,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p)
     _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
-    _choice(p, "--sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--sampler", registry.SAMPLER, default="auto")
     _choice(p, "--prior", registry.PRIOR, default="pareto")
     p.add_argument(
         "--prior-sensitivity",
