@@ -288,7 +288,7 @@ def test_a_label_without_words_is_quoted_as_it_is(texts):
         publishing.methods.Choices(2000, "no seed was set", (), None),
         {"perfci": "x"},
     )[0]
-    assert "For recall the intervals are those of the a new interval (k=1)." in text
+    assert "For recall the method is: a new interval (k=1)." in text
 
 
 # ------------------------------------------------------------------------- HTML

@@ -250,7 +250,12 @@ def _proportion_sentence(
     readable, refs = ANALYTIC[name]
     metrics = _listing(rows["metric"])
     design = options.get("design", "None")
-    head = f"For {metrics} (proportions) the intervals are {readable} intervals {cite(*refs)}"
+    several = rows["metric"].nunique() > 1
+    head = (
+        f"For {metrics} ({'proportions' if several else 'a proportion'}) the "
+        f"{'intervals are' if several else 'interval is the'} {readable} "
+        f"{'intervals' if several else 'interval'} {cite(*refs)}"
+    )
     if design == "None":
         one_each = nested and bool((rows["persons"] == rows["relevant_n"]).all())
         if one_each:
@@ -288,10 +293,16 @@ def _bootstrap_sentence(
         if options.get("interval") == "bca"
         else "percentile bootstrap intervals"
     )
+    several = rows["metric"].nunique() > 1
+    if not several:
+        interval = "the " + interval.replace("intervals", "interval")
+    not_proportions = (
+        ", which are not single proportions," if several else ", which is not a single proportion,"
+    )
     sentence = (
-        f"For {metrics}{'' if proportions else ', which are not single proportions,'} the "
-        f"intervals are {interval} {cite('efron')} from {choices.n_resamples:,} resamples of "
-        "the confusion-matrix counts"
+        f"For {metrics}{'' if proportions else not_proportions} the "
+        f"{'intervals are' if several else 'interval is'} {interval} {cite('efron')} from "
+        f"{choices.n_resamples:,} resamples of the confusion-matrix counts"
     )
     pseudo = options.get("pseudo_count", "0")
     if pseudo not in ("0", "None"):
@@ -393,7 +404,7 @@ def methods_paragraph(
         else:
             random_draws |= "bootstrap" in str(label)
             sentences.append(
-                f"For {_listing(group['metric'])} the intervals are those of the "
+                f"For {_listing(group['metric'])} the method is: "
                 f"{label}{cite.keyword(str(label), _KEYWORDS)}."
             )
     if nested:

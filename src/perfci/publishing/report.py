@@ -108,7 +108,7 @@ table { border-collapse: collapse; font-size: 0.86em; margin: 6px 0 4px; }
 div.wide { overflow-x: auto; }
 caption { caption-side: top; text-align: left; padding: 0 0 5px; color: #333; }
 th, td { padding: 3px 8px; text-align: left; vertical-align: top; white-space: nowrap; }
-td.note { white-space: normal; }
+td.note { white-space: normal; min-width: 9em; }
 thead th { border-top: 1.5px solid #222; border-bottom: 1px solid #222; font-weight: 600; }
 table.rule > tbody > tr:last-child > td { border-bottom: 1.5px solid #222; }
 tr.group th { text-align: left; font-weight: 600; padding-top: 9px;
@@ -181,7 +181,7 @@ def _html_table(t: Table, footnotes: Mapping[str, str]) -> str:
             classes = ["num"] if n else []
             classes += ["ci"] if isinstance(cell, str) and cell.startswith("[") else []
             classes += ["bayes"] if i in bayes else []
-            classes += ["note"] if headers[i] == "Notes" else []
+            classes += ["note"] if headers[i] in ("Notes", "Bayesian model") else []
             cells.append(_cell(cell, classes))
         body.append("<tr>" + "".join(cells) + "</tr>")
     marks = dict.fromkeys(c.mark for r in t.rows for c in r if isinstance(c, MethodCell))
