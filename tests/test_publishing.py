@@ -373,6 +373,17 @@ def test_warnings_are_listed_and_issued_again():
     assert html.escape(rep.warnings[0]) in rep.to_html()
 
 
+def test_a_report_without_any_metric_says_so_and_still_renders():
+    with pytest.warns(pc.UndefinedMetricWarning, match="left out of the report: recall"):
+        rep = publishing.validation_report([0, 0, 0, 0], [0, 1, 0, 0], metrics=["recall"])
+    assert rep.table.empty and rep.figure_names() == () and rep.person_rates is None
+    assert "No interval could be computed" in rep.methods and "Each interval" not in rep.methods
+    page = rep.to_html()
+    assert "<img " not in page and "No figure: every metric was left out" in page
+    with pytest.raises(ValueError, match="^`which` 'metrics' needs a metric in the table"):
+        rep.figure("metrics")
+
+
 # ---------------------------------------------------------------- LaTeX, Markdown
 
 
@@ -531,6 +542,20 @@ def test_cli_html_writes_the_report_and_prints_the_table(capsys, example_csv, tm
     assert (status, out, err) == (0, "", "") and 'id="table-comparison"' in out_file.read_text()
     status, out, _ = _cli(capsys, *common, "--seed", "1", "--html", out_file, "--format", "latex")
     assert status == 0 and out.count(r"\toprule") == 1 and r"\caption{Every metric" in out
+
+
+def test_cli_html_escapes_the_files_column_names(capsys, tmp_path, texts):
+    hostile = texts.rename(columns={"human": "<truth&>", "person": "p<&>"})
+    hostile["p<&>"] = "<b>" + hostile["p<&>"]
+    path = tmp_path / "hostile.csv"
+    hostile.to_csv(path, index=False)
+    out_file = tmp_path / "r.html"
+    argv = ["report", path, "--truth", "<truth&>", "--pred", "model", "--group", "p<&>"]
+    status, _, _ = _cli(capsys, *argv, "--metrics", "recall", "--html", out_file, "--quiet")
+    page = out_file.read_text()
+    assert status == 0 and "<truth&>" not in page and "p<&>" not in page
+    assert "Validation of model against &lt;truth&amp;&gt;" in page
+    assert "Persons (p&lt;&amp;&gt;)" in page
 
 
 def test_cli_latex_and_markdown_tables_without_html(capsys, example_csv):

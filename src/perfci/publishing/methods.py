@@ -377,7 +377,7 @@ def methods_paragraph(
     level = level_text(confidence_level)
     _, differences = split(table)
     main = all_texts(table)
-    bayesian = main["method"].map(is_bayes)
+    bayesian = main["method"].map(is_bayes).astype(bool)
     frequentist, bayes_rows = main[~bayesian], main[bayesian]
     nested = summary["persons"] is not None
     truth, pred = names["y_true"], names["y_pred"]
@@ -393,6 +393,12 @@ def methods_paragraph(
         )
         + "."
     ]
+    if frequentist.empty:
+        sentences.append(
+            "No interval could be computed: every metric was left out of the report (its "
+            "warnings say why)."
+        )
+        return " ".join(sentences), cite.references
     random_draws = False
     for label, group in frequentist.groupby("method", sort=False):
         name, options = parse_label(str(label))

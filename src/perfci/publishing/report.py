@@ -330,6 +330,11 @@ class ValidationReport:
         level = level_text(self.confidence_level)
         rows = all_texts(self.table)
         if which == "metrics":
+            if rows.empty:
+                raise ValueError(
+                    "`which` 'metrics' needs a metric in the table; every metric was left out "
+                    "of the report (its `warnings` say why)."
+                )
             labels = [
                 _figure_text(
                     f"{r['metric']}"
@@ -354,7 +359,9 @@ class ValidationReport:
                 "`which` 'persons' needs texts nested in persons and a proportion metric of "
                 "binary labels; this report has no per-person forest."
             )
-        [row] = rows[(rows["metric"] == metric) & ~rows["method"].map(is_bayes)].to_dict("records")
+        [row] = rows[
+            (rows["metric"] == metric) & ~rows["method"].map(is_bayes).astype(bool)
+        ].to_dict("records")
         ax = forest(
             rates["estimate"].to_numpy(float),
             rates["low"].to_numpy(float),
@@ -371,6 +378,8 @@ class ValidationReport:
 
     def figure_names(self) -> tuple[str, ...]:
         """Return the names of the report's figures (the `which` of :meth:`figure`)."""
+        if all_texts(self.table).empty:
+            return ()
         return ("metrics", "persons") if self.person_rates is not None else ("metrics",)
 
     def save_figures(
@@ -500,7 +509,7 @@ class ValidationReport:
     def _design_html(self) -> str:
         """Return the design table: relevant n, persons, ICC, design effect, n_eff per metric."""
         rows = all_texts(self.table)
-        rows = rows[~rows["method"].map(is_bayes)]
+        rows = rows[~rows["method"].map(is_bayes).astype(bool)]
         nested = self.summary["persons"] is not None
         head = ["Metric", "Relevant n"]
         head += ["Persons", "ICC", "Design effect", "n_eff"] if nested else []
@@ -541,7 +550,7 @@ class ValidationReport:
             data = _png(self.figure(name))
             shown = round(_png_width(data) * _CSS_DPI / _PNG_DPI)  # its size in inches
             if name == "metrics":
-                bayes = bool(self.table["method"].map(is_bayes).any())
+                bayes = bool(self.table["method"].map(is_bayes).astype(bool).any())
                 caption = (
                     f"Figure {position}. Every metric over all texts with its {level} interval"
                     + (" (the Bayesian credible intervals marked Bayes)" if bayes else "")
@@ -564,6 +573,8 @@ class ValidationReport:
                 f'width="{shown}" alt="{_e(alt)}"><figcaption>{_e(caption)}</figcaption>'
                 "</figure>"
             )
+        if not figures:
+            figures.append("<p>No figure: every metric was left out of the report.</p>")
         return '<section id="figures"><h2>Figures</h2>' + "".join(figures) + "</section>"
 
     # --------------------------------------------------------------------- files
@@ -979,7 +990,7 @@ def validation_report(
         level = float(confidence_level)  # the report checked it
         counts = confusion(y_true, y_pred, positive=positive, groups=groups)
         main = all_texts(table)
-        main = main[~main["method"].map(is_bayes)]
+        main = main[~main["method"].map(is_bayes).astype(bool)]
         comparisons, left_out = None, list[str]()
         if pred_b is not None:
             if counts.classes is not None:
