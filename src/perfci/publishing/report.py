@@ -278,7 +278,7 @@ class ValidationReport:
     versions: dict[str, str]
     digits: int = 3
 
-    def tables(self) -> tuple[list[Table], Marks]:
+    def _tables(self) -> tuple[list[Table], Marks]:
         """Return the report's tables and the footnote marks of their methods."""
         marks = Marks()
         level, digits = self.confidence_level, self.digits
@@ -294,12 +294,12 @@ class ValidationReport:
         are any, as :func:`perfci.publishing.latex_table` writes them; they need
         ``\usepackage{booktabs}``.
         """
-        tables, marks = self.tables()
+        tables, marks = self._tables()
         return render_latex(tables, marks.footnotes())
 
     def to_markdown(self) -> str:
         """Return the report's tables as Markdown (see :func:`perfci.publishing.markdown_table`)."""
-        tables, marks = self.tables()
+        tables, marks = self._tables()
         return render_markdown(tables, marks.footnotes())
 
     # ------------------------------------------------------------------ figures
@@ -427,7 +427,7 @@ class ValidationReport:
         label and message from the data is escaped.
         """
         level = level_text(self.confidence_level)
-        tables, marks = self.tables()
+        tables, marks = self._tables()
         footnotes = dict(marks.footnotes())
         sections = [
             '<section id="data"><h2>Data</h2>'
@@ -1050,6 +1050,6 @@ def validation_report(
         versions=versions,
         digits=int(digits),
     )
-    tables, _ = result.tables()
+    tables, _ = result._tables()
     notes = tuple(text for t in tables for _, text in t.notes) + tuple(left_out)
     return dataclasses.replace(result, notes=notes)
