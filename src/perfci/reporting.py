@@ -350,6 +350,7 @@ def _report_iv(
     bayes: Any,
     bayes_sampler: Any,
     has_score: bool,
+    bayes_prior_sensitivity: Any = False,
 ) -> tuple[float, list[str] | None, np.random.Generator]:
     """Check every option of :func:`report` before the labels are read."""
     policy.check_options(design=design, df_adjust=df_adjust)
@@ -359,6 +360,14 @@ def _report_iv(
         raise ValueError(f"`bayes` must be True or False; got {bayes!r}.")
     if bayes:
         registry.SAMPLER.check(bayes_sampler, "bayes_sampler")
+    if not isinstance(bayes_prior_sensitivity, bool | np.bool_):
+        raise ValueError(
+            f"`bayes_prior_sensitivity` must be True or False; got {bayes_prior_sensitivity!r}."
+        )
+    if bayes_prior_sensitivity and not bayes:
+        raise ValueError(
+            "`bayes_prior_sensitivity` needs `bayes`: it checks the Bayesian rows' prior."
+        )
     if metrics is not None:
         if isinstance(metrics, str | bytes | Mapping | Set) or not isinstance(metrics, Iterable):
             raise ValueError(
@@ -841,9 +850,19 @@ def _flag(result) -> str:
 
 
 def _bayes_rows(
-    counts: ConfusionCounts, metric: str, level: float, sampler: str, rng: np.random.Generator
+    counts: ConfusionCounts,
+    metric: str,
+    level: float,
+    sampler: str,
+    rng: np.random.Generator,
+    sensitivity: bool = False,
 ) -> list[dict]:
-    """Credible intervals beside the frequentist row of a metric (report(bayes=True))."""
+    """Credible intervals beside the frequentist row of a metric (report(bayes=True)).
+
+    With `sensitivity`, the hierarchical beta-binomial's row is followed by the interval
+    under the alternative prior (exact grid), whose note says whether the two differ
+    materially (:func:`perfci.bayes.prior_sensitivity`).
+    """
     from . import bayes
 
     nested = counts.groups is not None
@@ -857,18 +876,40 @@ def _bayes_rows(
             result = bayes.fit(x, n, sampler=sampler, rng=rng)
             # the population estimand only: the one the frequentist row is about
             ci = result.interval("population", "eti", level)
-            return [
+            rows = [
                 _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
                     ci.high,
-                    f"bayes beta-binomial, population ({sampler}, eti)",
+                    f"bayes beta-binomial, population ({result.sampler}, eti)",
                     int(n.sum()),
                     int(np.count_nonzero(n)),
                     ("text-weighted rate of the population of persons", _flag(result)),
                 )
             ]
+            if sensitivity:
+                check = result.prior_sensitivity("population", level, rng=rng)
+                other = check.alternative
+                verdict = (
+                    f"differs materially from prior {check.prior!r}: {check.reason}"
+                    if check.differs
+                    else f"agrees with prior {check.prior!r}: {check.reason}"
+                )
+                rows.append(
+                    _interval_row(
+                        metric,
+                        other.estimate,
+                        other.low,
+                        other.high,
+                        f"bayes beta-binomial, population, prior {check.alternative_prior} "
+                        "(grid, eti)",
+                        int(n.sum()),
+                        int(np.count_nonzero(n)),
+                        (f"prior sensitivity: {verdict}",),
+                    )
+                )
+            return rows
         if metric in PROPORTION_METRICS:
             x, n = proportion_counts(total, metric)
             q = stats.beta.ppf([(1 - level) / 2, 0.5, (1 + level) / 2], x + 1, n - x + 1)
@@ -886,8 +927,9 @@ def _bayes_rows(
         if metric != "f1":
             return []
         relevant = int(_relevant(total, metric))
-        if nested and sampler != "grid":
-            fit = bayes.fit_confusion(counts.counts, sampler=sampler, rng=rng)
+        mcmc = bayes.fitting.resolve_sampler(sampler, grid_is_exact=False)
+        if nested and mcmc != "grid":
+            fit = bayes.fit_confusion(counts.counts, sampler=mcmc, rng=rng)
             ci = fit.interval("f1", "eti", level)
             return [
                 _interval_row(
@@ -895,7 +937,7 @@ def _bayes_rows(
                     ci.estimate,
                     ci.low,
                     ci.high,
-                    f"bayes hierarchical dirichlet-multinomial ({sampler}, eti)",
+                    f"bayes hierarchical dirichlet-multinomial ({mcmc}, eti)",
                     relevant,
                     int(np.count_nonzero(counts.counts.sum(1))),
                     (
@@ -924,6 +966,7 @@ def _rows(
     rows, skipped = [], []
     options = dict(options)
     bayes_sampler = options.pop("bayes_sampler")
+    sensitivity = options.pop("bayes_prior_sensitivity", False)
     level = options.pop("confidence_level")
     child_rngs = rng.spawn(len(metrics))
     plans: dict[str, tuple[_Plan, np.random.Generator]] = {}
@@ -958,7 +1001,7 @@ def _rows(
             }
         )
         if bayes_sampler is not None:
-            rows += _bayes_rows(counts, metric, level, bayes_sampler, child)
+            rows += _bayes_rows(counts, metric, level, bayes_sampler, child, sensitivity)
     return rows, skipped
 
 
@@ -1243,7 +1286,8 @@ def report(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     bayes: bool = False,
-    bayes_sampler: str = "nutpie",
+    bayes_sampler: str = "auto",
+    bayes_prior_sensitivity: bool = False,
 ) -> pd.DataFrame:
     """Every metric with its recommended interval, in one table.
 
@@ -1293,8 +1337,16 @@ def report(
         Dirichlet-multinomial (nested texts, MCMC samplers) or the closed-form
         Dirichlet-multinomial posterior (independent texts; with the grid sampler, nested
         texts too, noted as treated as independent).
-    bayes_sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        Sampler of the hierarchical model.
+    bayes_sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
+        Sampler of the hierarchical models: ``"auto"`` is the exact grid for the
+        beta-binomial and nutpie for the hierarchical Dirichlet-multinomial of F1; the
+        ``method`` column names the sampler that ran.
+    bayes_prior_sensitivity : bool, default False
+        With `bayes`, follow each hierarchical beta-binomial row by the interval under
+        the alternative concentration prior (``"bda3"`` for the default ``"pareto"``),
+        from the exact grid, whose ``note`` says whether it differs materially (an end or
+        the median moving by more than 10% of the width;
+        :func:`perfci.bayes.prior_sensitivity`).
 
     Returns
     -------
@@ -1365,6 +1417,7 @@ def report(
         bayes,
         bayes_sampler,
         score is not None,
+        bayes_prior_sensitivity,
     )
     if not isinstance(differences, bool | np.bool_):
         raise ValueError(f"`differences` must be True or False; got {differences!r}.")
@@ -1386,6 +1439,7 @@ def report(
         "n_resamples": n_resamples,
         "confidence_level": level,
         "bayes_sampler": bayes_sampler if bayes else None,
+        "bayes_prior_sensitivity": bayes_prior_sensitivity,
     }
     if _has_runs(y_true):
         unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}

@@ -649,14 +649,19 @@ SAMPLER = _choices(
     "sampler",
     "how the hierarchical beta-binomial posterior is computed",
     [
-        ("nutpie", "MCMC with nutpie, the model compiled once and refit to new data"),
+        (
+            "auto",
+            "the exact grid for the beta-binomial of one proportion, nutpie for models "
+            "the grid does not compute (the hierarchical confusion matrix)",
+        ),
+        ("nutpie", "MCMC with nutpie, the model compiled once (cached on disk) and refit"),
         ("pymc", "MCMC with PyMC's own NUTS sampler"),
         ("grid", "exact posterior by two-dimensional quadrature, batched over data sets"),
     ],
 )
 
 CONFUSION_SAMPLER = SAMPLER.subset(
-    ("nutpie", "pymc"), help="MCMC sampler of the hierarchical Dirichlet-multinomial"
+    ("auto", "nutpie", "pymc"), help="MCMC sampler of the hierarchical Dirichlet-multinomial"
 )
 
 ESTIMAND = _choices(

@@ -23,11 +23,14 @@ positives, say) is modelled with the hierarchical beta-binomial of
 ``person``
     each person's rate :math:`p_i` (partial pooling).
 
-Samplers: ``"nutpie"`` (default; the marginalized model is compiled once per prior and
-refit to new data), ``"pymc"`` (PyMC's own NUTS), and ``"grid"``: the exact posterior of
-(mu, s) by two-dimensional quadrature of the stable marginal likelihood, batched over data
-sets (:func:`grid_intervals`; :func:`shared_grid_intervals` for several estimands from one
-posterior), with person rates drawn from their exact conditionals.
+Samplers: ``"grid"``: the exact posterior of (mu, s) by two-dimensional quadrature of the
+stable marginal likelihood, batched over data sets (:func:`grid_intervals`;
+:func:`shared_grid_intervals` for several estimands from one posterior), with person rates
+drawn from their exact conditionals; ``"nutpie"`` (the marginalized model is compiled once
+per prior, kept in an on-disk cache for later processes, :mod:`~perfci.bayes.compile_cache`,
+and refit to new data); ``"pymc"`` (PyMC's own NUTS); and ``"auto"``, the default, which
+is the grid for the beta-binomial (exact there) and nutpie for the hierarchical
+confusion model, which no grid computes. A result's ``sampler`` says which one ran.
 
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
 fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so. A fit also
@@ -39,10 +42,13 @@ differ materially.
 
 Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
 The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
-:mod:`~perfci.bayes.samplers` (running MCMC, diagnostics), :mod:`~perfci.bayes.results`
+:mod:`~perfci.bayes.samplers` (running MCMC, diagnostics),
+:mod:`~perfci.bayes.compile_cache` (compiled nutpie models on disk), :mod:`~perfci.bayes.results`
 (result objects) and :mod:`~perfci.bayes.plots`; the grid's NumPy core is
 :mod:`perfci._core.grid`.
 """
+
+from .compile_cache import CompileCacheWarning
 
 # perfci.harness imports these two private names from here until it calls grid_intervals
 from .fitting import (
@@ -74,6 +80,7 @@ __all__ = [
     "SAMPLERS",
     "BayesFit",
     "BayesianDiagnosticsWarning",
+    "CompileCacheWarning",
     "ConfusionFit",
     "ConfusionPosterior",
     "CredibleInterval",

@@ -48,10 +48,11 @@ __all__ = [
     "fit_confusion",
     "fit_labels",
     "grid_intervals",
+    "resolve_sampler",
     "shared_grid_intervals",
 ]
 
-SAMPLERS = ("nutpie", "pymc", "grid")
+SAMPLERS = ("auto", "nutpie", "pymc", "grid")
 GRID_ESTIMANDS = ("population", "mu", "sampled_persons")
 #: The grid estimands that are drawn (``"mu"`` is read off the gridded marginal).
 _DRAWN = ("population", "sampled_persons")
@@ -65,6 +66,18 @@ _GRID_BLOCK = 1 << 23
 
 
 # ----------------------------------------------------------------------- validation
+
+
+def resolve_sampler(sampler: str, grid_is_exact: bool) -> str:
+    """Return the sampler ``"auto"`` stands for: the grid where it is exact, else nutpie.
+
+    The grid is exact for the hierarchical beta-binomial of one proportion (every
+    estimand); no grid computes the hierarchical confusion model. Other names are
+    returned as they are.
+    """
+    if sampler != "auto":
+        return sampler
+    return "grid" if grid_is_exact else "nutpie"
 
 
 def _check_counts(
@@ -471,7 +484,7 @@ def fit(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
-    sampler: str = "nutpie",
+    sampler: str = "auto",
     prior: str = "pareto",
     draws: int = 1000,
     tune: int = 1000,
@@ -490,9 +503,13 @@ def fit(
         Per-person successes y_i and relevant texts n_i (for recall: each person's true
         positives and reference positives). Persons without a relevant text are dropped;
         at least two must remain.
-    sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        MCMC with nutpie (compiled once per prior, refit to new data), with PyMC's NUTS,
-        or the exact grid posterior.
+    sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
+        The exact grid posterior (``"grid"``), MCMC with nutpie (compiled once per prior
+        and kept in the on-disk compile cache, :mod:`perfci.bayes.compile_cache`; refit
+        to new data), or MCMC with PyMC's NUTS. ``"auto"`` is the grid: it is exact for
+        this model and computes every estimand (``population``, ``mu``,
+        ``sampled_persons``, ``person``), in milliseconds. The result's ``sampler`` says
+        which one ran.
     prior : {"pareto", "bda3"}, default "pareto"
         Concentration prior (see :mod:`perfci.models.beta_binomial`).
     draws, tune, chains : int
@@ -550,6 +567,8 @@ def fit(
     population 0.910 [0.806, 0.961]
     """
     check_choice("sampler", sampler, SAMPLERS)
+    # one proportion: the grid posterior is exact for every estimand
+    sampler = resolve_sampler(sampler, grid_is_exact=True)
     s_prior(prior)
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         check_positive_int(name, value)
@@ -654,10 +673,10 @@ def fit_labels(
     positive : object, optional
         The positive label (as in :func:`perfci.confusion`).
     **options
-        Passed to :func:`fit` (sampler, prior, draws, tune, chains, rng,
-        population_persons). ``population_sizes`` may be a mapping (a dict or a pandas
-        Series) from person id to the person's size in the population; every fitted
-        person needs one.
+        Passed to :func:`fit` (sampler, by default ``"auto"``, the exact grid; prior,
+        draws, tune, chains, rng, population_persons). ``population_sizes`` may be a
+        mapping (a dict or a pandas Series) from person id to the person's size in the
+        population; every fitted person needs one.
 
     Returns
     -------
@@ -697,7 +716,7 @@ def fit_labels(
 def fit_confusion(
     counts: ArrayLike,
     *,
-    sampler: str = "nutpie",
+    sampler: str = "auto",
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
@@ -710,8 +729,9 @@ def fit_confusion(
     counts : array_like of int
         Per-person ``[tp, fp, fn, tn]``, shape ``(m, 4)``, m >= 2 (for independent
         texts use the closed form, :func:`confusion_posterior`).
-    sampler : {"nutpie", "pymc"}, default "nutpie"
-        MCMC sampler. The model is compiled for each call (its shape depends on m).
+    sampler : {"auto", "nutpie", "pymc"}, default "auto"
+        MCMC sampler; ``"auto"`` is nutpie (no grid computes this model). The model is
+        compiled for each call (its shape depends on m).
     draws, tune, chains : int
         MCMC settings.
     rng : numpy.random.Generator, int or None
@@ -731,7 +751,8 @@ def fit_confusion(
     >>> bool(0 < ci.low < ci.estimate < ci.high < 1)
     True
     """
-    check_choice("sampler", sampler, ("nutpie", "pymc"))
+    check_choice("sampler", sampler, ("auto", "nutpie", "pymc"))
+    sampler = resolve_sampler(sampler, grid_is_exact=False)
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         check_positive_int(name, value)
     cells = check_real_array("counts", counts)

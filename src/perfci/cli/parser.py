@@ -394,7 +394,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
-    _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--bayes-sampler", registry.SAMPLER, default="auto")
+    p.add_argument(
+        "--bayes-prior-sensitivity",
+        action="store_true",
+        help="with --bayes: also the interval under the alternative concentration prior, "
+        "and whether it differs materially (default: off)",
+    )
     p.add_argument(
         "--html",
         metavar="OUT",
@@ -437,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     _file_columns(p)
     _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
-    _choice(p, "--sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--sampler", registry.SAMPLER, default="auto")
     _choice(p, "--prior", registry.PRIOR, default="pareto")
     p.add_argument(
         "--prior-sensitivity",

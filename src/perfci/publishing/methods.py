@@ -11,6 +11,7 @@ it is, so the paragraph never says more than was done.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -235,7 +236,8 @@ class Choices:
     given : tuple of str
         The options the analyst set instead of leaving them to the policy.
     bayes_sampler : str or None
-        The sampler of the Bayesian rows (None without them).
+        The MCMC sampler of the Bayesian rows (None without Bayesian rows or when no row
+        was sampled by MCMC).
     """
 
     n_resamples: int
@@ -333,6 +335,13 @@ def _bayes_sentence(label: str, rows: pd.DataFrame, nested: bool, cite: _Citatio
     if sampler in ("nutpie", "pymc"):
         fitted += f" and checked by R-hat, effective sample sizes and divergences {cite('vehtari')}"
     independent = " (texts treated as independent)" if nested else ""
+    other = re.search(r", prior (\w+)", label)
+    if label.startswith("bayes beta-binomial, population") and other:
+        help_ = registry.PRIOR.help_of(other.group(1)).replace("kappa", "κ")
+        return (
+            f"for {metrics}, the same model under the alternative prior {help_}, as a check "
+            f"of the prior's influence, its posterior {fitted}"
+        )
     if label.startswith("bayes beta-binomial, population"):
         from ..bayes import fit
 
@@ -436,7 +445,7 @@ def methods_paragraph(
             _bayes_sentence(str(label), group, nested, cite)
             for label, group in bayes_rows.groupby("method", sort=False)
         ]
-        random_draws |= choices.bayes_sampler in ("nutpie", "pymc")
+        random_draws |= choices.bayes_sampler is not None
         sentences.append(
             f"Beside them the table gives {level} equal-tailed Bayesian credible intervals: "
             + "; ".join(parts)

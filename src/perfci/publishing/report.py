@@ -14,6 +14,7 @@ import base64
 import dataclasses
 import html
 import os
+import re
 import struct
 import tempfile
 import warnings
@@ -74,6 +75,12 @@ _PNG_DPI, _CSS_DPI = 200, 96
 def _figure_text(text: Any) -> str:
     """Return text for a matplotlib label: a ``$`` is a dollar, never the start of math."""
     return str(text).replace("$", r"\$")
+
+
+def _bayes_suffix(label: str) -> str:
+    """Return how the metrics' figure marks a Bayesian row (and its prior, if not the default)."""
+    prior = re.search(r", prior (\w+)", label)
+    return f" (Bayes, prior {prior.group(1)})" if prior else " (Bayes)"
 
 
 def _png(fig: Figure) -> bytes:
@@ -339,7 +346,7 @@ class ValidationReport:
                 _figure_text(
                     f"{r['metric']}"
                     + (f" ({r['class']})" if str(r.get("class", "")) else "")
-                    + (" (Bayes)" if is_bayes(r["method"]) else "")
+                    + (_bayes_suffix(str(r["method"])) if is_bayes(r["method"]) else "")
                 )
                 for r in rows.to_dict("records")
             ]
@@ -844,7 +851,8 @@ def validation_report(
     score: Any = None,
     positive: Any = None,
     bayes: bool = False,
-    bayes_sampler: str = "nutpie",
+    bayes_sampler: str = "auto",
+    bayes_prior_sensitivity: bool = False,
     confidence_level: float = 0.95,
     design: str | None = policy.RECOMMENDED,
     df_adjust: str | None = policy.RECOMMENDED,
@@ -890,8 +898,11 @@ def validation_report(
     bayes : bool, default False
         Add the Bayesian credible intervals beside the frequentist ones (see
         :func:`perfci.report`).
-    bayes_sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        Sampler of the hierarchical models.
+    bayes_sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
+        Sampler of the hierarchical models, as in :func:`perfci.report`.
+    bayes_prior_sensitivity : bool, default False
+        With `bayes`, add the interval under the alternative concentration prior below
+        each hierarchical beta-binomial row, as in :func:`perfci.report`.
     confidence_level : float, default 0.95
         Level of every interval.
     design, df_adjust, n_resamples : default "recommended"
@@ -986,6 +997,7 @@ def validation_report(
             rng=generator,  # the same draws as report(..., rng=rng)
             bayes=bayes,
             bayes_sampler=bayes_sampler,
+            bayes_prior_sensitivity=bayes_prior_sensitivity,
         )
         level = float(confidence_level)  # the report checked it
         counts = confusion(y_true, y_pred, positive=positive, groups=groups)
@@ -1019,7 +1031,9 @@ def validation_report(
         warnings.warn(w.message, w.category, stacklevel=2)
     summary = _summary(counts)
     seed = _seed_words(rng)
-    mcmc = bayes_sampler if bayes and bayes_sampler in ("nutpie", "pymc") else None
+    # the samplers that ran, as the Bayesian rows name them ("auto" resolves per model)
+    ran = " ".join(str(m) for m in table["method"] if is_bayes(m))
+    mcmc = next((name for name in ("nutpie", "pymc") if f"({name}," in ran), None)
     versions = _versions(mcmc)
     options = {"design": design, "df_adjust": df_adjust, "n_resamples": n_resamples}
     given = tuple(
@@ -1028,7 +1042,7 @@ def validation_report(
         if not (isinstance(value, str) and value == policy.RECOMMENDED)
     )
     resamples = policy.N_RESAMPLES if isinstance(n_resamples, str) else int(n_resamples)
-    choices = Choices(resamples, _seed_clause(seed), given, bayes_sampler if bayes else None)
+    choices = Choices(resamples, _seed_clause(seed), given, mcmc)
     methods, references = methods_paragraph(
         table, comparisons, summary, names_, level, choices, versions
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import __version__
 
@@ -260,6 +260,13 @@ def _where(row: Mapping[str, Any], by: str) -> str:
     return ", ".join(parts)
 
 
+def _bayes_model(label: str) -> str:
+    """Return the model of a Bayesian label for its column, and its prior when not the default."""
+    model = short_method(label).removeprefix("Bayesian ").split(",")[0]
+    prior = re.search(r", prior (\w+)", label)
+    return f"{model}, prior {prior.group(1)}" if prior else model
+
+
 def _without_notes_column(
     headers: list[str], rows: list[tuple[Any, ...]]
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -286,31 +293,40 @@ def metric_tables(
     records = rows.to_dict("records")
     nested = any(not missing(r["persons"]) for r in records)
     with_bayes = any(is_bayes(r["method"]) for r in records)
-    # a report puts a metric's Bayesian row right below its frequentist row
-    pairs: list[tuple[dict, dict | None]] = []
+    # a report puts a metric's Bayesian row right below its frequentist row; a further
+    # Bayesian row of the metric (another prior) gets a row of its own
+    pairs: list[tuple[dict | None, dict | None]] = []
     for r in records:
         if not is_bayes(r["method"]):
             pairs.append((r, None))
         elif (
             pairs
+            and pairs[-1][0] is not None
             and pairs[-1][1] is None
             and all(pairs[-1][0].get(c) == r.get(c) for c in ("metric", *lead))
         ):
             pairs[-1] = (pairs[-1][0], r)
+        else:
+            pairs.append((None, r))
     out_rows: list[tuple[Any, ...]] = []
-    for r, b in pairs:
+    for f, b in pairs:
+        r = f if f is not None else cast(dict, b)  # every pair holds one row at least
         where = _where(r, by)
         cells: list[Any] = [str(r[c]) for c in lead]
-        cells += [
-            str(r["metric"]),
-            number(r["estimate"], digits),
-            interval(r["low"], r["high"], digits),
-            marks.mark(str(r["method"]), shared.get(str(r["method"]), "")),
-            count(r["relevant_n"]),
-        ]
+        cells.append(str(r["metric"]))
+        marked = []
+        if f is not None:
+            cells += [
+                number(f["estimate"], digits),
+                interval(f["low"], f["high"], digits),
+                marks.mark(str(f["method"]), shared.get(str(f["method"]), "")),
+            ]
+            marked.append(notes.mark(f["note"], f["method"], where))
+        else:
+            cells += ["–", "–", "–"]
+        cells.append(count(r["relevant_n"]))
         if nested:
             cells.append(count(r["persons"]))
-        marked = [notes.mark(r["note"], r["method"], where)]
         if with_bayes and b is None:
             cells += ["–", "–", "–"]
         elif with_bayes and b is not None:
@@ -322,7 +338,7 @@ def metric_tables(
                 marks.mark(
                     label,
                     shared.get(label, ""),
-                    short_method(label).removeprefix("Bayesian ").split(",")[0],
+                    _bayes_model(label),
                 ),
             ]
             marked.append(notes.mark(b["note"], b["method"], where + " (Bayesian)"))
