@@ -161,6 +161,28 @@ def test_bayesian_intervals_sit_beside_their_frequentist_rows(texts):
     assert "quadrature" in rep.methods and "κ ~ Pareto(1.5, 1)" in rep.methods
 
 
+def test_the_prior_sensitivity_row_has_a_row_of_its_own(texts):
+    rep = publishing.validation_report(
+        texts["human"],
+        texts["model"],
+        texts["person"],
+        metrics=["recall"],
+        bayes=True,
+        bayes_sampler="grid",
+        bayes_prior_sensitivity=True,
+    )
+    [_, first, second] = _tables(rep.to_html())["table-metrics"]
+    other = rep.table.iloc[2]
+    assert "prior bda3" in other.method  # the report's row under the other prior
+    assert second[:4] == ["recall", "–", "–", "–"] and second[8].startswith(
+        "beta-binomial, prior bda3"
+    )
+    assert second[6:8] == [f"{other.estimate:.3f}", f"[{other.low:.3f}, {other.high:.3f}]"]
+    assert first[8].startswith("beta-binomial") and "prior" not in first[8]
+    assert "the same model under the alternative prior p(κ) proportional to" in rep.methods
+    assert rep.versions.keys() == {"perfci", "NumPy", "SciPy", "pandas", "matplotlib"}
+
+
 def test_the_comparison_is_that_of_compare(texts, nested):
     # Newcombe's interval of the nested recall difference has no random draws
     expected = pc.compare(
