@@ -18,9 +18,9 @@ One representative cell of each suite at scale ``full``:
    texts per person): the percentile bootstraps of the suite (iid, cluster and
    hierarchical, pseudo count 0 and 1) on the cell's 1,000 data sets with 1,000
    resamples; and the grid posterior's two rows, ``bayes.shared_grid_intervals(y, n,
-   ["mu", "population", "sampled_persons"])`` against a loop of ``bayes.grid_intervals`` per data set
-   and estimand, on the cell's first 200 data sets (the loop takes about 15 ms a data
-   set).
+   ["mu", "population", "sampled_persons"])`` against a loop of ``bayes.grid_intervals``
+   per data set and estimand, on the cell's first 200 data sets (the loop takes about
+   15 ms a data set).
 
 With ``--cells`` the script times instead the harness's own ``compute_cell`` on cells
 spread over both suites' grids (process CPU time, one call each after a warm-up cell),

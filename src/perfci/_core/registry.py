@@ -702,7 +702,8 @@ OUTPUT_FORMAT = _choices(
         ("table", "aligned text"),
         ("json", "a JSON list of rows"),
         ("csv", "comma-separated values"),
-        ("markdown", "a markdown table"),
+        ("markdown", "Markdown tables for a paper: short method names, labels as footnotes"),
+        ("latex", "LaTeX booktabs tables for a paper: short method names, labels as footnotes"),
     ],
 )
 

@@ -301,8 +301,14 @@ def report(args: argparse.Namespace) -> None:
     """``perfci report``: every metric with its recommended interval."""
     from ..reporting import report as report_
 
+    html = _html_target(args)  # a bad --html fails before any work
     frame = _read_table(args.file)
     truths = list(args.truth)
+    if html is not None and (len(truths) > 1 or len(args.pred) > 1 or args.run is not None):
+        raise ValueError(
+            "`--html` takes one `--truth` column and one `--pred` column (several columns "
+            "or `--run` are annotators or runs: report those without `--html`)."
+        )
     args.truth = truths[0]  # one reference; several are read below as annotators' codes
     if len(truths) > 1:
         if args.run is not None:
@@ -351,6 +357,9 @@ def report(args: argparse.Namespace) -> None:
         }
     groups = _column(frame, args.group, "--group", args.file)
     by = _column(frame, args.by, "--by", args.file)
+    if html is not None:
+        _html_report(args, frame, values, positive, groups, by, score, preds[0], html)
+        return
     table = report_(
         values["y_true"],
         values["y_pred"],
@@ -367,9 +376,92 @@ def report(args: argparse.Namespace) -> None:
         confidence_level=args.confidence_level,
         rng=args.seed,
     )
+    _print_report(args, table)
+
+
+def _print_report(args: argparse.Namespace, table: Any, published: Any = None) -> None:
+    """Print a report's table in the `--format` asked for (`published`: its HTML report)."""
+    from ..publishing import latex_table, markdown_table
+
+    if args.format in ("latex", "markdown") and not args.json:
+        if published is not None:
+            print(published.to_latex() if args.format == "latex" else published.to_markdown())
+            return
+        write = latex_table if args.format == "latex" else markdown_table
+        names = {} if args.by is None else {"by": args.by}
+        print(write(table, confidence_level=args.confidence_level, names=names), end="")
+        return
     if args.by is not None:
         table = table.rename(columns={"by": args.by})
     rendering.print_table(table, "json" if args.json else args.format)
+
+
+def _html_target(args: argparse.Namespace) -> Path | None:
+    """Return the `--html` file, checked; refuse `--pred-b` without it."""
+    if args.html is None:
+        if args.pred_b is not None:
+            raise ValueError(
+                "`--pred-b` adds a paired comparison to the HTML report: it needs `--html`."
+            )
+        return None
+    from ..publishing.report import check_output_path
+
+    return check_output_path(args.html, "`--html`", (".html", ".htm"))
+
+
+def _html_report(
+    args: argparse.Namespace,
+    frame: Any,
+    values: dict[str, Any],
+    positive: Any,
+    groups: Any,
+    by: Any,
+    score: Any,
+    pred: str,
+    html: Path,
+) -> None:
+    """``perfci report --html``: the validation report, written whole, and its table."""
+    from ..publishing import validation_report
+
+    pred_b = None
+    if args.pred_b is not None:  # read with the other labels, by the same coding
+        _refuse_scores_as_labels(frame, args.pred_b, "--pred-b", args.file)
+        columns = {
+            "y_true": ("--truth", args.truth),
+            "y_pred": ("--pred", pred),
+            "pred_b": ("--pred-b", args.pred_b),
+        }
+        values, positive = _labels(args, columns, frame)
+        pred_b = values["pred_b"]
+    given = {
+        "y_true": args.truth,
+        "y_pred": pred,
+        "pred_b": args.pred_b,
+        "groups": args.group,
+        "by": args.by,
+        "score": args.score,
+    }
+    published = validation_report(
+        values["y_true"],
+        values["y_pred"],
+        groups,
+        by=by,
+        score=score,
+        differences=args.differences,
+        reference=args.reference,
+        pred_b=pred_b,
+        metrics=args.metrics,
+        bayes=args.bayes,
+        bayes_sampler=args.bayes_sampler,
+        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
+        positive=positive,
+        confidence_level=args.confidence_level,
+        names={key: value for key, value in given.items() if value is not None},
+        rng=args.seed,
+    )
+    published.save(html)
+    if not args.quiet:
+        _print_report(args, published.table, published)
 
 
 def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]:

@@ -401,6 +401,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --bayes: also the interval under the alternative concentration prior, "
         "and whether it differs materially (default: off)",
     )
+    p.add_argument(
+        "--html",
+        metavar="OUT",
+        help="also write the report as one self-contained HTML page (.html: data summary, "
+        "tables, figures, notes, methods paragraph); the table is still printed unless "
+        "--quiet (default: none)",
+    )
+    p.add_argument(
+        "--pred-b",
+        metavar="COL",
+        help="with --html, a second classifier's labels: the report adds the paired "
+        "comparison of --pred minus --pred-b for every metric (default: none)",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
