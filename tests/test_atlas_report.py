@@ -193,3 +193,37 @@ def test_write_atlas_writes_the_report_and_figures(atlas, results_dir, tmp_path)
     assert "| wilson | 6 | 0.920 | 0.965 | 75% | 0.980 |" in text
     assert "paper-other" not in text
     assert sorted(p.name for p in out.parent.iterdir()) == ["ATLAS.md"]
+
+
+def test_bayesian_beside_frequentist_table_per_design(atlas, tmp_path):
+    # two designs, one Bayesian and one frequentist method: one row per design, the
+    # Bayesian columns first, every entry the cell's coverage, misses and half-width
+    make_atlas = atlas
+    ds = xr.Dataset(
+        {
+            name: (("ci_method", "persons"), np.array(values))
+            for name, values in {
+                "coverage": [[0.95, 0.94], [0.91, 0.93]],
+                "mc_se": [[0.007, 0.007], [0.009, 0.008]],
+                "miss_low": [[0.02, 0.03], [0.05, 0.04]],
+                "miss_high": [[0.03, 0.03], [0.04, 0.03]],
+                "mean_half_width": [[0.1, 0.05], [0.09, 0.045]],
+                "n_valid": [[1000, 1000], [1000, 1000]],
+            }.items()
+        },
+        coords={
+            "ci_method": ["freq", "bayes_pop"],
+            "persons": [10, 20],
+            "family": ("ci_method", ["clustered", "bayes"]),
+        },
+        attrs={"suite": "toy"},
+    )
+    assert make_atlas.bayes_methods(ds) == (["bayes_pop"], ["freq"])
+    lines = make_atlas.side_by_side_lines("toy", ds, tmp_path, tmp_path / "ATLAS.md")
+    table = [line for line in lines if line.startswith("| ")]
+    assert table[0] == "| `persons` | bayes_pop | freq |"
+    assert table[1] == "| 10 | 0.910 (0.050/0.040), hw 0.0900 | 0.950 (0.020/0.030), hw 0.1000 |"
+    assert len(table) == 3
+    assert (tmp_path / "toy-bayes-vs-frequentist.png").stat().st_size > 0
+    no_bayes = ds.sel(ci_method=["freq"])
+    assert make_atlas.side_by_side_lines("toy", no_bayes, None, tmp_path / "ATLAS.md") == []

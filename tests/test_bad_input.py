@@ -220,7 +220,7 @@ CASES = [
         pc.bayes.fit,
         ([3, 2], [5, 5]),
         {"sampler": "gibbs"},
-        r"`sampler` must be one of \['grid', 'nutpie', 'pymc'\]",
+        r"`sampler` must be one of \['auto', 'grid', 'nutpie', 'pymc'\]",
     ),
     ("bayes: x > n", pc.bayes.fit, ([6, 2], [5, 5]), {}, "must not exceed `trials`"),
 ]

@@ -554,8 +554,12 @@ def test_the_general_population_step_is_the_proportions_one():
     drawn = core.draw_grid_posterior(post, y, n, 4000, [np.random.default_rng(6)], rates=True)
     rates, sampled = drawn.rates[0], drawn.sampled_persons[0]
     u = n[0].astype(float)
-    # the spread by its definition: SD of u_i (p_i - theta_s) / mean(u), m - 1 denominator
-    spread = np.std(u * (rates - sampled[:, None]) / u.mean(), axis=1, ddof=1)
+    # the spread by its definition: the root mean square (m - 1 denominator) of
+    # u_i (p_i - theta_s) / mean(u) ...
+    # ... CR2-corrected by the leverage u_i / sum(u) of each person
+    leverage = u / u.sum()
+    deviations = u * (rates - sampled[:, None]) / u.mean() / np.sqrt(1 - leverage)
+    spread = np.sqrt((deviations**2).sum(1) / (m - 1))
     factor = population.deviation_scale(m, None)
     # the grid's population draws imply t variates that are Student t on m - 1 df
     logit = np.log(drawn.population[0] / (1 - drawn.population[0]))

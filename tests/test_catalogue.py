@@ -1054,8 +1054,15 @@ ENTRIES = [
             ],
             "differences": also(bool_kind(), by=BY),
             "reference": also(label_kind(), by=BY, differences=True),
+            "bayes_prior_sensitivity": also(bool_kind(), bayes=True, bayes_sampler="grid"),
         },
         [
+            (
+                "bayes_prior_sensitivity without bayes",
+                {"bayes_prior_sensitivity": True},
+                RAISES,
+                ("bayes_prior_sensitivity", "bayes"),
+            ),
             (
                 "roc_auc without a score",
                 {"metrics": ["roc_auc"]},

@@ -37,3 +37,22 @@ def test_names_load_on_first_use_and_every_public_name_resolves():
     assert "bootstrap_ci" in dir(pc)
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         pc.not_a_name  # noqa: B018
+
+
+_INTERVAL = "from perfci.cli import main; main(['interval', '--successes', '264', '--trials', '300'"
+
+
+@pytest.mark.parametrize("method", ["wald", "wilson", "agresti_coull", "agresti_coull_plus4"])
+@pytest.mark.parametrize("json", [False, True])
+def test_interval_command_with_a_normal_quantile_loads_no_scipy(method, json):
+    # the command's default method is one of these; SciPy would be most of its start-up
+    flags = f", '--method', '{method}'" + (", '--json'" if json else "")
+    loaded = _loaded(f"{_INTERVAL}{flags}])")
+    assert not {m for m in loaded if m.split(".")[0] in {"scipy", "pandas", "xarray", *HEAVY}}
+
+
+@pytest.mark.parametrize("method", ["clopper_pearson", "jeffreys", "logit"])
+def test_interval_command_with_beta_or_logit_loads_scipy_special_only(method):
+    loaded = _loaded(f"{_INTERVAL}, '--method', '{method}'])")
+    assert "scipy.special" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in {"pandas", "xarray", *HEAVY}}

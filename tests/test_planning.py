@@ -1,6 +1,7 @@
 import json
 
 import matplotlib
+import matplotlib.pyplot
 import numpy as np
 import pytest
 from scipy import stats
@@ -100,6 +101,60 @@ def test_plot():
         )
     )
     assert len(ax.lines) == 4
+    legend = ax.get_legend()
+    # the legend's title names the dims, its entries only their values
+    assert legend.get_title().get_text() == "icc, texts_per_person (metric_value = 0.9)"
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "0.05, 10",
+        "0.05, 50",
+        "0.1, 10",
+        "0.1, 50",
+    ]
+    matplotlib.pyplot.close(ax.figure)
+
+
+def test_plot_target_line_and_crossings_are_the_plans():
+    values = [0.7, 0.8, 0.9, 0.95]
+    curves = pc.half_width_curves(np.arange(10, 201), values)
+    ax = pc.plot_half_width_curves(curves, target=0.06)
+    (target,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert list(target.get_ydata()) == [0.06, 0.06]
+    # the planner's answers (bisection, then a look 60 ahead); 0.7 needs more than 200
+    plans = [pc.plan_sample_size(v, 0.06).relevant_n for v in values]
+    assert plans[0] > 200 and all(p <= 200 for p in plans[1:])
+    markers = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert [m.get_xdata()[0] for m in markers] == plans[1:]
+    for marker, value in zip(markers, values[1:], strict=True):  # on its curve
+        n = marker.get_xdata()[0]
+        assert marker.get_ydata()[0] == curves.sel(n=n, metric_value=value).item() <= 0.06
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == [
+        "0.7: n > 200",
+        *(f"{v:g}: n = {p}" for v, p in zip(values[1:], plans[1:], strict=True)),
+    ]
+    matplotlib.pyplot.close(ax.figure)
+
+
+def test_plot_crossing_of_an_oscillating_curve_is_after_its_last_n_above():
+    # the 90% lambda = 1 bootstrap oscillates: at 0.7 its curve dips below 0.06 and comes
+    # back above; the planner's rule counts from the last n above, not the first below
+    curves = pc.half_width_curves(
+        np.arange(10, 400), [0.7], confidence_level=0.9, method="percentile", pseudo_count=1
+    )
+    ax = pc.plot_half_width_curves(curves, target=0.06)
+    values = curves.sel(metric_value=0.7).values
+    first_below = int(curves["n"][np.argmax(values <= 0.06)])
+    plan = pc.plan_sample_size(0.7, 0.06, confidence_level=0.9, method="percentile", pseudo_count=1)
+    (marker,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert marker.get_xdata()[0] == plan.relevant_n > first_below
+    matplotlib.pyplot.close(ax.figure)
+
+
+@pytest.mark.parametrize("target", [0, -0.1, "0.05", np.nan])
+def test_plot_refuses_a_target_that_is_not_a_positive_number(target):
+    curves = pc.half_width_curves([10, 20], [0.9])
+    with pytest.raises(ValueError, match=r"^`target` must"):
+        pc.plot_half_width_curves(curves, target=target)
 
 
 def nested_plan_by_the_formula(p, target, icc, b, cv, level=0.95):

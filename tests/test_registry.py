@@ -572,7 +572,9 @@ def test_unknown_names_raise_naming_the_argument_and_listing_the_allowed(
 def test_report_names_metrics_and_bayes_sampler():
     with pytest.raises(ValueError, match=r"^`metrics` must be one of \['accuracy'"):
         pc.report(Y, P, metrics=["recall", BAD])
-    with pytest.raises(ValueError, match=r"^`bayes_sampler` must be one of \['grid', 'nutpie'"):
+    with pytest.raises(
+        ValueError, match=r"^`bayes_sampler` must be one of \['auto', 'grid', 'nutpie'"
+    ):
         pc.report(Y, P, bayes=True, bayes_sampler=BAD)
 
 
@@ -588,6 +590,7 @@ CLI_CHOICES = {
     ("compare", "--method"): registry.COMPARE_METHOD,
     ("bayes", "--metric"): registry.PROPORTION_METRIC,
     ("bayes", "--sampler"): registry.SAMPLER,
+    ("bayes", "--prior"): registry.PRIOR,
     ("bayes", "--estimand"): registry.ESTIMAND.subset(("population", "mu", "sampled_persons")),
     ("report", "--bayes-sampler"): registry.SAMPLER,
     ("validate", "action"): registry.VALIDATE_ACTION,

@@ -412,3 +412,54 @@ def test_report_bootstrap_rows_share_the_draws_of_their_first_row(texts):
     tol = 4 * 2.69 * np.sqrt(2) * own.standard_error / np.sqrt(2000)
     assert table.loc["balanced_accuracy", "low"] == pytest.approx(own.low, abs=tol)
     assert table.loc["balanced_accuracy", "high"] == pytest.approx(own.high, abs=tol)
+
+
+def test_report_bayes_prior_sensitivity_rows(texts):
+    table = pc.report(
+        texts["human"],
+        texts["model"],
+        groups=texts["person"],
+        metrics=["recall"],
+        rng=1,
+        bayes=True,
+        bayes_sampler="grid",
+        bayes_prior_sensitivity=True,
+    )
+    assert list(table["method"])[1:] == [
+        "bayes beta-binomial, population (grid, eti)",
+        "bayes beta-binomial, population, prior bda3 (grid, eti)",
+    ]
+    # the row is prior_sensitivity's alternative interval of the same fit's counts
+    fit = pc.bayes.fit_labels(
+        texts["human"],
+        texts["model"],
+        texts["person"],
+        "recall",
+        sampler="grid",
+        rng=np.random.default_rng(1).spawn(1)[0],
+    )
+    check = fit.prior_sensitivity("population", 0.95, rng=np.random.default_rng(1).spawn(1)[0])
+    assert table.loc[2, "low"] == pytest.approx(check.alternative.low, abs=0.01)
+    assert table.loc[2, "note"].startswith("prior sensitivity: ")
+    # five persons of 4-10 texts: the priors differ (shift 0.15-0.17 of the width over seeds)
+    y, n = [9, 3, 10, 2, 8], [10, 5, 10, 4, 10]
+    truth = np.ones(sum(n), int)
+    pred = np.concatenate(
+        [np.r_[np.ones(k, int), np.zeros(m - k, int)] for k, m in zip(y, n, strict=True)]
+    )
+    persons = np.repeat(list("abcde"), n)
+    few = pc.report(
+        truth,
+        pred,
+        groups=persons,
+        metrics=["recall"],
+        rng=1,
+        bayes=True,
+        bayes_sampler="grid",
+        bayes_prior_sensitivity=True,
+    )
+    assert "differs materially from prior 'pareto'" in few.loc[2, "note"]
+    with pytest.raises(ValueError, match="`bayes_prior_sensitivity` needs `bayes`"):
+        pc.report(texts["human"], texts["model"], bayes_prior_sensitivity=True)
+    with pytest.raises(ValueError, match="`bayes_prior_sensitivity` must be True or False"):
+        pc.report(texts["human"], texts["model"], bayes=True, bayes_prior_sensitivity="yes")

@@ -209,11 +209,15 @@ def test_bayesian_results_round_trip_through_json():
         "diagnostics",
         "flagged",
         "flag_reasons",
+        "tail",
         "population",
         "mu",
         "sampled_persons",
     ]
     assert summary["persons"] == fit.trials.size and summary["diagnostics"]["r_hat"] is None
+    # the grid's posterior is exact: no empirical k-hat (NaN, None in JSON)
+    assert summary["tail"]["kappa"]["mean_finite"] is True
+    assert summary["tail"]["kappa"]["pareto_k_hat"] is None
     assert summary["mu"] == fit.interval("mu", "eti", 0.95).to_dict()
     assert (
         fit.to_dict(level=0.9)["sampled_persons"]

@@ -536,12 +536,161 @@ def section(name: str, ds: xr.Dataset, figures: Path | None, out: Path) -> list[
                 lines += [f"![{title}: coverage vs half-width]({_rel(path, out.parent)})", ""]
             else:
                 lines += ["(No figure: no cell with 10 or more persons.)", ""]
+    lines += side_by_side_lines(name, ds, figures, out)
     lines += ["### Regions", ""]
     region_table = regions(ds, frame)
     lines += _region_lines(ds, region_table) if not region_table.empty else ["No cells."]
     lines += ["", "### Where `recommended` falls short", ""]
     lines += _failure_lines(ds, failures(frame))
     return [*lines, ""]
+
+
+# ------------------------------------------------------------- Bayesian beside frequentist
+
+
+def bayes_methods(ds: xr.Dataset) -> tuple[list[str], list[str]]:
+    """Return the Bayesian methods (families ``bayes*``) of a result and the frequentist ones."""
+    names = [str(m) for m in ds["ci_method"].values]
+    if "family" not in ds.coords:
+        return [], names
+    family = {str(m): str(f) for m, f in zip(names, ds["family"].values, strict=True)}
+    bayes = [m for m in names if family[m].startswith("bayes")]
+    return bayes, [m for m in names if m not in bayes]
+
+
+def side_by_side(ds: xr.Dataset, methods: Sequence[str]) -> pd.DataFrame:
+    """One row per cell and method: coverage, its MC SE, one-sided misses, half-width."""
+    keep = ["coverage", "mc_se", "miss_low", "miss_high", "mean_half_width", "n_valid"]
+    frame = ds[keep].sel(ci_method=list(methods)).to_dataframe().reset_index()
+    frame = frame[frame["n_valid"] > 0]
+    return frame[[*grid_dims(ds), "ci_method", *keep]]
+
+
+def side_by_side_lines(
+    name: str, ds: xr.Dataset, figures: Path | None, out: Path, *, heading: str = "###"
+) -> list[str]:
+    """Lines of the per-design table (and figure) of Bayesian beside frequentist intervals.
+
+    Every method of a cell is scored on the same simulated data sets, so the columns of a
+    row compare the intervals on identical data. Empty without Bayesian methods.
+    """
+    bayes, frequentist = bayes_methods(ds)
+    if not bayes:
+        return []
+    suite = str(ds.attrs.get("suite", name))
+    shown = bayes + frequentist
+    frame = side_by_side(ds, shown)
+    dims = [d for d in grid_dims(ds) if ds.sizes.get(d, 0) > 1]
+    lines = [
+        f"{heading} Bayesian beside frequentist, on the same data sets",
+        "",
+        "Each cell's methods saw the same simulated data sets. Per design: coverage "
+        "(misses below / above the truth) and mean half-width.",
+        "",
+    ]
+    header = [*(f"`{d}`" for d in dims), *(f"{m}" for m in shown)]
+    rows = []
+    for key, part in frame.groupby(dims, sort=True) if dims else [((), frame)]:
+        key = key if isinstance(key, tuple) else (key,)
+        by = part.set_index("ci_method")
+        cells_ = [_value(k) for k in key]
+        for m in shown:
+            if m not in by.index:
+                cells_.append("—")
+                continue
+            r = by.loc[m]
+            cells_.append(
+                f"{_f(r['coverage'])} ({_f(r['miss_low'])}/{_f(r['miss_high'])}), "
+                f"hw {_f(r['mean_half_width'], 4)}"
+            )
+        rows.append(cells_)
+    lines += _table(header, rows)
+    lines.append("")
+    if figures is not None:
+        path = figures / f"{suite}-bayes-vs-frequentist.png"
+        if side_by_side_figure(frame, dims, shown, bayes, path, suite):
+            lines += [
+                f"![{suite}: coverage per design, Bayesian and frequentist]"
+                f"({_rel(path, out.parent)})",
+                "",
+            ]
+    return lines
+
+
+def side_by_side_figure(
+    frame: pd.DataFrame,
+    dims: Sequence[str],
+    shown: Sequence[str],
+    bayes: Sequence[str],
+    path: Path,
+    suite: str,
+    level: float = 0.95,
+) -> bool:
+    """Coverage of each method per design, with 2 MC SE bars; written atomically (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from perfci.plotting import style
+
+    if frame.empty:
+        return False
+    designs = (
+        frame[list(dims)].drop_duplicates().sort_values(list(dims)).reset_index(drop=True)
+        if dims
+        else pd.DataFrame(index=[0])
+    )
+    with style():
+        fig, (ax, hw) = plt.subplots(
+            2,
+            1,
+            figsize=(min(12.0, 2.5 + 0.3 * len(designs)), 5.6),
+            sharex=True,
+            gridspec_kw={"height_ratios": [2, 1]},
+        )
+        ax.axhline(level, color="k", lw=0.8)
+        ax.axhline(FLOOR, color="0.4", lw=0.8, ls="--")
+        width = 0.8 / len(shown)
+        for j, m in enumerate(shown):
+            part = frame[frame["ci_method"] == m]
+            merged = designs.merge(part, on=list(dims), how="left") if dims else part
+            x = np.arange(len(designs)) - 0.4 + width * (j + 0.5)
+            color, face = f"C{j % 8}", "white" if m in bayes else f"C{j % 8}"
+            marker = "o" if m in bayes else "s"
+            ax.errorbar(
+                x,
+                merged["coverage"],
+                yerr=2 * merged["mc_se"],
+                fmt=marker,
+                ms=3.5,
+                lw=0.8,
+                color=color,
+                mfc=face,
+                label=m + (" (Bayesian)" if m in bayes else ""),
+            )
+            hw.plot(x, merged["mean_half_width"], marker, ms=3.5, color=color, mfc=face)
+        # a design's label: its values in the order of the dims named on the axis
+        labels = (
+            [
+                "/".join(_value(v) for v in row)
+                for row in designs[list(dims)].itertuples(index=False)
+            ]
+            if dims
+            else [""]
+        )
+        hw.set_xticks(np.arange(len(designs)), labels, rotation=90, fontsize=7)
+        hw.set_xlabel("design: " + " / ".join(dims))
+        hw.set_ylabel("mean half-width")
+        ax.set_ylabel("coverage (bars: 2 MC SE)")
+        low = min(float(np.nanmin(frame["coverage"])), FLOOR) - 0.02
+        ax.set_ylim(max(0.0, low), 1.0)
+        ax.set_title(f"{suite}: Bayesian beside frequentist, same data sets", fontsize=9)
+        ax.legend(fontsize=6, ncol=3, loc="lower left")
+        fig.tight_layout()
+        _write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=150, format="png"))
+        plt.close(fig)
+    return True
 
 
 def _acceptance_lines(result: dict) -> list[str]:
@@ -708,8 +857,8 @@ def tradeoff_figure(frame: pd.DataFrame, path: Path, title: str, level: float = 
 
     The point is the mean over those cells, the vertical bar the min to max coverage;
     lines mark the nominal level and the floor :data:`FLOOR`; ``recommended`` is drawn in
-    red. Written to `path` (PNG, 150 dpi) atomically. Returns False (and writes nothing)
-    without cells with >= 10 persons.
+    vermillion. Written to `path` (PNG, 150 dpi) atomically. Returns False (and writes
+    nothing) without cells with >= 10 persons.
     """
     import matplotlib
 
@@ -725,22 +874,15 @@ def tradeoff_figure(frame: pd.DataFrame, path: Path, title: str, level: float = 
         high=("coverage", "max"),
         width=("mean_half_width", "mean"),
     )
-    # one style for every atlas figure
-    with plt.rc_context(
-        {
-            "font.size": 8,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-        }
-    ):
+    from perfci.plotting import style
+
+    with style():  # the style of every perfci figure
         fig, ax = plt.subplots(figsize=(6.4, 4.4))
         ax.axhline(level, color="k", lw=0.8, label=f"nominal {level:g}")
         ax.axhline(FLOOR, color="0.4", lw=0.8, ls="--", label=f"floor {FLOOR:g}")
         for method, p in points.iterrows():
             rec = method == RECOMMENDED
-            color = "C3" if rec else "C0"
+            color = "C1" if rec else "C0"
             ax.vlines(p["width"], p["low"], p["high"], color=color, lw=1.6 if rec else 0.9)
             ax.plot(
                 p["width"],
@@ -761,7 +903,7 @@ def tradeoff_figure(frame: pd.DataFrame, path: Path, title: str, level: float = 
                 xytext=offset,
                 textcoords="offset points",
                 fontsize=7,
-                color="C3" if rec else "C0",
+                color="C1" if rec else "C0",
                 fontweight="bold" if rec else "normal",
                 bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
                 zorder=4,

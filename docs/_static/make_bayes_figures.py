@@ -7,9 +7,10 @@ Run from the repository root::
 It fits the hierarchical beta-binomial model to the recall of the bundled example data
 (exact grid sampler, seed 1) and writes ``docs/_static/bayes_posterior_mu.png`` and
 ``docs/_static/bayes_posterior_population.png`` (the posteriors of ``mu`` and
-``population`` with their 95% equal-tailed intervals, from
+``population`` with their 95% equal-tailed intervals and posterior medians, from
 :func:`perfci.bayes.plot_posterior`) and ``docs/_static/bayes_forest.png`` (the
-person-level rates beside ``mu``, from :func:`perfci.bayes.plot_forest`).
+person-level rates, sorted, with their observed rates, against ``mu``, from
+:func:`perfci.bayes.plot_forest`).
 """
 
 from pathlib import Path
@@ -18,9 +19,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-
 import perfci as pc  # noqa: E402
+from perfci.plotting import save_figure  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -50,16 +50,12 @@ def posterior_figure(result: pc.bayes.BayesFit, path: Path) -> None:
         The PNG file name; ``_mu`` and ``_population`` are added to its stem.
     """
     for estimand in ("mu", "population"):
-        plot = pc.bayes.plot_posterior(result, estimand, level=0.95)
-        fig = plot.viz["figure"].item()
-        fig.set_size_inches(5.5, 3.2)
-        fig.tight_layout()
-        fig.savefig(path.with_name(f"{path.stem}_{estimand}{path.suffix}"), dpi=110)
-        plt.close(fig)
+        ax = pc.bayes.plot_posterior(result, estimand, level=0.95)
+        save_figure(ax.figure, path.with_name(f"{path.stem}_{estimand}"), close=True)
 
 
 def forest_figure(result: pc.bayes.BayesFit, path: Path) -> None:
-    """Forest plot of the person-level recall and mu (50% and 95% intervals).
+    """Forest plot of the person-level recall against mu (50% and 95% intervals).
 
     Parameters
     ----------
@@ -68,11 +64,8 @@ def forest_figure(result: pc.bayes.BayesFit, path: Path) -> None:
     path : pathlib.Path
         The PNG file to write.
     """
-    plot = pc.bayes.plot_forest(result, level=0.95)
-    fig = plot.viz["figure"].item()
-    fig.set_size_inches(6, 9)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    ax = pc.bayes.plot_forest(result, level=0.95)
+    save_figure(ax.figure, path, close=True)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0.dev0"
 
 #: Subpackages and modules reachable as attributes (``pc.bayes``, ``pc.harness``, ...).
-_SUBMODULES = ("bayes", "figures", "harness", "policy")
+_SUBMODULES = ("bayes", "figures", "harness", "plotting", "policy", "publishing")
 #: Every public name and the module that defines it.
 _NAMES = {
     "AGREEMENT_METHODS": "agreement",
@@ -49,6 +49,7 @@ _NAMES = {
     "SCHEMES": "bootstrap",
     "SampleSizePlan": "planning",
     "UndefinedMetricWarning": "_core.validation",
+    "ValidationReport": "publishing",
     "agreement_report": "agreement",
     "annotator_agreement": "agreement",
     "annotator_ci": "annotators",
@@ -77,6 +78,7 @@ _NAMES = {
     "proportion_counts": "metrics",
     "report": "reporting",
     "runs_ci": "runs",
+    "validation_report": "publishing",
 }
 
 if TYPE_CHECKING:  # static analysers see the eager imports
@@ -141,6 +143,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         plan_sample_size,
         plot_half_width_curves,
     )
+    from .publishing import ValidationReport, validation_report
     from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
     from .runs import RunsCI, runs_ci
     from .subgroups import compare_groups
@@ -193,6 +196,7 @@ __all__ = [
     "RunsCI",
     "SampleSizePlan",
     "UndefinedMetricWarning",
+    "ValidationReport",
     "agreement_report",
     "annotator_agreement",
     "annotator_ci",
@@ -223,4 +227,5 @@ __all__ = [
     "proportion_counts",
     "report",
     "runs_ci",
+    "validation_report",
 ]

@@ -727,7 +727,20 @@ def half_width_curves(
     )
 
 
-def plot_half_width_curves(curves: xr.DataArray, ax: Any = None) -> Any:
+def _crossings(n: np.ndarray, values: np.ndarray, target: float) -> np.ndarray:
+    """First n of each curve (rows of `values`) from which every n shown meets `target`.
+
+    The rule of :func:`plan_sample_size` (oscillating curves count from their last n above
+    the target), applied to the n of the curves; NaN where a curve's last n is above the
+    target or undefined (no crossing in the range drawn).
+    """
+    above = ~(values <= target)  # NaN (too few persons) does not meet the target
+    last_above = n.size - 1 - np.argmax(above[:, ::-1], axis=1)
+    first_ok = np.where(above.any(axis=1), last_above + 1, 0)
+    return np.where(first_ok < n.size, n[np.minimum(first_ok, n.size - 1)], np.nan)
+
+
+def plot_half_width_curves(curves: xr.DataArray, ax: Any = None, *, target: Any = None) -> Any:
     """Plot curves of :func:`half_width_curves`, one line per curve, on matplotlib axes.
 
     Parameters
@@ -735,33 +748,94 @@ def plot_half_width_curves(curves: xr.DataArray, ax: Any = None) -> Any:
     curves : xarray.DataArray
         The output of :func:`half_width_curves`.
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure's axes by default.
+        Axes to draw on; a new 4.5 x 3 in figure's axes by default.
+    target : float, optional
+        A target half-width: drawn as a horizontal line, and each curve's crossing (the
+        first n from which every n drawn stays at or below the target, the rule of
+        :func:`plan_sample_size`) marked and given in the legend as ``n = ...``
+        (``n > max`` when the curve does not reach the target in the range drawn).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes.
+        The axes: one line per curve (and, with `target`, the target line and one marker
+        per crossing).
+
+    Raises
+    ------
+    ValueError
+        If `target` is not a positive number.
+
+    Notes
+    -----
+    The legend's title names the dims that tell the curves apart and its entries their
+    values, in two columns beyond six curves; dims with one value are stated in the
+    title only.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
     >>> import perfci as pc
-    >>> ax = pc.plot_half_width_curves(pc.half_width_curves(range(10, 251), [0.8, 0.9]))
-    >>> len(ax.lines)
-    2
+    >>> curves = pc.half_width_curves(range(10, 251), [0.8, 0.9])
+    >>> ax = pc.plot_half_width_curves(curves, target=0.08)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['0.8: n = 95', '0.9: n = 60']
+    >>> pc.plan_sample_size(0.9, 0.08).relevant_n
+    60
+    >>> plt.close(ax.figure)
     """
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    others = [d for d in curves.dims if d != "n"]
+    from .plotting import style
+
+    if target is not None:
+        target = check_real_scalar("target", target)
+        if not target > 0:
+            raise ValueError(f"`target` must be a positive half-width; got {target!r}.")
+    others = [str(d) for d in curves.dims if d != "n"]
+    varying = [d for d in others if curves.sizes[d] > 1]
+    fixed = [d for d in others if curves.sizes[d] == 1]
     stacked = curves.stack(curve=others) if others else curves.expand_dims(curve=[0])
-    for i in range(stacked.sizes["curve"]):
-        line = stacked.isel(curve=i)
-        label = ", ".join(f"{d} = {line[d].item():g}" for d in others)
-        ax.plot(curves["n"], line.values, label=label)
-    ax.set_xlabel("relevant n (texts used to estimate the metric)")
-    ax.set_ylabel("half-width")
-    ax.legend(fontsize="small")
+    order = np.argsort(curves["n"].values, kind="stable")  # crossings read n ascending
+    n = np.asarray(curves["n"].values)[order]
+    values = np.asarray(stacked.transpose("curve", "n").values, dtype=float)[:, order]
+    crossing = _crossings(n, values, target) if target is not None else None
+    with style():
+        if ax is None:
+            _, ax = plt.subplots(figsize=(4.5, 3.0))
+        for i in range(stacked.sizes["curve"]):
+            line = stacked.isel(curve=i)
+            label = ", ".join(f"{line[d].item():g}" for d in varying) or "half-width"
+            (drawn,) = ax.plot(n, values[i], lw=1.0)
+            if crossing is not None:
+                if np.isnan(crossing[i]):
+                    label += f": n > {n.max():g}"
+                else:
+                    label += f": n = {crossing[i]:g}"
+                    at = int(np.searchsorted(n, crossing[i]))
+                    ax.plot(crossing[i], values[i, at], "o", color=drawn.get_color(), ms=3.5)
+            drawn.set_label(label)
+        if target is not None:
+            ax.axhline(target, color="0.3", lw=0.8, ls="--", zorder=1)
+            ax.annotate(
+                f"target {target:g}",
+                (1.0, target),
+                xycoords=("axes fraction", "data"),
+                xytext=(-2, 2),
+                textcoords="offset points",
+                ha="right",
+                va="bottom",
+                fontsize=7,
+                color="0.3",
+            )
+        ax.set_xlabel("relevant n (texts used to estimate the metric)")
+        ax.set_ylabel("half-width")
+        title = ", ".join(varying)
+        # dims of one value (not coordinates left by a selection: the caller chose them)
+        fixed_text = ", ".join(f"{d} = {curves[d].item():g}" for d in fixed)
+        if fixed_text:
+            title = f"{title} ({fixed_text})" if title else fixed_text
+        ax.legend(title=title or None, ncol=2 if stacked.sizes["curve"] > 6 else 1)
     return ax

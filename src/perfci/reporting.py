@@ -349,6 +349,7 @@ def _report_iv(
     bayes: Any,
     bayes_sampler: Any,
     has_score: bool,
+    bayes_prior_sensitivity: Any = False,
 ) -> tuple[float, list[str] | None, np.random.Generator]:
     """Check every option of :func:`report` before the labels are read."""
     policy.check_options(design=design, df_adjust=df_adjust)
@@ -358,6 +359,14 @@ def _report_iv(
         raise ValueError(f"`bayes` must be True or False; got {bayes!r}.")
     if bayes:
         registry.SAMPLER.check(bayes_sampler, "bayes_sampler")
+    if not isinstance(bayes_prior_sensitivity, bool | np.bool_):
+        raise ValueError(
+            f"`bayes_prior_sensitivity` must be True or False; got {bayes_prior_sensitivity!r}."
+        )
+    if bayes_prior_sensitivity and not bayes:
+        raise ValueError(
+            "`bayes_prior_sensitivity` needs `bayes`: it checks the Bayesian rows' prior."
+        )
     if metrics is not None:
         if isinstance(metrics, str | bytes | Mapping | Set) or not isinstance(metrics, Iterable):
             raise ValueError(
@@ -840,9 +849,19 @@ def _flag(result) -> str:
 
 
 def _bayes_rows(
-    counts: ConfusionCounts, metric: str, level: float, sampler: str, rng: np.random.Generator
+    counts: ConfusionCounts,
+    metric: str,
+    level: float,
+    sampler: str,
+    rng: np.random.Generator,
+    sensitivity: bool = False,
 ) -> list[dict]:
-    """Credible intervals beside the frequentist row of a metric (report(bayes=True))."""
+    """Credible intervals beside the frequentist row of a metric (report(bayes=True)).
+
+    With `sensitivity`, the hierarchical beta-binomial's row is followed by the interval
+    under the alternative prior (exact grid), whose note says whether the two differ
+    materially (:func:`perfci.bayes.prior_sensitivity`).
+    """
     from . import bayes
 
     nested = counts.groups is not None
@@ -854,18 +873,40 @@ def _bayes_rows(
             result = bayes.fit(x, n, sampler=sampler, rng=rng)
             # the population estimand only: the one the frequentist row is about
             ci = result.interval("population", "eti", level)
-            return [
+            rows = [
                 _interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
                     ci.high,
-                    f"bayes beta-binomial, population ({sampler}, eti)",
+                    f"bayes beta-binomial, population ({result.sampler}, eti)",
                     int(n.sum()),
                     int(np.count_nonzero(n)),
                     ("text-weighted rate of the population of persons", _flag(result)),
                 )
             ]
+            if sensitivity:
+                check = result.prior_sensitivity("population", level, rng=rng)
+                other = check.alternative
+                verdict = (
+                    f"differs materially from prior {check.prior!r}: {check.reason}"
+                    if check.differs
+                    else f"agrees with prior {check.prior!r}: {check.reason}"
+                )
+                rows.append(
+                    _interval_row(
+                        metric,
+                        other.estimate,
+                        other.low,
+                        other.high,
+                        f"bayes beta-binomial, population, prior {check.alternative_prior} "
+                        "(grid, eti)",
+                        int(n.sum()),
+                        int(np.count_nonzero(n)),
+                        (f"prior sensitivity: {verdict}",),
+                    )
+                )
+            return rows
     return _bayes_metric_rows(counts, metric, level, rng)
 
 
@@ -919,6 +960,7 @@ def _rows(
     rows, skipped = [], []
     options = dict(options)
     bayes_sampler = options.pop("bayes_sampler")
+    sensitivity = options.pop("bayes_prior_sensitivity", False)
     level = options.pop("confidence_level")
     child_rngs = rng.spawn(len(metrics))
     plans: dict[str, tuple[_Plan, np.random.Generator]] = {}
@@ -953,7 +995,7 @@ def _rows(
             }
         )
         if bayes_sampler is not None:
-            rows += _bayes_rows(counts, metric, level, bayes_sampler, child)
+            rows += _bayes_rows(counts, metric, level, bayes_sampler, child, sensitivity)
     return rows, skipped
 
 
@@ -1238,7 +1280,8 @@ def report(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     bayes: bool = False,
-    bayes_sampler: str = "nutpie",
+    bayes_sampler: str = "auto",
+    bayes_prior_sensitivity: bool = False,
 ) -> pd.DataFrame:
     """Every metric with its recommended interval, in one table.
 
@@ -1291,9 +1334,16 @@ def report(
         every metric of independent texts, the posterior under the default prior
         (:func:`perfci.bayes.confusion_posterior`, closed form where there is one). A
         metric without a population posterior (one person) gets no Bayesian row.
-    bayes_sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
+    bayes_sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
         Sampler of the hierarchical beta-binomial of the proportion metrics of nested
-        texts.
+        texts: ``"auto"`` is the exact grid; the ``method`` column names the sampler
+        that ran.
+    bayes_prior_sensitivity : bool, default False
+        With `bayes`, follow each hierarchical beta-binomial row by the interval under
+        the alternative concentration prior (``"bda3"`` for the default ``"pareto"``),
+        from the exact grid, whose ``note`` says whether it differs materially (an end or
+        the median moving by more than 10% of the width;
+        :func:`perfci.bayes.prior_sensitivity`).
 
     Returns
     -------
@@ -1364,6 +1414,7 @@ def report(
         bayes,
         bayes_sampler,
         score is not None,
+        bayes_prior_sensitivity,
     )
     if not isinstance(differences, bool | np.bool_):
         raise ValueError(f"`differences` must be True or False; got {differences!r}.")
@@ -1385,6 +1436,7 @@ def report(
         "n_resamples": n_resamples,
         "confidence_level": level,
         "bayes_sampler": bayes_sampler if bayes else None,
+        "bayes_prior_sensitivity": bayes_prior_sensitivity,
     }
     if _has_runs(y_true):
         unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}

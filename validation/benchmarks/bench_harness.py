@@ -18,9 +18,9 @@ One representative cell of each suite at scale ``full``:
    texts per person): the percentile bootstraps of the suite (iid, cluster and
    hierarchical, pseudo count 0 and 1) on the cell's 1,000 data sets with 1,000
    resamples; and the grid posterior's two rows, ``bayes.shared_grid_intervals(y, n,
-   ["mu", "text_weighted"])`` against a loop of ``bayes.grid_intervals`` per data set
-   and estimand, on the cell's first 200 data sets (the loop takes about 15 ms a data
-   set).
+   ["mu", "population", "sampled_persons"])`` against a loop of ``bayes.grid_intervals``
+   per data set and estimand, on the cell's first 200 data sets (the loop takes about
+   15 ms a data set).
 
 With ``--cells`` the script times instead the harness's own ``compute_cell`` on cells
 spread over both suites' grids (process CPU time, one call each after a warm-up cell),
@@ -148,7 +148,7 @@ def nested_cell() -> None:
             name = f"bootstrap_ci {scheme}, pseudo count {lam}"
             report(name, alternate(batched, loop, ROUNDS), check)
     ys, ns = y[:GRID_SETS], n[:GRID_SETS]
-    estimands = ["mu", "text_weighted"]
+    estimands = ["mu", "population", "sampled_persons"]
 
     def shared():
         return pc.bayes.shared_grid_intervals(ys, ns, estimands, rng=SEED)
@@ -168,17 +168,17 @@ def nested_cell() -> None:
     print(f"   the grid rows on the first {GRID_SETS} data sets")
     report("shared_grid_intervals", alternate(shared, grid_loop, 5), check)
     # where the grid rows' time goes, on all 1,000 data sets: the posterior (the mu row
-    # alone) and the text-weighted row's Beta draws of every person's rate
+    # alone) and the drawn rows' Beta draws of every person's rate
     spent = {}
     for estimand in estimands:
         start = time.process_time()
         pc.bayes.grid_intervals(y, n, estimand=estimand, rng=SEED)
         spent[estimand] = time.process_time() - start
     variates = pc.bayes.fitting.GRID_DRAWS * int((n > 0).sum())
-    extra = spent["text_weighted"] - spent["mu"]
+    extra = spent["population"] - spent["mu"]
     print(
-        f"   all 1,000 data sets: grid_intervals mu {spent['mu']:.2f} s CPU, text_weighted "
-        f"{spent['text_weighted']:.2f} s ({variates:.2e} Beta variates of person rates: "
+        f"   all 1,000 data sets: grid_intervals mu {spent['mu']:.2f} s CPU, population "
+        f"{spent['population']:.2f} s ({variates:.2e} Beta variates of person rates: "
         f"{extra / variates * 1e9:.0f} ns each beyond the posterior)"
     )
 

@@ -278,11 +278,16 @@ class GridPosterior:
         Cell edges in mu, per data set.
     s_edge : numpy.ndarray, shape (K, n_s + 1)
         Cell edges in s = kappa^(-1/2), per data set.
+    s_shape : float, default 1.0
+        The prior's exponent a (s ~ Beta(a, b)): within the cell that touches s = 0 the
+        posterior density of s is ∝ s^(a - 1) (see :mod:`perfci._core.tails`), and
+        draws there follow it (elsewhere s is uniform within its cell).
     """
 
     mass: NDArray[np.float64]
     mu_edge: NDArray[np.float64]
     s_edge: NDArray[np.float64]
+    s_shape: float = 1.0
 
     @property
     def mu_mass(self) -> NDArray[np.float64]:
@@ -370,7 +375,7 @@ def _fine_pass(
     # each data set's window of the union
     views = np.lib.stride_tricks.sliding_window_view(values, (n_mu, n_s), axis=(1, 2))
     mass = views[np.arange(successes.shape[0]), mu_off, s_off]
-    return GridPosterior(_normalize(mass), mu_edge, s_edge)
+    return GridPosterior(_normalize(mass), mu_edge, s_edge, s_prior(prior)[0])
 
 
 def grid_posterior_blocks(
@@ -446,7 +451,7 @@ def grid_posterior(
         mass[members] = posterior.mass
         mu_edge[members] = posterior.mu_edge
         s_edge[members] = posterior.s_edge
-    return GridPosterior(mass, mu_edge, s_edge)
+    return GridPosterior(mass, mu_edge, s_edge, s_prior(prior)[0])
 
 
 # ------------------------------------------------------------------------ intervals
@@ -571,8 +576,8 @@ def draw_person_rates(
         :math:`\theta_s = \sum_i u_i p_i / \sum_i u_i`, shape ``mu.shape``.
     spread : numpy.ndarray
         The SD (m - 1 denominator) of the size-weighted deviations
-        :math:`u_i (p_i - \theta_s) / \bar u` (:mod:`perfci._core.population`), shape
-        ``mu.shape``; NaN for one person.
+        :math:`u_i (p_i - \theta_s) / (\bar u \sqrt{1 - h_i})`, :math:`h_i = u_i / \sum_j
+        u_j` (:mod:`perfci._core.population`), shape ``mu.shape``; NaN for one person.
     """
     from . import kernels
 
@@ -582,7 +587,8 @@ def draw_person_rates(
     persons = trials.size
     u = trials.astype(np.float64) if weights is None else np.asarray(weights, dtype=np.float64)
     share = u / u.sum()
-    scaled = u / u.mean()
+    # size-weighted deviations, CR2-corrected by each person's leverage in the weighted rate
+    scaled = u / u.mean() / np.sqrt(1.0 - share)
     sampled = np.empty(mu.size)
     spread = np.empty(mu.size)
     p = np.empty((mu.size, persons)) if rates else None
@@ -675,7 +681,10 @@ def draw_grid_posterior(
     assumes), person rates are drawn from their exact Beta conditionals
     (:func:`draw_person_rates`), for persons with texts only, and last `draws` Student t
     variates on m - 1 degrees of freedom give the population's deviation. Padding a data
-    set with ``trials = 0`` persons consumes no random numbers and changes no draw.
+    set with ``trials = 0`` persons consumes no random numbers and changes no draw. In the
+    cell that touches s = 0, s follows the density ∝ s^(a - 1) of the posterior there (the
+    same uniform, by the inverse CDF; see :attr:`GridPosterior.s_shape`): uniform, the
+    cell's draws would give kappa = s^-2 an infinite mean of their own.
     """
     from . import kernels
     from .population import draw_population
@@ -695,7 +704,7 @@ def draw_grid_posterior(
         i, j = np.divmod(cell, n_s)
         mu_edge, s_edge = posterior.mu_edge[k], posterior.s_edge[k]
         mu[k] = mu_edge[i] + rng.random(draws) * (mu_edge[i + 1] - mu_edge[i])
-        s[k] = s_edge[j] + rng.random(draws) * (s_edge[j + 1] - s_edge[j])
+        s[k] = _place_s(s_edge, j, rng.random(draws), posterior.s_shape)
         persons = trials[k] > 0
         m = int(np.count_nonzero(persons))
         p, sampled[k], spread = draw_person_rates(
@@ -713,3 +722,16 @@ def draw_grid_posterior(
         if kept is not None:
             kept[k][:, persons] = p
     return GridDraws(mu, s, s**-2.0, sampled, population, kept)
+
+
+def _place_s(
+    s_edge: NDArray[np.float64], cell: NDArray[np.int64], u: NDArray[np.float64], shape: float
+) -> NDArray[np.float64]:
+    """Place s in its cell by uniforms `u`: uniformly, or ∝ s^(shape - 1) in the cell at 0."""
+    low, high = s_edge[cell], s_edge[cell + 1]
+    s = low + u * (high - low)
+    if shape != 1 and s_edge[0] <= EPS:
+        first = cell == 0
+        lo, hi = low[first] ** shape, high[first] ** shape
+        s[first] = (lo + u[first] * (hi - lo)) ** (1 / shape)
+    return s

@@ -10,9 +10,15 @@ the draws, this module draws :math:`\theta`:
    with :math:`u_i` the persons' population sizes (their labelled texts by default).
 2. The persons not sampled: persons are exchangeable draws of (size, rate) from an
    unknown distribution, so the size-weighted deviations
-   :math:`r_i = u_i (p_i - \theta_s) / \bar u` are draws from an unknown distribution of
-   mean 0 (the size-rate relation, whatever it is, is in them: a person's weight travels
-   with their rate). Their mean is given the standard noninformative normal model (flat
+   :math:`r_i = u_i (p_i - \theta_s) / (\bar u \sqrt{1 - h_i})` are draws from an
+   unknown distribution of mean 0 (the size-rate relation, whatever it is, is in them: a
+   person's weight travels with their rate). :math:`h_i = u_i / \sum_j u_j` is the
+   person's leverage in :math:`\theta_s`; dividing by :math:`\sqrt{1 - h_i}` is the CR2
+   correction of Bell and McCaffrey (2002): a big person pulls :math:`\theta_s` towards
+   their own rate, so their raw deviation under-states their spread, and with very
+   unequal sizes the plain SD is too small (measured on the atlas's designs with a size
+   CV of 1.5 and 30 texts per person: coverage 0.90-0.93 without it, 0.93-0.95 with it).
+   Their mean is given the standard noninformative normal model (flat
    prior on the mean, Jeffreys prior on the variance), whose posterior for the
    population's deviation from :math:`\theta_s` is Student's t on m - 1 degrees of
    freedom with scale :math:`s \sqrt{(1 - f)/m}`, s the SD of the :math:`r_i` and f the
@@ -188,6 +194,6 @@ def population_metric_draws(
         down[..., c] -= step
         grad[..., c] = (metric(up) - metric(down)) / (2 * step)
     deviations = np.einsum("...ic,...c->...i", cells - pooled[..., None, :], grad)
-    deviations *= weights / weights.mean()
+    deviations *= weights / weights.mean() / np.sqrt(1.0 - share)
     factor = deviation_scale(m, population_persons)
     return sampled, population_shift(sampled, _spread(deviations), t, factor, bounds)

@@ -652,16 +652,21 @@ SAMPLER = _choices(
     "sampler",
     "how the hierarchical beta-binomial posterior is computed",
     [
-        ("nutpie", "MCMC with nutpie, the model compiled once and refit to new data"),
+        (
+            "auto",
+            "the exact grid for the beta-binomial of one proportion, nutpie for models "
+            "the grid does not compute (the hierarchical confusion matrix)",
+        ),
+        ("nutpie", "MCMC with nutpie, the model compiled once (cached on disk) and refit"),
         ("pymc", "MCMC with PyMC's own NUTS sampler"),
         ("grid", "exact posterior by two-dimensional quadrature, batched over data sets"),
     ],
 )
 
 CONFUSION_SAMPLER = SAMPLER.subset(
-    ("nutpie", "pymc", "grid"),
-    help="how a hierarchical confusion model is fitted: MCMC of the Dirichlet-multinomial, "
-    "or the exact grid of the hierarchical margins",
+    ("auto", "nutpie", "pymc", "grid"),
+    help="how a hierarchical confusion model is fitted: MCMC of the Dirichlet-multinomial "
+    "('auto' is nutpie), or the exact grid of the hierarchical margins",
 )
 
 ESTIMAND = _choices(
@@ -736,7 +741,8 @@ OUTPUT_FORMAT = _choices(
         ("table", "aligned text"),
         ("json", "a JSON list of rows"),
         ("csv", "comma-separated values"),
-        ("markdown", "a markdown table"),
+        ("markdown", "Markdown tables for a paper: short method names, labels as footnotes"),
+        ("latex", "LaTeX booktabs tables for a paper: short method names, labels as footnotes"),
     ],
 )
 
@@ -1316,7 +1322,7 @@ def check_family_support(
     >>> check_family_support("confusion", "analytic", {"method": "wilson"})
     Traceback (most recent call last):
     ...
-    ValueError: `method`: a confusion population takes families ['bootstrap']; got 'analytic'.
+    ValueError: `method`: a confusion population takes families ['bayes_confusion', 'bootstrap']; got 'analytic'.
     """
     HARNESS_POPULATION.check(population, "population.kind")
     support = POPULATION_SUPPORT[population]

@@ -23,11 +23,14 @@ positives, say) is modelled with the hierarchical beta-binomial of
 ``person``
     each person's rate :math:`p_i` (partial pooling).
 
-Samplers: ``"nutpie"`` (default; the marginalized model is compiled once per prior and
-refit to new data), ``"pymc"`` (PyMC's own NUTS), and ``"grid"``: the exact posterior of
-(mu, s) by two-dimensional quadrature of the stable marginal likelihood, batched over data
-sets (:func:`grid_intervals`; :func:`shared_grid_intervals` for several estimands from one
-posterior), with person rates drawn from their exact conditionals.
+Samplers: ``"grid"``: the exact posterior of (mu, s) by two-dimensional quadrature of the
+stable marginal likelihood, batched over data sets (:func:`grid_intervals`;
+:func:`shared_grid_intervals` for several estimands from one posterior), with person rates
+drawn from their exact conditionals; ``"nutpie"`` (the marginalized model is compiled once
+per prior, kept in an on-disk cache for later processes, :mod:`~perfci.bayes.compile_cache`,
+and refit to new data); ``"pymc"`` (PyMC's own NUTS); and ``"auto"``, the default, which
+is the grid for the beta-binomial (exact there) and nutpie for the hierarchical
+confusion model, which no grid computes. A result's ``sampler`` says which one ran.
 
 Every metric of the confusion matrix has its credible intervals too
 (:mod:`~perfci.bayes.confusion`): :func:`confusion_posterior` for independent texts
@@ -39,15 +42,23 @@ the exact grid; estimands ``population`` and ``sampled_persons``), and :func:`co
 :func:`compare_counts` for the paired difference of two classifiers on the same texts.
 
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
-fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so.
+fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so. A fit also
+says which posterior moments of the concentration kappa exist (``BayesFit.tail``): under
+the ``"bda3"`` prior its mean is infinite, which flags the fit (its credible intervals,
+being quantiles, stay valid), and :meth:`BayesFit.summary` reports kappa by quantiles.
+:func:`prior_sensitivity` gives an interval under both priors and says whether they
+differ materially.
 
 Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
 The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
 :mod:`~perfci.bayes.confusion` (the confusion-matrix metrics and paired differences),
-:mod:`~perfci.bayes.samplers` (running MCMC, diagnostics), :mod:`~perfci.bayes.results`
+:mod:`~perfci.bayes.samplers` (running MCMC, diagnostics),
+:mod:`~perfci.bayes.compile_cache` (compiled nutpie models on disk), :mod:`~perfci.bayes.results`
 (result objects) and :mod:`~perfci.bayes.plots`; the NumPy cores are
 :mod:`perfci._core.grid` and :mod:`perfci._core.margins`.
 """
+
+from .compile_cache import CompileCacheWarning
 
 # perfci.harness imports these two private names from here until it calls grid_intervals
 from .confusion import (
@@ -77,11 +88,13 @@ from .results import (
     BayesFit,
     ConfusionFit,
     CredibleInterval,
+    PriorSensitivity,
 )
 from .results import INTERVAL_KINDS as INTERVAL_KINDS
 from .samplers import MAX_RHAT as MAX_RHAT
 from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
+from .sensitivity import prior_sensitivity
 
 __all__ = [
     "CONFUSION_PRIORS",
@@ -90,12 +103,14 @@ __all__ = [
     "SAMPLERS",
     "BayesFit",
     "BayesianDiagnosticsWarning",
+    "CompileCacheWarning",
     "ConfusionFit",
     "ConfusionPosterior",
     "CredibleInterval",
     "MetricCredibleInterval",
     "PairedCredibleInterval",
     "PriorOnlyWarning",
+    "PriorSensitivity",
     "compare",
     "compare_counts",
     "confusion_posterior",
@@ -106,6 +121,7 @@ __all__ = [
     "nested_metric_intervals",
     "plot_forest",
     "plot_posterior",
+    "prior_sensitivity",
     "shared_grid_intervals",
     "shared_nested_metric_intervals",
 ]

@@ -1133,7 +1133,7 @@ def nested_metric_intervals(
     >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
     >>> ci = pc.bayes.nested_metric_intervals(per_person, "f1", rng=1)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] flagged {ci.flagged}")
-    0.807 [0.559, 0.937] flagged False
+    0.806 [0.519, 0.945] flagged False
     """
     registry.CONFUSION_ESTIMAND.check(estimand, "estimand")
     registry.METRIC.check(metric, "metric")

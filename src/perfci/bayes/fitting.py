@@ -36,6 +36,7 @@ from .results import (
     check_estimand,
 )
 from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
+from .tails import check_tails
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -47,10 +48,11 @@ __all__ = [
     "fit_confusion",
     "fit_labels",
     "grid_intervals",
+    "resolve_sampler",
     "shared_grid_intervals",
 ]
 
-SAMPLERS = ("nutpie", "pymc", "grid")
+SAMPLERS = ("auto", "nutpie", "pymc", "grid")
 GRID_ESTIMANDS = ("population", "mu", "sampled_persons")
 #: The grid estimands that are drawn (``"mu"`` is read off the gridded marginal).
 _DRAWN = ("population", "sampled_persons")
@@ -64,6 +66,18 @@ _GRID_BLOCK = 1 << 23
 
 
 # ----------------------------------------------------------------------- validation
+
+
+def resolve_sampler(sampler: str, grid_is_exact: bool) -> str:
+    """Return the sampler ``"auto"`` stands for: the grid where it is exact, else nutpie.
+
+    The grid is exact for the hierarchical beta-binomial of one proportion (every
+    estimand); no grid computes the hierarchical confusion model. Other names are
+    returned as they are.
+    """
+    if sampler != "auto":
+        return sampler
+    return "grid" if grid_is_exact else "nutpie"
 
 
 def _check_counts(
@@ -470,7 +484,7 @@ def fit(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
-    sampler: str = "nutpie",
+    sampler: str = "auto",
     prior: str = "pareto",
     draws: int = 1000,
     tune: int = 1000,
@@ -489,9 +503,13 @@ def fit(
         Per-person successes y_i and relevant texts n_i (for recall: each person's true
         positives and reference positives). Persons without a relevant text are dropped;
         at least two must remain.
-    sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        MCMC with nutpie (compiled once per prior, refit to new data), with PyMC's NUTS,
-        or the exact grid posterior.
+    sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
+        The exact grid posterior (``"grid"``), MCMC with nutpie (compiled once per prior
+        and kept in the on-disk compile cache, :mod:`perfci.bayes.compile_cache`; refit
+        to new data), or MCMC with PyMC's NUTS. ``"auto"`` is the grid: it is exact for
+        this model and computes every estimand (``population``, ``mu``,
+        ``sampled_persons``, ``person``), in milliseconds. The result's ``sampler`` says
+        which one ran.
     prior : {"pareto", "bda3"}, default "pareto"
         Concentration prior (see :mod:`perfci.models.beta_binomial`).
     draws, tune, chains : int
@@ -521,7 +539,11 @@ def fit(
     Warns
     -----
     BayesianDiagnosticsWarning
-        If the fit fails R-hat <= 1.01, bulk and tail ESS >= 400, or has divergences.
+        If the fit fails R-hat <= 1.01, bulk and tail ESS >= 400, or has divergences; if
+        kappa's posterior mean is infinite (``prior="bda3"``, for every data set); or if
+        every person has 0 successes or all under ``"bda3"``, whose posterior would be
+        improper without its truncation. These flag the fit (see
+        :attr:`BayesFit.tail`); its credible intervals stay valid, being quantiles.
 
     Notes
     -----
@@ -542,9 +564,11 @@ def fit(
     mu 0.850 [0.676, 0.933]
     >>> ci = result.interval("population", kind="eti", level=0.9)
     >>> print(f"population {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    population 0.910 [0.815, 0.959]
+    population 0.910 [0.806, 0.961]
     """
     check_choice("sampler", sampler, SAMPLERS)
+    # one proportion: the grid posterior is exact for every estimand
+    sampler = resolve_sampler(sampler, grid_is_exact=True)
     s_prior(prior)
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         check_positive_int(name, value)
@@ -587,6 +611,8 @@ def fit(
             {
                 "mu_mass": ("mu_cell", posterior.mu_mass[0]),
                 "mu_edge": ("mu_edge_index", posterior.mu_edge[0]),
+                "s_mass": ("s_cell", posterior.mass[0].sum(axis=0)),
+                "s_edge": ("s_edge_index", posterior.s_edge[0]),
             }
         )
         tree = _posterior_tree(
@@ -600,7 +626,8 @@ def fit(
         )
         k = float(draws * chains)
         diag = {"r_hat": np.nan, "ess_bulk": k, "ess_tail": k, "divergences": 0}
-        return BayesFit(tree, sampler, prior, y, n, diag, False, ())
+        tail, flags = check_tails(prior, y, n)
+        return BayesFit(tree, sampler, prior, y, n, diag, bool(flags), flags, tail)
 
     seed = int(generator.integers(2**31 - 1))
     if sampler == "nutpie":
@@ -618,7 +645,9 @@ def fit(
     extra = {"sample_stats": stats_ds[["diverging"]]}
     tree = _posterior_tree(mu, s, population, sampled, cast(NDArray[np.float64], p), ids, extra)
     diag, reasons = _diagnostics(tree, ["mu", "s"])
-    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons)
+    tail, flags = check_tails(prior, y, n, tree["posterior"]["kappa"].to_numpy())
+    reasons += flags
+    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons, tail)
 
 
 def fit_labels(
@@ -644,10 +673,10 @@ def fit_labels(
     positive : object, optional
         The positive label (as in :func:`perfci.confusion`).
     **options
-        Passed to :func:`fit` (sampler, prior, draws, tune, chains, rng,
-        population_persons). ``population_sizes`` may be a mapping (a dict or a pandas
-        Series) from person id to the person's size in the population; every fitted
-        person needs one.
+        Passed to :func:`fit` (sampler, by default ``"auto"``, the exact grid; prior,
+        draws, tune, chains, rng, population_persons). ``population_sizes`` may be a
+        mapping (a dict or a pandas Series) from person id to the person's size in the
+        population; every fitted person needs one.
 
     Returns
     -------
@@ -662,7 +691,7 @@ def fit_labels(
     ...                              "recall", sampler="grid", rng=1)
     >>> ci = result.interval("population", level=0.95)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.876 [0.815, 0.920]
+    0.876 [0.814, 0.921]
     """
     check_choice("metric", metric, PROPORTION_METRICS)
     from ..counting import confusion
@@ -687,7 +716,7 @@ def fit_labels(
 def fit_confusion(
     counts: ArrayLike,
     *,
-    sampler: str = "nutpie",
+    sampler: str = "auto",
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
@@ -702,10 +731,11 @@ def fit_confusion(
     counts : array_like of int
         Per-person ``[tp, fp, fn, tn]``, shape ``(m, 4)``, m >= 2 (for independent
         texts use the closed form, :func:`confusion_posterior`).
-    sampler : {"nutpie", "pymc", "grid"}, default "nutpie"
-        MCMC of the hierarchical Dirichlet-multinomial (the model is compiled for each
-        call, its shape depends on m), or ``"grid"``: the hierarchical margins model of
-        :func:`nested_metric_intervals` (exact grid posterior of each margin).
+    sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
+        MCMC of the hierarchical Dirichlet-multinomial (``"auto"`` is nutpie; the model
+        is compiled for each call, its shape depends on m), or ``"grid"``: the
+        hierarchical margins model of :func:`nested_metric_intervals` (exact grid
+        posterior of each margin).
     draws, tune, chains : int
         MCMC settings. For the grid sampler, ``draws * chains`` independent draws are
         taken (split into `chains` groups); `tune` is unused.
@@ -742,11 +772,12 @@ def fit_confusion(
     >>> grid = pc.bayes.fit_confusion(per_person, sampler="grid", rng=1)
     >>> ci = grid.interval("kappa", level=0.9)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.745 [0.496, 0.891]
+    0.744 [0.468, 0.900]
     """
     from .._core import registry
 
     registry.CONFUSION_SAMPLER.check(sampler, "sampler")
+    sampler = resolve_sampler(sampler, grid_is_exact=False)
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         check_positive_int(name, value)
     registry.CONFUSION_ESTIMAND.check(estimand, "estimand")

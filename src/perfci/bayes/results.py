@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -16,8 +16,10 @@ from .._core.validation import (
     check_choice,
     check_confidence_level,
 )
+from .samplers import BayesianDiagnosticsWarning
 
 if TYPE_CHECKING:
+    import pandas as pd
     import xarray as xr
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "BayesFit",
     "ConfusionFit",
     "CredibleInterval",
+    "PriorSensitivity",
 ]
 
 ESTIMANDS = ("population", "mu", "sampled_persons", "person")
@@ -126,14 +129,30 @@ class BayesFit(ResultMixin):
     flagged : bool
         True if the fit failed a diagnostic; do not use it without a look.
     flag_reasons : tuple of str
-        Which diagnostics failed.
+        Which diagnostics failed: the sampler's (R-hat, ESS, divergences), and the tail
+        check's (kappa's posterior mean is infinite; the prior is a truncation without
+        which the posterior would be improper).
+    tail : dict
+        ``{"kappa": {...}}``, which posterior moments of the concentration exist:
+        ``moment_order`` (moments of order r exist iff r < it), ``mean_finite``,
+        ``variance_finite``, ``pareto_k`` (the generalized-Pareto shape of the upper
+        tail, 1 / moment_order), all exact, from the prior; ``pareto_k_hat``, the
+        empirical k-hat of the MCMC draws' upper tail (NaN for the exact grid); and
+        ``improper_without_truncation``. mu, s, the person rates and the population and
+        sampled persons' rates lie in (0, 1) and have every moment. See
+        :mod:`perfci._core.tails` for the derivation.
 
     Notes
     -----
+    An infinite posterior mean of kappa flags the fit, but leaves every credible
+    interval valid: quantiles exist whatever the tail. :meth:`summary` reports kappa by
+    its median and equal-tailed interval, and its mean and SD only where they exist.
+
     :meth:`to_dict` is a JSON-ready summary of the fit, not of its draws (see there).
     :meth:`to_frame` and :meth:`to_xarray` hold one row of the fit's own fields:
-    `sampler`, `prior`, `diagnostics` (as ``diagnostics.r_hat``, ...), `flagged` and
-    `flag_reasons`; the posterior and the per-person data are left out.
+    `sampler`, `prior`, `diagnostics` (as ``diagnostics.r_hat``, ...), `flagged`,
+    `flag_reasons` and `tail` (as ``tail.kappa.mean_finite``, ...); the posterior and
+    the per-person data are left out.
     """
 
     _exclude: ClassVar[tuple[str, ...]] = ("posterior", "successes", "trials")
@@ -146,6 +165,7 @@ class BayesFit(ResultMixin):
     diagnostics: dict[str, float]
     flagged: bool
     flag_reasons: tuple[str, ...] = field(default=())
+    tail: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def draws(self, estimand: str) -> NDArray[np.float64]:
         """Posterior draws of an estimand, chains pooled (persons first for ``person``)."""
@@ -227,9 +247,158 @@ class BayesFit(ResultMixin):
             "diagnostics": self.diagnostics,
             "flagged": self.flagged,
             "flag_reasons": self.flag_reasons,
+            "tail": self.tail,
             **{e: self.interval(e, "eti", level) for e in ESTIMANDS if e != "person"},
         }
         return to_jsonable(out, "BayesFit")
+
+    def summary(self, level: float = 0.95) -> pd.DataFrame:
+        """Posterior summary of mu, s, kappa and the population and sampled persons' rates.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Level of the equal-tailed intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``mu``, ``s``, ``kappa``, ``population``, ``sampled_persons``; columns
+            ``mean``, ``sd``, ``median``, ``low``, ``high`` (the equal-tailed interval at
+            `level`) and ``note``. For the grid sampler, mu, s and kappa come from the
+            exact gridded marginals (as ``interval("mu")`` does) and the two rates from
+            the draws; for MCMC, every row from the draws.
+
+        Warns
+        -----
+        BayesianDiagnosticsWarning
+            When kappa's mean is NaN: infinite under the prior (see :attr:`tail`), or, for
+            MCMC draws, not estimable from them (a moment of order r when r times the
+            draws' Pareto k-hat is at least 1). A NaN SD alone (always, under both
+            priors) is said in the ``note`` without a warning.
+
+        Notes
+        -----
+        Under ``"pareto"`` kappa's mean is finite and its variance infinite, under
+        ``"bda3"`` both are infinite, for every data set (:mod:`perfci._core.tails`): the
+        ``sd`` of kappa is always NaN, and its ``median``, ``low`` and ``high`` are the
+        summary to report. Every other entry exists.
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> result = pc.bayes.fit([28, 25, 30, 22, 27], [30, 30, 30, 26, 30], sampler="grid", rng=1)
+        >>> table = result.summary(level=0.9)
+        >>> print(table[["mean", "sd", "median", "low", "high"]].round(3))
+                          mean     sd  median    low    high
+        mu               0.811  0.091   0.828  0.635   0.927
+        s                0.597  0.228   0.600  0.225   0.953
+        kappa            6.566    NaN   2.781  1.100  19.797
+        population       0.888  0.066   0.901  0.779   0.961
+        sampled_persons  0.897  0.024   0.899  0.855   0.935
+        >>> table.loc["kappa", "note"]
+        "sd infinite (under prior 'pareto' the moments of kappa exist only below order 1.5)"
+        """
+        import pandas as pd
+
+        from .tails import moment_notes
+
+        lvl = float(check_confidence_level(level, "level", scalar=True))
+        exact = self.sampler == "grid" and "s_mass" in self.posterior["grid"]
+        rows = {}
+        for name in ("mu", "s", "kappa", "population", "sampled_persons"):
+            if exact and name in ("mu", "s", "kappa"):
+                rows[name] = self._grid_row(name, lvl)
+                continue
+            values = self.posterior["posterior"][name].to_numpy().reshape(-1)
+            low, mid, high = interval_from_draws(values[None, :], "eti", lvl)
+            rows[name] = {
+                "mean": float(values.mean()),
+                "sd": float(values.std(ddof=1)),
+                "median": float(mid[0]),
+                "low": float(low[0]),
+                "high": float(high[0]),
+                "note": "",
+            }
+        k_hat = float(self.tail.get("kappa", {}).get("pareto_k_hat", np.nan))
+        mean_ok, sd_ok, note = moment_notes(self.prior, np.nan if exact else k_hat)
+        kappa = rows["kappa"]
+        kappa["mean"] = kappa["mean"] if mean_ok else np.nan
+        kappa["sd"] = kappa["sd"] if sd_ok else np.nan
+        kappa["note"] = note
+        # kappa's SD is infinite under every prior offered: said in the note, not warned
+        # on every call; a mean that is NaN is warned about
+        if not mean_ok:
+            warnings.warn(
+                f"kappa: {note}; summarize it by its median and interval.",
+                BayesianDiagnosticsWarning,
+                stacklevel=2,
+            )
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def _grid_row(self, name: str, level: float) -> dict[str, Any]:
+        """Summary row of mu, s or kappa from the grid sampler's exact marginals."""
+        from .._core.grid import s_prior
+        from .._core.tails import grid_kappa_moments, grid_power_mean
+
+        var = "mu" if name == "mu" else "s"
+        grid = self.posterior["grid"]
+        edges = grid[f"{var}_edge"].to_numpy()[None, :]
+        mass = grid[f"{var}_mass"].to_numpy()[None, :]
+        low, mid, high = (float(v[0]) for v in grid_interval(edges, mass, "eti", level))
+        if name == "kappa":  # kappa = s^-2 is decreasing in s: its quantiles swap ends
+            mean, sd = (float(v[0]) for v in grid_kappa_moments(edges, mass, self.prior))
+            low, mid, high = high**-2.0, mid**-2.0, low**-2.0
+        else:
+            shape = 1.0 if var == "mu" else s_prior(self.prior)[0]
+            mean = float(grid_power_mean(edges, mass, 1.0, shape)[0])
+            second = float(grid_power_mean(edges, mass, 2.0, shape)[0])
+            sd = float(np.sqrt(max(second - mean**2, 0.0)))
+        return {"mean": mean, "sd": sd, "median": mid, "low": low, "high": high, "note": ""}
+
+    def prior_sensitivity(
+        self,
+        estimand: str = "population",
+        level: float = 0.95,
+        *,
+        kind: Literal["eti", "hdi"] = "eti",
+        alternative: str | None = None,
+        tolerance: float = 0.1,
+        population_sizes: ArrayLike | None = None,
+        population_persons: Any = None,
+        rng: Any = None,
+    ) -> PriorSensitivity:
+        """Return the credible interval under this fit's prior and under the alternative one.
+
+        :func:`perfci.bayes.prior_sensitivity` on the fit's counts with ``prior=`` the
+        fit's prior: both intervals on the exact grid, whatever sampler made the fit.
+        The fit keeps no population sizes: for ``"population"`` and
+        ``"sampled_persons"`` pass the `population_sizes` (one per fitted person, as in
+        :attr:`trials`) and `population_persons` the fit was given, if any.
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> result = pc.bayes.fit([28, 25, 30, 22, 27], [30, 30, 30, 26, 30], sampler="grid", rng=1)
+        >>> check = result.prior_sensitivity("mu", level=0.95)
+        >>> check.alternative_prior, bool(check.differs)
+        ('bda3', True)
+        """
+        from .sensitivity import prior_sensitivity
+
+        return prior_sensitivity(
+            self.successes,
+            self.trials,
+            estimand=estimand,
+            level=level,
+            kind=kind,
+            prior=self.prior,
+            alternative=alternative,
+            tolerance=tolerance,
+            population_sizes=population_sizes,
+            population_persons=population_persons,
+            rng=rng,
+        )
 
     def __repr__(self) -> str:
         ci = self.interval("population", "eti", 0.95)
@@ -239,6 +408,70 @@ class BayesFit(ResultMixin):
             f"{self.trials.size}, population median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
             f"{ci.high:.4g}]{flag})"
         )
+
+
+@dataclass(frozen=True)
+class PriorSensitivity(ResultMixin):
+    """A credible interval under two priors, and whether they differ materially.
+
+    Attributes
+    ----------
+    prior, alternative_prior : str
+        The prior of the interval to report, and the one it is checked against.
+    interval, alternative : CredibleInterval
+        The credible interval under each (exact grid).
+    shift : float or numpy.ndarray
+        The largest move of the low end, the median or the high end from `interval` to
+        `alternative`, as a fraction of the width of `interval`.
+    differs : bool or numpy.ndarray
+        ``shift > tolerance``: the prior matters for this interval.
+    reason : str or numpy.ndarray of str
+        Which end moved most, by how much, in words.
+    tolerance : float
+        The fraction of the width beyond which a move is material.
+
+    Notes
+    -----
+    :meth:`rows` gives one report-ready row per prior. :meth:`to_dict`, :meth:`to_frame`
+    and :meth:`to_xarray` hold every field (the intervals as ``interval.low``, ...; one
+    row per data set for a batch).
+    """
+
+    prior: str
+    alternative_prior: str
+    interval: CredibleInterval
+    alternative: CredibleInterval
+    shift: Any
+    differs: Any
+    reason: Any
+    tolerance: float
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per prior, the given one first, as a report row needs it.
+
+        Returns
+        -------
+        list of dict
+            Keys ``estimand``, ``prior``, ``estimate``, ``low``, ``high``, ``kind``,
+            ``level``, ``differs`` and ``reason`` (the same on both rows).
+        """
+        return [
+            {
+                "estimand": ci.estimand,
+                "prior": prior,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "kind": ci.kind,
+                "level": ci.level,
+                "differs": self.differs,
+                "reason": self.reason,
+            }
+            for prior, ci in (
+                (self.prior, self.interval),
+                (self.alternative_prior, self.alternative),
+            )
+        ]
 
 
 @dataclass(frozen=True, repr=False)

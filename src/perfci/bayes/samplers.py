@@ -1,4 +1,4 @@
-"""Running the MCMC samplers (nutpie, PyMC), the compile cache, and the diagnostics.
+"""Running the MCMC samplers (nutpie, PyMC), the compiled models, and the diagnostics.
 
 PyMC, nutpie and ArviZ are imported inside the functions that need them.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._core.grid import marginal_counts
+from .._core.grid import marginal_counts, s_prior
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -28,17 +28,35 @@ MIN_ESS = 400
 
 
 class BayesianDiagnosticsWarning(RuntimeWarning):
-    """A posterior failed its diagnostics (R-hat, ESS or divergences) and is flagged."""
+    """A posterior failed its diagnostics and is flagged, or a summary of it does not exist.
+
+    Flagged: R-hat, ESS, divergences, an infinite posterior mean of kappa (see
+    :attr:`BayesFit.tail <perfci.bayes.BayesFit.tail>`). Not flagged: a moment that
+    :meth:`BayesFit.summary <perfci.bayes.BayesFit.summary>` leaves out (NaN).
+    """
 
 
 @cache
 def _compiled_marginal(prior: str) -> Any:
-    """Compile the marginalized model with nutpie, once per prior (refit with new data)."""
-    import nutpie
+    """Return the marginalized model compiled for nutpie, once per prior (refit to data).
 
-    from ..models.beta_binomial import beta_binomial_marginal
+    Loaded from the on-disk compile cache when an earlier process compiled it
+    (:mod:`perfci.bayes.compile_cache`), else compiled and cached.
+    """
+    from .compile_cache import compiled_model
 
-    return nutpie.compile_pymc_model(beta_binomial_marginal([1, 1], [2, 2], prior=prior))
+    def build() -> Any:
+        from ..models.beta_binomial import beta_binomial_marginal
+
+        return beta_binomial_marginal([1, 1], [2, 2], prior=prior)
+
+    a, b = s_prior(prior)
+    return compiled_model(
+        "beta_binomial_marginal",
+        {"prior": prior, "s_prior": (a, b)},
+        build,
+        source="beta_binomial",
+    )
 
 
 def _data_for(successes: NDArray[np.int64], trials: NDArray[np.int64]) -> dict[str, Any]:

@@ -301,8 +301,14 @@ def report(args: argparse.Namespace) -> None:
     """``perfci report``: every metric with its recommended interval."""
     from ..reporting import report as report_
 
+    html = _html_target(args)  # a bad --html fails before any work
     frame = _read_table(args.file)
     truths = list(args.truth)
+    if html is not None and (len(truths) > 1 or len(args.pred) > 1 or args.run is not None):
+        raise ValueError(
+            "`--html` takes one `--truth` column and one `--pred` column (several columns "
+            "or `--run` are annotators or runs: report those without `--html`)."
+        )
     args.truth = truths[0]  # one reference; several are read below as annotators' codes
     if len(truths) > 1:
         if args.run is not None:
@@ -351,6 +357,9 @@ def report(args: argparse.Namespace) -> None:
         }
     groups = _column(frame, args.group, "--group", args.file)
     by = _column(frame, args.by, "--by", args.file)
+    if html is not None:
+        _html_report(args, frame, values, positive, groups, by, score, preds[0], html)
+        return
     table = report_(
         values["y_true"],
         values["y_pred"],
@@ -362,13 +371,97 @@ def report(args: argparse.Namespace) -> None:
         metrics=args.metrics,
         bayes=args.bayes,
         bayes_sampler=args.bayes_sampler,
+        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,
     )
+    _print_report(args, table)
+
+
+def _print_report(args: argparse.Namespace, table: Any, published: Any = None) -> None:
+    """Print a report's table in the `--format` asked for (`published`: its HTML report)."""
+    from ..publishing import latex_table, markdown_table
+
+    if args.format in ("latex", "markdown") and not args.json:
+        if published is not None:
+            print(published.to_latex() if args.format == "latex" else published.to_markdown())
+            return
+        write = latex_table if args.format == "latex" else markdown_table
+        names = {} if args.by is None else {"by": args.by}
+        print(write(table, confidence_level=args.confidence_level, names=names), end="")
+        return
     if args.by is not None:
         table = table.rename(columns={"by": args.by})
     rendering.print_table(table, "json" if args.json else args.format)
+
+
+def _html_target(args: argparse.Namespace) -> Path | None:
+    """Return the `--html` file, checked; refuse `--pred-b` without it."""
+    if args.html is None:
+        if args.pred_b is not None:
+            raise ValueError(
+                "`--pred-b` adds a paired comparison to the HTML report: it needs `--html`."
+            )
+        return None
+    from ..publishing.report import check_output_path
+
+    return check_output_path(args.html, "`--html`", (".html", ".htm"))
+
+
+def _html_report(
+    args: argparse.Namespace,
+    frame: Any,
+    values: dict[str, Any],
+    positive: Any,
+    groups: Any,
+    by: Any,
+    score: Any,
+    pred: str,
+    html: Path,
+) -> None:
+    """``perfci report --html``: the validation report, written whole, and its table."""
+    from ..publishing import validation_report
+
+    pred_b = None
+    if args.pred_b is not None:  # read with the other labels, by the same coding
+        _refuse_scores_as_labels(frame, args.pred_b, "--pred-b", args.file)
+        columns = {
+            "y_true": ("--truth", args.truth),
+            "y_pred": ("--pred", pred),
+            "pred_b": ("--pred-b", args.pred_b),
+        }
+        values, positive = _labels(args, columns, frame)
+        pred_b = values["pred_b"]
+    given = {
+        "y_true": args.truth,
+        "y_pred": pred,
+        "pred_b": args.pred_b,
+        "groups": args.group,
+        "by": args.by,
+        "score": args.score,
+    }
+    published = validation_report(
+        values["y_true"],
+        values["y_pred"],
+        groups,
+        by=by,
+        score=score,
+        differences=args.differences,
+        reference=args.reference,
+        pred_b=pred_b,
+        metrics=args.metrics,
+        bayes=args.bayes,
+        bayes_sampler=args.bayes_sampler,
+        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
+        positive=positive,
+        confidence_level=args.confidence_level,
+        names={key: value for key, value in given.items() if value is not None},
+        rng=args.seed,
+    )
+    published.save(html)
+    if not args.quiet:
+        _print_report(args, published.table, published)
 
 
 def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]:
@@ -636,6 +729,10 @@ def _person_sizes(frame: Any, args: argparse.Namespace, groups: Any) -> dict | N
     return dict(per_person["min"])
 
 
+#: The estimands of ``perfci bayes``, in the order of its JSON.
+ESTIMANDS = ("population", "mu", "sampled_persons")
+
+
 def bayes(args: argparse.Namespace) -> None:
     """``perfci bayes``: credible intervals beside the frequentist interval."""
     import pandas as pd
@@ -658,6 +755,7 @@ def bayes(args: argparse.Namespace) -> None:
         args.metric,
         positive=positive,
         sampler=args.sampler,
+        prior=args.prior,
         rng=args.seed,
         population_sizes=sizes,
         population_persons=args.population_persons,
@@ -677,14 +775,27 @@ def bayes(args: argparse.Namespace) -> None:
         "persons": fit["persons"],
         "relevant_n": int(result.trials.sum()),
         "estimand": args.estimand,
-        **{e: fit[e] for e in ("population", "mu", "sampled_persons")},
+        **{e: fit[e] for e in ESTIMANDS},
         "diagnostics": {
             **fit["diagnostics"],
             "flagged": fit["flagged"],
             "flag_reasons": fit["flag_reasons"],
         },
         "frequentist": {k: shown[k] for k in ("estimate", "low", "high", "method")},
+        "tail": fit["tail"],
+        "kappa": _kappa_row(result, level),
     }
+    if args.prior_sensitivity:
+        # on the exact grid under both priors, whatever the sampler of the fit
+        fitted = result.posterior["posterior"]["person"].to_numpy()
+        options = {
+            "population_sizes": None if sizes is None else [sizes[g] for g in fitted],
+            "population_persons": args.population_persons,
+            "rng": args.seed,
+        }
+        payload["prior_sensitivity"] = {
+            e: result.prior_sensitivity(e, level, **options).to_dict() for e in ESTIMANDS
+        }
     if args.json:
         print(rendering.json_text(payload))
         return
@@ -717,6 +828,42 @@ def bayes(args: argparse.Namespace) -> None:
         f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
         + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
     )
+    k = payload["kappa"]
+    print(
+        f"concentration kappa: median {k['median']:.4g}, {100 * level:g}% equal-tailed "
+        f"[{k['low']:.4g}, {k['high']:.4g}]" + (f"; {k['note']}" if k["note"] else "")
+    )
+    if args.prior_sensitivity:
+        sensitivity = payload["prior_sensitivity"]
+        rows = []
+        for e in ESTIMANDS:
+            check = sensitivity[e]
+            for prior, ci in (("prior", "interval"), ("alternative_prior", "alternative")):
+                rows.append(
+                    {
+                        "interval": f"grid, prior {check[prior]}: {e}",
+                        **{key: check[ci][key] for key in ("estimate", "low", "high")},
+                        "differs": "yes" if check["differs"] else "no",
+                    }
+                )
+        print(f"\nprior sensitivity (exact grid, {100 * level:g}% equal-tailed):\n")
+        rendering.print_table(pd.DataFrame(rows), "table")
+        for e in ESTIMANDS:
+            print(f"{e}: {sensitivity[e]['reason']}")
+
+
+def _kappa_row(result: Any, level: float) -> dict[str, Any]:
+    """Return the concentration's summary row (quantiles; moments where they exist)."""
+    import warnings
+
+    from .._core.results import to_jsonable
+    from ..bayes import BayesianDiagnosticsWarning
+
+    with warnings.catch_warnings():
+        # the row's note says what the warning would (an infinite moment)
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        row = result.summary(level).loc["kappa"]
+    return to_jsonable({key: row[key] for key in ("median", "low", "high", "mean", "sd", "note")})
 
 
 def validate(args: argparse.Namespace) -> None:
@@ -789,9 +936,10 @@ def validate(args: argparse.Namespace) -> None:
             f"wrote {target}",
         )
         return
-    from ..harness.figures import coverage_table, make_figures
+    from ..harness.figures import coverage_table, make_figures, suite_layout
     from ..harness.results import load_result
     from ..harness.storage import _write_text
+    from ..plotting import _check_formats
 
     folder = Path(args.suite or args.out)
     files = sorted(folder.glob("*.nc"))
@@ -799,10 +947,15 @@ def validate(args: argparse.Namespace) -> None:
         raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
     # Everything is written inside DIR unless --figures names another folder.
     figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
+    formats = _check_formats([f.strip() for f in args.formats.split(",")])
     tables, written = [], []
     datasets = [load_result(path) for path in files]  # all checked before anything is written
     for dataset in datasets:
-        written += [str(f) for f in make_figures(dataset, figures_folder)]
+        suite_layout(dataset, args.x)
+    for dataset in datasets:
+        written += [
+            str(f) for f in make_figures(dataset, figures_folder, x=args.x, formats=formats)
+        ]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"
     _write_text(summary, "# Coverage results\n\n" + "\n".join(tables))

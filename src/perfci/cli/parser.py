@@ -394,7 +394,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
-    _choice(p, "--bayes-sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--bayes-sampler", registry.SAMPLER, default="auto")
+    p.add_argument(
+        "--bayes-prior-sensitivity",
+        action="store_true",
+        help="with --bayes: also the interval under the alternative concentration prior, "
+        "and whether it differs materially (default: off)",
+    )
+    p.add_argument(
+        "--html",
+        metavar="OUT",
+        help="also write the report as one self-contained HTML page (.html: data summary, "
+        "tables, figures, notes, methods paragraph); the table is still printed unless "
+        "--quiet (default: none)",
+    )
+    p.add_argument(
+        "--pred-b",
+        metavar="COL",
+        help="with --html, a second classifier's labels: the report adds the paired "
+        "comparison of --pred minus --pred-b for every metric (default: none)",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)
@@ -419,11 +438,19 @@ def build_parser() -> argparse.ArgumentParser:
         "hierarchical Bayesian credible intervals beside the frequentist interval",
         ("metrics", registry.PROPORTION_METRIC),
         ("samplers", registry.SAMPLER),
+        ("priors", registry.PRIOR),
     )
     _file_columns(p)
     _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
-    _choice(p, "--sampler", registry.SAMPLER, default="nutpie")
+    _choice(p, "--sampler", registry.SAMPLER, default="auto")
+    _choice(p, "--prior", registry.PRIOR, default="pareto")
+    p.add_argument(
+        "--prior-sensitivity",
+        action="store_true",
+        help="also show the intervals under the other prior (exact grid) and say whether "
+        "they differ materially (an end or the median moves by more than 10%% of the width)",
+    )
     _choice(
         p,
         "--estimand",
@@ -485,6 +512,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="DIR",
         help="folder of the figures of report (default: DIR/figures, inside the results folder)",
+    )
+    p.add_argument(
+        "--formats",
+        default="png",
+        metavar="F,F",
+        help="file formats of report's figures, comma-separated: png, svg, pdf (default: png)",
+    )
+    p.add_argument(
+        "--x",
+        default=None,
+        metavar="DIM",
+        help="grid dim on the x axis of report's figures of each suite (default: the numeric "
+        "dim with the most values)",
     )
     p.add_argument(
         "--workers",

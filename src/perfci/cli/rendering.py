@@ -44,11 +44,11 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 def json_text(value: Any) -> str:
     """Return the strict JSON text of a result, a table or a payload of plain values."""
-    import pandas as pd
-
     from .._core.results import to_jsonable
 
-    if isinstance(value, pd.DataFrame):
+    # a table is a DataFrame only if pandas is loaded: a result's JSON does not import it
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, pandas.DataFrame):
         data: Any = records(value)
     elif hasattr(value, "to_dict") and not isinstance(value, dict):
         data = value.to_dict()

@@ -1,0 +1,290 @@
+"""The on-disk cache of compiled nutpie models: round trips, damaged entries, bad folders."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import perfci as pc
+from perfci.bayes import compile_cache, samplers
+from perfci.bayes.compile_cache import CompileCacheWarning, JitteredStart, cache_dir
+
+MODEL = ("toy", {"prior": "flat", "s_prior": (1.0, 1.0)})
+
+
+@pytest.fixture
+def fake_nutpie(monkeypatch):
+    """Compiling and (un)freezing without nutpie: counts compiles and loads.
+
+    ``compiled_model`` itself (key, file, atomic write, checks, warnings) is the real one.
+    """
+    calls = {"compile": 0, "thaw": 0}
+
+    def compile_(build):
+        calls["compile"] += 1
+        return {"model": build(), "compiled": calls["compile"]}, JitteredStart((0.0,))
+
+    def thaw(payload):
+        calls["thaw"] += 1
+        if payload.get("broken"):
+            raise compile_cache._Unusable("its callbacks do not compute what they computed")
+        return {"model": payload["model"], "loaded": True}
+
+    monkeypatch.setattr(compile_cache, "_compile", compile_)
+    # an entry of some size: a truncation cuts its body, not its header
+    monkeypatch.setattr(
+        compile_cache, "_freeze", lambda compiled, start: {**compiled, "code": bytes(4000)}
+    )
+    monkeypatch.setattr(compile_cache, "_thaw", thaw)
+    return calls
+
+
+def _get():
+    # the source is a real module of perfci.models, read without importing it
+    return compile_cache.compiled_model(*MODEL, lambda: "graph", source="beta_binomial")
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted((folder / "nutpie").iterdir()) if (folder / "nutpie").exists() else []
+
+
+def test_cache_dir_follows_the_environment(monkeypatch):
+    home = Path.home() / ".cache" / "perfci"
+    assert cache_dir({}) == home
+    assert cache_dir({"PERFCI_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x"}) == Path("/c")
+    assert cache_dir({"PERFCI_CACHE_DIR": "", "XDG_CACHE_HOME": "/x"}) == Path("/x/perfci")
+    # the XDG specification: a relative XDG_CACHE_HOME is to be ignored
+    assert cache_dir({"XDG_CACHE_HOME": "relative/dir"}) == home
+    assert cache_dir({"PERFCI_NO_CACHE": "1", "PERFCI_CACHE_DIR": "/c"}) is None
+    assert cache_dir({"PERFCI_NO_CACHE": "0", "PERFCI_CACHE_DIR": "/c"}) == Path("/c")
+    monkeypatch.setenv("PERFCI_CACHE_DIR", "/from/os/environ")
+    assert cache_dir() == Path("/from/os/environ")
+
+
+def test_the_key_changes_with_the_model_its_prior_and_every_version(monkeypatch):
+    source = b"def model(): ..."
+    key = compile_cache._cache_key("m", {"prior": "pareto"}, source)
+    assert key == compile_cache._cache_key("m", {"prior": "pareto"}, source)  # deterministic
+    others = {
+        compile_cache._cache_key("other", {"prior": "pareto"}, source),
+        compile_cache._cache_key("m", {"prior": "bda3"}, source),
+        compile_cache._cache_key("m", {"prior": "pareto"}, source + b"\n# edited"),
+    }
+    real = compile_cache._version
+    for package in compile_cache.PACKAGES:
+        monkeypatch.setattr(
+            compile_cache, "_version", lambda p, q=package: "0-other" if p == q else real(p)
+        )
+        others.add(compile_cache._cache_key("m", {"prior": "pareto"}, source))
+    assert key not in others and len(others) == 3 + len(compile_cache.PACKAGES)
+
+
+def test_a_second_call_loads_the_entry_instead_of_compiling(tmp_path, monkeypatch, fake_nutpie):
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    first = _get()
+    assert first == {"model": "graph", "compiled": 1} and fake_nutpie == {"compile": 1, "thaw": 0}
+    [entry] = _entries(tmp_path)
+    assert entry.name.startswith("toy-flat-") and entry.suffix == ".pkl"
+    assert _get() == {"model": "graph", "loaded": True}
+    assert fake_nutpie == {"compile": 1, "thaw": 1}
+    assert _entries(tmp_path) == [entry]  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda data: b"garbage", "not a perfci compile cache entry"),
+        (lambda data: data[: len(data) // 2], "checksum does not match"),
+        (lambda data: data[:-1] + bytes([data[-1] ^ 1]), "checksum does not match"),
+        (lambda data: data.replace(data[28:40], b"0" * 12, 1), "another model or other library"),
+    ],
+    ids=["garbage", "truncated", "flipped-bit", "other-key"],
+)
+def test_a_damaged_or_stale_entry_is_ignored_with_a_warning_and_rebuilt(
+    tmp_path, monkeypatch, fake_nutpie, damage, reason
+):
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    _get()
+    [entry] = _entries(tmp_path)
+    entry.write_bytes(damage(entry.read_bytes()))
+    with pytest.warns(CompileCacheWarning, match=f"ignoring the compile cache entry .*{reason}"):
+        assert _get()["compiled"] == 2
+    # rebuilt: the next call loads it again, silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _get()["loaded"] and fake_nutpie["compile"] == 2
+
+
+def test_an_entry_whose_callbacks_fail_their_check_is_rebuilt(tmp_path, monkeypatch, fake_nutpie):
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compile_cache, "_freeze", lambda compiled, start: {"broken": True})
+    _get()
+    with pytest.warns(CompileCacheWarning, match="do not compute what they computed"):
+        assert _get()["compiled"] == 2
+
+
+def test_a_folder_that_cannot_be_written_falls_back_to_compiling(
+    tmp_path, monkeypatch, fake_nutpie
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(blocker / "cache"))
+    for k in (1, 2):
+        with pytest.warns(CompileCacheWarning, match="could not write the compile cache entry"):
+            assert _get()["compiled"] == k
+
+
+def test_a_read_only_folder_falls_back_to_compiling_and_leaves_nothing(
+    tmp_path, monkeypatch, fake_nutpie
+):
+    # Permission bits do not bind root (the CI user), so the refusal is simulated where
+    # the entry would become visible: the rename.
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", str(dst))
+
+    monkeypatch.setattr(compile_cache.os, "replace", refuse)
+    with pytest.warns(CompileCacheWarning, match="could not write .*Permission denied"):
+        assert _get()["compiled"] == 1
+    assert _entries(tmp_path) == []  # the temporary file was removed
+
+
+def test_an_unreadable_entry_is_compiled_anew(tmp_path, monkeypatch, fake_nutpie):
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    _get()
+    [entry] = _entries(tmp_path)
+    entry.unlink()
+    entry.mkdir()  # reading it raises IsADirectoryError, an OSError; so does replacing it
+    with (
+        pytest.warns(CompileCacheWarning, match="could not read the compile cache entry"),
+        pytest.warns(CompileCacheWarning, match="could not write the compile cache entry"),
+    ):
+        assert _get()["compiled"] == 2
+
+
+def test_turned_off_it_compiles_every_time_and_writes_nothing(tmp_path, monkeypatch, fake_nutpie):
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PERFCI_NO_CACHE", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _get()["compiled"] == 1 and _get()["compiled"] == 2
+    assert not any(tmp_path.iterdir())
+
+
+_WRITER = """
+import sys
+from pathlib import Path
+from perfci.bayes import compile_cache
+path, key, tag = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+for k in range(40):
+    compile_cache._write(path, key, {"tag": tag, "k": k, "bulk": bytes(200_000)})
+"""
+
+
+def test_two_processes_writing_at_once_never_leave_a_torn_entry(tmp_path):
+    path = compile_cache.entry_path(tmp_path, "toy", "flat", "f" * 64)
+    writers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(path), "f" * 64, tag])
+        for tag in ("a", "b")
+    ]
+    seen = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a torn entry would warn
+        while any(w.poll() is None for w in writers):
+            payload = compile_cache._read(path, "f" * 64)
+            if payload is not None:
+                seen.add(payload["tag"])
+    assert [w.returncode for w in writers] == [0, 0]
+    payload = compile_cache._read(path, "f" * 64)
+    assert payload["k"] == 39 and payload["tag"] in {"a", "b"}
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary files
+    assert seen <= {"a", "b"}
+
+
+def test_the_jittered_start_is_the_point_plus_a_seeded_uniform_jitter():
+    start = JitteredStart((0.0, np.log(3.0)))
+    x = start(12345)
+    # numpy.random.default_rng(12345).uniform(-1, 1, 2), the stream the start documents
+    np.testing.assert_array_equal(
+        x, np.array(start.point) + np.random.default_rng(12345).uniform(-1, 1, 2)
+    )
+    assert np.all(np.abs(x - start.point) < 1) and not np.array_equal(x, start(12346))
+
+
+# ------------------------------------------------------------- with nutpie itself
+
+
+_LOADER = """
+import json, sys, warnings
+import perfci as pc
+from perfci.bayes import compile_cache
+warnings.simplefilter("error", compile_cache.CompileCacheWarning)
+warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
+compiles = []
+real = compile_cache._compile
+compile_cache._compile = lambda build: compiles.append(1) or real(build)
+fit = pc.bayes.fit([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30], sampler="nutpie",
+                   draws=200, tune=200, chains=2, rng=3)
+print(json.dumps({
+    "compiles": len(compiles),
+    "mu": fit.posterior["posterior"]["mu"].values.tolist(),
+    "pymc": "pymc" in sys.modules,
+}))
+"""
+
+
+@pytest.mark.slow
+def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_path, monkeypatch):
+    from perfci.bayes import fitting
+
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    # not the model this process may hold already: the one of this test's folder
+    monkeypatch.setattr(fitting, "_compiled_marginal", samplers._compiled_marginal.__wrapped__)
+    compiles = []
+    real = compile_cache._compile
+    monkeypatch.setattr(compile_cache, "_compile", lambda b: compiles.append(1) or real(b))
+    y, n = [28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30]
+    options = {"sampler": "nutpie", "draws": 200, "tune": 200, "chains": 2, "rng": 3}
+    with warnings.catch_warnings():
+        # 400 draws: the fit may be flagged; what matters here is that the draws agree
+        warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
+        first = pc.bayes.fit(y, n, **options)
+        assert len(compiles) == 1 and len(_entries(tmp_path)) == 1
+        # in this process: loaded, not compiled, and the same draws
+        again = pc.bayes.fit(y, n, **options)
+    assert len(compiles) == 1
+    mu = first.posterior["posterior"]["mu"].values
+    np.testing.assert_array_equal(again.posterior["posterior"]["mu"].values, mu)
+    # in a new process: loaded without importing PyMC (nor compiling), the same draws
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_LOADER)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PERFCI_CACHE_DIR": str(tmp_path)},
+    )
+    loaded = json.loads(out.stdout.splitlines()[-1])
+    assert loaded["compiles"] == 0 and not loaded["pymc"]
+    np.testing.assert_array_equal(np.array(loaded["mu"]), mu)
+
+
+@pytest.mark.slow
+def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    build = samplers._compiled_marginal.__wrapped__
+    compiled = build("pareto")
+    payload = compile_cache._freeze(compiled, compiled.initial_point_func)
+    # the check compares what the loaded callbacks compute with the written record
+    point, record = payload["probe"]
+    assert record[0] == 0 and record[3] == 0 and np.isfinite(record[1][0])
+    assert compile_cache._probe(compile_cache._thaw(payload), point) == record
+    payload["probe"] = (point, (0, [record[1][0] + 1.0], *record[2:]))
+    with pytest.raises(compile_cache._Unusable, match="do not compute what they computed"):
+        compile_cache._thaw(payload)
