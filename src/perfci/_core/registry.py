@@ -1319,10 +1319,10 @@ def check_family_support(
     Examples
     --------
     >>> from perfci._core.registry import check_family_support
-    >>> check_family_support("confusion", "analytic", {"method": "wilson"})
+    >>> check_family_support("scored_nested", "analytic", {"method": "wilson"})
     Traceback (most recent call last):
     ...
-    ValueError: `method`: a confusion population takes families ['bayes_confusion', 'bootstrap']; got 'analytic'.
+    ValueError: `method`: a scored_nested population takes families ['auc']; got 'analytic'.
     """
     HARNESS_POPULATION.check(population, "population.kind")
     support = POPULATION_SUPPORT[population]
