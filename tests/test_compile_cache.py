@@ -218,6 +218,40 @@ def test_the_jittered_start_is_the_point_plus_a_seeded_uniform_jitter():
     assert np.all(np.abs(x - start.point) < 1) and not np.array_equal(x, start(12346))
 
 
+def test_a_deferred_module_runs_once_on_first_use_not_on_import(tmp_path, monkeypatch):
+    package = tmp_path / "deferred_probe"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "import os\nRUNS = int(os.environ.get('PROBE_RUNS', '0')) + 1\n"
+        "os.environ['PROBE_RUNS'] = str(RUNS)\nif os.environ.get('PROBE_FAIL'):\n"
+        "    raise RuntimeError('probe failed')\nvalue = 42\n"
+    )
+    (package / "sub.py").write_text("name = 'sub'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "deferred_probe", raising=False)
+    monkeypatch.delenv("PROBE_RUNS", raising=False)
+    monkeypatch.setenv("PROBE_FAIL", "1")
+    compile_cache._defer("deferred_probe")
+    import deferred_probe  # an import statement reads __spec__ only: the code does not run
+
+    assert type(deferred_probe) is compile_cache._DeferredModule and "PROBE_RUNS" not in os.environ
+    with pytest.raises(RuntimeError, match="probe failed"):  # a failed run is not half-done
+        deferred_probe.value  # noqa: B018
+    assert type(deferred_probe) is compile_cache._DeferredModule
+    monkeypatch.delenv("PROBE_FAIL")
+    from deferred_probe import value  # the first use of a name runs the code
+
+    assert value == 42 and deferred_probe.RUNS == 2 and type(deferred_probe) is type(os)
+    import deferred_probe.sub  # a submodule and later uses do not run it again
+
+    assert deferred_probe.sub.name == "sub" and os.environ["PROBE_RUNS"] == "2"
+    compile_cache._defer("deferred_probe")  # imported already: left alone
+    assert sys.modules["deferred_probe"] is deferred_probe
+    compile_cache._defer("no_such_module_here")
+    assert "no_such_module_here" not in sys.modules
+    monkeypatch.delitem(sys.modules, "deferred_probe.sub", raising=False)
+
+
 # ------------------------------------------------------------- with nutpie itself
 
 
@@ -230,12 +264,22 @@ warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
 compiles = []
 real = compile_cache._compile
 compile_cache._compile = lambda build: compiles.append(1) or real(build)
+from perfci.bayes import fitting
+run, before = fitting._run_mcmc, {}
+def timed(*args, **kwargs):
+    # the type, not a name: reading a name would run the deferred code
+    before["arviz"] = type(sys.modules.get("arviz")).__name__
+    before["matplotlib"] = "matplotlib" in sys.modules
+    return run(*args, **kwargs)
+fitting._run_mcmc = timed
 fit = pc.bayes.fit([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30], sampler="nutpie",
                    draws=200, tune=200, chains=2, rng=3)
 print(json.dumps({
     "compiles": len(compiles),
     "mu": fit.posterior["posterior"]["mu"].values.tolist(),
     "pymc": "pymc" in sys.modules,
+    "before_sampling": before,
+    "arviz_after": type(sys.modules["arviz"]).__name__,
 }))
 """
 
@@ -273,6 +317,9 @@ def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_p
     loaded = json.loads(out.stdout.splitlines()[-1])
     assert loaded["compiles"] == 0 and not loaded["pymc"]
     np.testing.assert_array_equal(np.array(loaded["mu"]), mu)
+    # ArviZ's code (and matplotlib with it) ran only when nutpie converted the draws
+    assert loaded["before_sampling"] == {"arviz": "_DeferredModule", "matplotlib": False}
+    assert loaded["arviz_after"] == "module"
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from . import policy
 from ._core import registry
@@ -1154,7 +1154,7 @@ def auc_ci_counts(
                 "a positive and a negative text from different persons, or fewer than 2 "
                 "persons with a text: no jackknife interval there (NaN)"
             )
-        q = stats.t.ppf(0.5 + level / 2, df)
+        q = special.stdtrit(df, 0.5 + level / 2)  # Student's t quantile
         low, high = _delong_ends(estimate, se, q, "delong_logit")
         _warn_delong(estimate, se, "delong_logit", bool(batch_shape))
         return RocAucCI(
@@ -1171,7 +1171,7 @@ def auc_ci_counts(
             **common,
         )
     se = np.sqrt(variance)
-    q = np.where(np.isinf(df), special.ndtri(0.5 + level / 2), stats.t.ppf(0.5 + level / 2, df))
+    q = special.stdtrit(df, 0.5 + level / 2)  # Student's t quantile; the normal one at df = inf
     low, high = _delong_ends(estimate, se, q, method)
     _warn_delong(estimate, se, method, bool(batch_shape))
     name = "DeLong" if method == "delong" else "DeLong, logit scale"
@@ -1510,7 +1510,7 @@ def _compare_auc(
         p_value = 1.0 if diff == 0 else 0.0
     else:
         t = diff / se
-        p_value = float(2 * (stats.norm.sf(abs(t)) if math.isinf(df) else stats.t.sf(abs(t), df)))
+        p_value = float(2 * special.stdtr(df, -abs(t)))  # the normal tail at df = inf
     test = "clustered paired DeLong t" if clustered else "paired DeLong z"
     boot = None
     if method == "bootstrap":

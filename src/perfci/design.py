@@ -10,13 +10,12 @@ or size-weighted cluster size, not in the number of clusters or the degrees of f
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from ._core import registry
 from ._core.results import ResultMixin
@@ -159,11 +158,11 @@ def _t_ratio(df_adjust: str | None, level, n_texts, n_clusters) -> np.ndarray:
     if df_adjust is None:
         return np.ones(np.broadcast(level, n_texts, n_clusters).shape)
     q = 0.5 + level / 2
-    denominator = stats.t.ppf(q, n_clusters - 1)
+    denominator = special.stdtrit(n_clusters - 1, q)  # Student's t quantile
     if df_adjust == "dean_pagano":
         numerator = special.ndtri(q)
     else:  # korn_graubard, as R's survey::svyciprop(method = "beta") computes it
-        numerator = stats.t.ppf(q, n_texts - 1)
+        numerator = special.stdtrit(n_texts - 1, q)
     return (numerator / denominator) ** 2
 
 
@@ -334,10 +333,8 @@ def two_sided_quantile(level: float, df: float) -> float:
     >>> round(two_sided_quantile(0.95, float("inf")), 4), round(two_sided_quantile(0.95, 9), 4)
     (1.96, 2.2622)
     """
-    from scipy import stats
-
-    q = 0.5 + level / 2
-    return float(stats.norm.ppf(q) if math.isinf(df) else stats.t.ppf(q, df))
+    # stdtrit is Student's t quantile, and the normal one at df = inf
+    return float(special.stdtrit(df, 0.5 + level / 2))
 
 
 def design_effect(successes: Any, trials: Any, *, design: str = "icc") -> Any:

@@ -51,16 +51,25 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CompileCacheWarning", "JitteredStart", "cache_dir", "compiled_model", "entry_path"]
+__all__ = [
+    "CompileCacheWarning",
+    "JitteredStart",
+    "cache_dir",
+    "compiled_model",
+    "entry_path",
+    "import_nutpie",
+]
 
 #: Version of the entry layout; a new layout gives new keys.
 FORMAT = 1
@@ -78,6 +87,57 @@ _LOGP = ctypes.CFUNCTYPE(
 _EXPAND = ctypes.CFUNCTYPE(
     ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64, _DOUBLE_P, _DOUBLE_P, ctypes.c_void_p
 )
+
+
+class _DeferredModule(ModuleType):
+    """A module whose code runs on the first access to a name it does not yet have.
+
+    Unlike :class:`importlib.util.LazyLoader`, reading ``__spec__`` (which every
+    ``import`` statement does) does not run it; any other name does, once.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        with _DEFERRED_LOCK:
+            if type(self) is _DeferredModule:
+                object.__setattr__(self, "__class__", ModuleType)  # a plain module from now on
+                try:
+                    self.__spec__.loader.exec_module(self)  # type: ignore[union-attr]
+                except BaseException:
+                    object.__setattr__(self, "__class__", _DeferredModule)
+                    raise
+        return getattr(self, name)
+
+
+_DEFERRED_LOCK = threading.RLock()
+
+
+def import_nutpie() -> ModuleType:
+    """Import nutpie with ArviZ's code deferred until nutpie first uses it (after sampling).
+
+    ``import nutpie`` imports ArviZ, and ArviZ imports ``arviz_plots`` and with it
+    ``matplotlib.pyplot``: over half a second of a process's start before the first
+    draw, for a module nutpie only calls to convert the finished draws. When ArviZ is not
+    yet imported, it is put in :data:`sys.modules` as the real ArviZ module whose code
+    runs on the first access to one of its names (:class:`_DeferredModule`), so every
+    ``import arviz`` gets the module it always gets.
+    """
+    _defer("arviz")
+    import nutpie
+
+    return nutpie
+
+
+def _defer(name: str) -> None:
+    """Put module `name` in :data:`sys.modules` as a :class:`_DeferredModule`.
+
+    Nothing happens when it is imported already or cannot be found.
+    """
+    if name not in sys.modules:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            module = importlib.util.module_from_spec(spec)
+            module.__class__ = _DeferredModule
+            sys.modules[name] = module
 
 
 class CompileCacheWarning(RuntimeWarning):
@@ -191,6 +251,7 @@ def _read(path: Path, key: str) -> dict[str, Any] | None:
             raise _Unusable("it was written for another model or other library versions")
         if hashlib.sha256(body).hexdigest().encode() != digest:
             raise _Unusable("its checksum does not match: the file is damaged or incomplete")
+        _defer("arviz")  # unpickling the entry imports nutpie
         payload = pickle.loads(body)
         if not isinstance(payload, dict):
             raise _Unusable("it does not hold a compiled model")
@@ -370,6 +431,8 @@ def _thaw(payload: dict[str, Any]) -> Any:
     """Rebuild a nutpie model from an entry's payload; check it against its record."""
     from numba.core.compiler_lock import global_compiler_lock
     from numba.core.registry import cpu_target
+
+    import_nutpie()
     from nutpie.compile_pymc import CompiledPyMCModel, make_user_data
 
     context = cpu_target.target_context
@@ -416,8 +479,7 @@ def _thaw(payload: dict[str, Any]) -> Any:
 
 def _compile(build: Callable[[], Any]) -> tuple[Any, JitteredStart]:
     """Compile the PyMC model `build()` returns; start chains at :class:`JitteredStart`."""
-    import nutpie
-
+    nutpie = import_nutpie()
     compiled = nutpie.compile_pymc_model(build(), jitter_rvs=set())
     # without jitter, PyMC's start is the support point whatever the seed
     start = JitteredStart(tuple(float(v) for v in compiled.initial_point_func(0)))

@@ -74,8 +74,9 @@ def _run_mcmc(
         # the diagnostics are what decides whether the fit is usable.
         warnings.simplefilter("ignore")
         if sampler == "nutpie":
-            import nutpie
+            from .compile_cache import import_nutpie
 
+            nutpie = import_nutpie()
             if hasattr(model, "free_RVs"):  # a PyMC model, not yet compiled
                 model = nutpie.compile_pymc_model(model)
             # warm-up draws are never used: not converting them saves most of a refit
