@@ -227,3 +227,24 @@ def test_bayesian_beside_frequentist_table_per_design(atlas, tmp_path):
     assert (tmp_path / "toy-bayes-vs-frequentist.png").stat().st_size > 0
     no_bayes = ds.sel(ci_method=["freq"])
     assert make_atlas.side_by_side_lines("toy", no_bayes, None, tmp_path / "ATLAS.md") == []
+
+
+def test_valid_is_the_share_of_the_replications_a_method_scored(atlas):
+    # atlas-multiclass's bayes_margins_population scores the first 250 of 1,000 data sets
+    # of a cell (its suite file says so): 250 valid intervals are all of them
+    make_atlas = atlas
+    dims = {"persons": [10, 20]}
+    methods = ["recommended", "bayes_margins_population"]
+    n_valid = np.array([[1000.0, 250.0], [990.0, 245.0]])
+    ds = _result("atlas-multiclass", dims, methods, 0.95, 0.05, n_valid)
+    assert make_atlas.method_replications(ds) == {
+        "recommended": 1000.0,
+        "bayes_margins_population": 250.0,
+    }
+    frame = make_atlas.cells(ds).set_index(["persons", "ci_method"])["valid"]
+    assert frame[10, "bayes_margins_population"] == 1.0
+    assert frame[20, "bayes_margins_population"] == pytest.approx(0.98)
+    assert frame[20, "recommended"] == pytest.approx(0.99)
+    # a result whose suite is not known: every method scored the result's replications
+    unknown = _result("not-a-suite", dims, methods, 0.95, 0.05, n_valid)
+    assert set(make_atlas.method_replications(unknown).values()) == {1000.0}

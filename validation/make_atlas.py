@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -101,9 +102,30 @@ def cells(ds: xr.Dataset) -> pd.DataFrame:
     frame["band"] = [_band(p) for p in frame["persons"]]
     frame["large"] = frame["persons"].isna() | (frame["persons"] >= LARGE)
     frame["small"] = frame["band"] == BANDS[0][0]
-    replications = float(ds.attrs.get("replications", np.nan))
-    frame["valid"] = frame["n_valid"] / replications if replications > 0 else np.nan
+    scored_replications = method_replications(ds)
+    frame["valid"] = frame["n_valid"] / frame["ci_method"].map(scored_replications)
     return frame.reset_index(drop=True)
+
+
+def method_replications(ds: xr.Dataset) -> dict[str, float]:
+    """Return the replications each method scored: the result's, or a row's own fewer.
+
+    A suite's method with ``replications = K`` scores the first K data sets of a cell
+    only; its ``valid`` share is of those K (the suite's file gives K).
+    """
+    replications = float(ds.attrs.get("replications", np.nan))
+    own: dict[str, int] = {}
+    with contextlib.suppress(KeyError, ValueError):  # no suite (file): none known
+        from perfci.harness.schema import load_suite
+
+        suite = load_suite(str(ds.attrs["suite"]))
+        own = {
+            m.name: m.options["replications"]
+            for m in suite.methods
+            if m.options.get("replications")
+        }
+    methods = [str(m) for m in ds["ci_method"].values]
+    return {m: min(replications, own[m]) if m in own else replications for m in methods}
 
 
 def _band(persons: float) -> str:
