@@ -73,14 +73,22 @@ def hierarchical_confusion(counts: Any, *, coords: dict | None = None) -> pm.Mod
         Person cells ~ DirichletMultinomial(n_i, kappa * pi), population cell
         probabilities pi ~ Dirichlet(1, 1, 1, 1), kappa ~ Pareto(1.5, 1) (proper, kappa
         >= 1, as in the beta-binomial model); deterministics ``recall``, ``precision``,
-        ``f1`` of pi, the population (superpopulation) metrics.
+        ``f1`` of pi, the population (superpopulation) metrics. The counts enter as
+        ``pm.Data`` ``counts`` (and n_i as their row sums), so a compiled model can be
+        refit to other persons, any number of them, without recompiling
+        (``pm.set_data`` or nutpie's ``with_data(counts=...)``).
 
     Examples
     --------
+    >>> import pymc as pm
     >>> from perfci.models import hierarchical_confusion
     >>> model = hierarchical_confusion([[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30]])
     >>> sorted(v.name for v in model.free_RVs)
     ['kappa', 'pi']
+    >>> with model:
+    ...     pm.set_data({"counts": [[5, 1, 0, 20], [3, 0, 2, 11]]}, coords={"person": [0, 1]})
+    >>> model["counts"].get_value().shape
+    (2, 4)
     """
     cells = np.asarray(counts, dtype=np.int64)
     if cells.ndim != 2 or cells.shape[1] != 4:
@@ -88,10 +96,11 @@ def hierarchical_confusion(counts: Any, *, coords: dict | None = None) -> pm.Mod
     coords = {"person": np.arange(cells.shape[0])} if coords is None else coords
     coords = {**coords, "cell": _CELLS}
     with pm.Model(coords=coords) as model:
+        data = pm.Data("counts", cells.astype(float), dims=("person", "cell"))
         pi = pm.Dirichlet("pi", a=np.ones(4), dims="cell")
         kappa = pm.Pareto("kappa", alpha=1.5, m=1.0)
         pm.DirichletMultinomial(
-            "cells", n=cells.sum(1), a=kappa * pi, observed=cells, dims=("person", "cell")
+            "cells", n=data.sum(1), a=kappa * pi, observed=data, dims=("person", "cell")
         )
         _metrics(pi)
     return model

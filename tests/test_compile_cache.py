@@ -335,3 +335,53 @@ def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeyp
     payload["probe"] = (point, (0, [record[1][0] + 1.0], *record[2:]))
     with pytest.raises(compile_cache._Unusable, match="do not compute what they computed"):
         compile_cache._thaw(payload)
+
+
+_CONFUSION_LOADER = """
+import json, sys, warnings
+import perfci as pc
+from perfci.bayes import compile_cache
+warnings.simplefilter("error", compile_cache.CompileCacheWarning)
+warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
+compiles = []
+real = compile_cache._compile
+compile_cache._compile = lambda build: compiles.append(1) or real(build)
+fit = pc.bayes.fit_confusion(json.loads(sys.argv[1]), draws=200, tune=200, chains=2, rng=3)
+print(json.dumps({
+    "compiles": len(compiles),
+    "f1": fit.posterior["posterior"]["f1"].values.tolist(),
+    "pymc": "pymc" in sys.modules,
+}))
+"""
+
+
+@pytest.mark.slow
+def test_the_hierarchical_confusion_model_is_compiled_once_for_any_persons(tmp_path, monkeypatch):
+    from perfci.bayes import fitting
+
+    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(fitting, "_compiled_confusion", samplers._compiled_confusion.__wrapped__)
+    compiles = []
+    real = compile_cache._compile
+    monkeypatch.setattr(compile_cache, "_compile", lambda b: compiles.append(1) or real(b))
+    four = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
+    six = [*four, [9, 0, 3, 40], [2, 2, 0, 9]]
+    options = {"draws": 200, "tune": 200, "chains": 2, "rng": 3}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
+        first = pc.bayes.fit_confusion(four, **options)
+        other = pc.bayes.fit_confusion(six, **options)  # other persons: the same entry
+    assert len(compiles) == 1 and len(_entries(tmp_path)) == 1
+    f1 = first.posterior["posterior"]["f1"].values
+    assert not np.array_equal(other.posterior["posterior"]["f1"].values, f1)
+    # a new process loads it (no PyMC, no compiling) and draws the same chains
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_CONFUSION_LOADER), json.dumps(four)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PERFCI_CACHE_DIR": str(tmp_path)},
+    )
+    loaded = json.loads(out.stdout.splitlines()[-1])
+    assert loaded["compiles"] == 0 and not loaded["pymc"]
+    np.testing.assert_array_equal(np.array(loaded["f1"]), f1)

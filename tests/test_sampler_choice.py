@@ -67,8 +67,9 @@ def test_mcmc_samplers_are_still_run_when_asked_for(no_mcmc, monkeypatch):
 
 
 def test_the_hierarchical_confusion_model_uses_nutpie_by_default(no_mcmc, monkeypatch):
-    # building the PyMC model is not what is tested; which sampler runs it is
+    # building or compiling the PyMC model is not what is tested; which sampler runs it is
     monkeypatch.setattr("perfci.models.confusion.hierarchical_confusion", lambda cells: None)
+    monkeypatch.setattr(fitting, "_compiled_confusion", lambda: _Compiled())
     cells = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30]]
     with pytest.raises(_SampledWith, match="nutpie"):
         pc.bayes.fit_confusion(cells)

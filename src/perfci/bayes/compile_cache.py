@@ -1,14 +1,16 @@
 """The on-disk cache of compiled nutpie models, shared by every process of a user.
 
-Compiling the marginalized beta-binomial for nutpie (PyMC's graph through PyTensor and
-Numba to machine code) takes several seconds, nearly all of it Numba compiling the two C
-callbacks nutpie calls: the log density with its gradient, and the expansion of a point
-to the traced variables. Numba's own cache cannot keep them (their closures hold names
-that are new in every process), so this module keeps them itself, as Numba's cache keeps
-a function: the callbacks' object code (``CodeLibrary.serialize_using_object_code``) and
-the Numba environments they refer to. Loading an entry rebuilds the nutpie model from it
-without importing PyMC and without compiling anything (the environments import the
-PyTensor modules whose functions they belong to, as Numba's cache does).
+Compiling a model for nutpie (PyMC's graph through PyTensor and Numba to machine code:
+the marginalized beta-binomial of :func:`perfci.bayes.fit`, the hierarchical
+Dirichlet-multinomial of :func:`perfci.bayes.fit_confusion`) takes several seconds,
+nearly all of it Numba compiling the two C callbacks nutpie calls: the log density with
+its gradient, and the expansion of a point to the traced variables. Numba's own cache
+cannot keep them (their closures hold names that are new in every process), so this
+module keeps them itself, as Numba's cache keeps a function: the callbacks' object code
+(``CodeLibrary.serialize_using_object_code``) and the Numba environments they refer to.
+Loading an entry rebuilds the nutpie model from it without importing PyMC and without
+compiling anything (the environments import the PyTensor modules whose functions they
+belong to, as Numba's cache does).
 
 Location
     ``$PERFCI_CACHE_DIR``, else ``$XDG_CACHE_HOME/perfci``, else ``~/.cache/perfci``;

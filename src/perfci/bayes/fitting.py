@@ -35,7 +35,13 @@ from .results import (
     CredibleInterval,
     check_estimand,
 )
-from .samplers import _compiled_marginal, _data_for, _diagnostics, _run_mcmc
+from .samplers import (
+    _compiled_confusion,
+    _compiled_marginal,
+    _data_for,
+    _diagnostics,
+    _run_mcmc,
+)
 from .tails import check_tails
 
 if TYPE_CHECKING:
@@ -793,9 +799,13 @@ def fit_confusion(
     if sampler == "grid":
         return _grid_confusion_fit(cells, estimand, prior, draws, chains, rng)
     seed = int(check_rng(rng).integers(2**31 - 1))
-    from ..models.confusion import hierarchical_confusion
+    if sampler == "nutpie":
+        # compiled once per machine (the compile cache), refit to these persons
+        model = _compiled_confusion().with_data(counts=cells.astype(float))
+    else:
+        from ..models.confusion import hierarchical_confusion
 
-    model = hierarchical_confusion(cells)
+        model = hierarchical_confusion(cells)
     trace = _run_mcmc(sampler, model, draws, tune, chains, seed)
     diag, reasons = _diagnostics(trace, ["kappa", "recall", "precision", "f1"])
     return ConfusionFit(trace, diag, bool(reasons), reasons)

@@ -59,6 +59,29 @@ def _compiled_marginal(prior: str) -> Any:
     )
 
 
+@cache
+def _compiled_confusion() -> Any:
+    """Return the hierarchical Dirichlet-multinomial compiled for nutpie, once (refit to data).
+
+    Loaded from the on-disk compile cache when an earlier process compiled it, else
+    compiled and cached; refit with ``with_data(counts=...)`` (any number of persons).
+    """
+    from .compile_cache import compiled_model
+
+    def build() -> Any:
+        from ..models.confusion import hierarchical_confusion
+
+        return hierarchical_confusion([[1, 1, 1, 1], [1, 1, 1, 1]])
+
+    # the model's priors are fixed (pi ~ Dirichlet(1), kappa ~ Pareto(1.5, 1)): in the key
+    return compiled_model(
+        "hierarchical_confusion",
+        {"prior": "pareto", "pi": "dirichlet(1, 1, 1, 1)", "kappa": "pareto(1.5, 1)"},
+        build,
+        source="confusion",
+    )
+
+
 def _data_for(successes: NDArray[np.int64], trials: NDArray[np.int64]) -> dict[str, Any]:
     """Return the ``pm.Data`` of the marginalized model for these counts."""
     a, b, c = (x.astype(float) for x in marginal_counts(successes, trials))
