@@ -255,7 +255,8 @@ def test_a_deferred_module_runs_once_on_first_use_not_on_import(tmp_path, monkey
 # ------------------------------------------------------------- with nutpie itself
 
 
-_LOADER = """
+# a new process with the cache folder of the test: counts its compiles, then fits
+_PREAMBLE = """
 import json, sys, warnings
 import perfci as pc
 from perfci.bayes import compile_cache
@@ -264,7 +265,11 @@ warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
 compiles = []
 real = compile_cache._compile
 compile_cache._compile = lambda build: compiles.append(1) or real(build)
-from perfci.bayes import fitting
+"""
+
+_LOADER = (
+    _PREAMBLE
+    + """from perfci.bayes import fitting
 run, before = fitting._run_mcmc, {}
 def timed(*args, **kwargs):
     # the type, not a name: reading a name would run the deferred code
@@ -282,18 +287,37 @@ print(json.dumps({
     "arviz_after": type(sys.modules["arviz"]).__name__,
 }))
 """
+)
 
 
-@pytest.mark.slow
-def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_path, monkeypatch):
+def _fresh_cache(tmp_path, monkeypatch, loader: str) -> list:
+    """This test's cache folder and a fresh compiled-model loader; its compiles, counted."""
     from perfci.bayes import fitting
 
     monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
     # not the model this process may hold already: the one of this test's folder
-    monkeypatch.setattr(fitting, "_compiled_marginal", samplers._compiled_marginal.__wrapped__)
-    compiles = []
+    monkeypatch.setattr(fitting, loader, getattr(samplers, loader).__wrapped__)
+    compiles: list = []
     real = compile_cache._compile
     monkeypatch.setattr(compile_cache, "_compile", lambda b: compiles.append(1) or real(b))
+    return compiles
+
+
+def _in_new_process(code: str, folder, *args: str) -> dict:
+    """Run a loader in a new process with the cache `folder`; return what it printed."""
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PERFCI_CACHE_DIR": str(folder)},
+    )
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_path, monkeypatch):
+    compiles = _fresh_cache(tmp_path, monkeypatch, "_compiled_marginal")
     y, n = [28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30]
     options = {"sampler": "nutpie", "draws": 200, "tune": 200, "chains": 2, "rng": 3}
     with warnings.catch_warnings():
@@ -307,14 +331,7 @@ def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_p
     mu = first.posterior["posterior"]["mu"].values
     np.testing.assert_array_equal(again.posterior["posterior"]["mu"].values, mu)
     # in a new process: loaded without importing PyMC (nor compiling), the same draws
-    out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_LOADER)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PERFCI_CACHE_DIR": str(tmp_path)},
-    )
-    loaded = json.loads(out.stdout.splitlines()[-1])
+    loaded = _in_new_process(_LOADER, tmp_path)
     assert loaded["compiles"] == 0 and not loaded["pymc"]
     np.testing.assert_array_equal(np.array(loaded["mu"]), mu)
     # ArviZ's code (and matplotlib with it) ran only when nutpie converted the draws
@@ -337,33 +354,21 @@ def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeyp
         compile_cache._thaw(payload)
 
 
-_CONFUSION_LOADER = """
-import json, sys, warnings
-import perfci as pc
-from perfci.bayes import compile_cache
-warnings.simplefilter("error", compile_cache.CompileCacheWarning)
-warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-compiles = []
-real = compile_cache._compile
-compile_cache._compile = lambda build: compiles.append(1) or real(build)
-fit = pc.bayes.fit_confusion(json.loads(sys.argv[1]), draws=200, tune=200, chains=2, rng=3)
+_CONFUSION_LOADER = (
+    _PREAMBLE
+    + """fit = pc.bayes.fit_confusion(json.loads(sys.argv[1]), draws=200, tune=200, chains=2, rng=3)
 print(json.dumps({
     "compiles": len(compiles),
     "f1": fit.posterior["posterior"]["f1"].values.tolist(),
     "pymc": "pymc" in sys.modules,
 }))
 """
+)
 
 
 @pytest.mark.slow
 def test_the_hierarchical_confusion_model_is_compiled_once_for_any_persons(tmp_path, monkeypatch):
-    from perfci.bayes import fitting
-
-    monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(fitting, "_compiled_confusion", samplers._compiled_confusion.__wrapped__)
-    compiles = []
-    real = compile_cache._compile
-    monkeypatch.setattr(compile_cache, "_compile", lambda b: compiles.append(1) or real(b))
+    compiles = _fresh_cache(tmp_path, monkeypatch, "_compiled_confusion")
     four = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
     six = [*four, [9, 0, 3, 40], [2, 2, 0, 9]]
     options = {"draws": 200, "tune": 200, "chains": 2, "rng": 3}
@@ -375,13 +380,6 @@ def test_the_hierarchical_confusion_model_is_compiled_once_for_any_persons(tmp_p
     f1 = first.posterior["posterior"]["f1"].values
     assert not np.array_equal(other.posterior["posterior"]["f1"].values, f1)
     # a new process loads it (no PyMC, no compiling) and draws the same chains
-    out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_CONFUSION_LOADER), json.dumps(four)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PERFCI_CACHE_DIR": str(tmp_path)},
-    )
-    loaded = json.loads(out.stdout.splitlines()[-1])
+    loaded = _in_new_process(_CONFUSION_LOADER, tmp_path, json.dumps(four))
     assert loaded["compiles"] == 0 and not loaded["pymc"]
     np.testing.assert_array_equal(np.array(loaded["f1"]), f1)
