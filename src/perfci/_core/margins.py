@@ -33,7 +33,7 @@ this module uses, in two ways:
 Trees: :data:`BINARY` (binary cells), :data:`PAIRED` (the eight joint cells of two
 classifiers, ``4 t + 2 a + b``, split symmetrically in A and B: reference, then whether
 the two agree, then which way) and :func:`multiclass_tree` (k x k matrices by
-stick-breaking: classes first, then each reference class's row).
+stick-breaking: classes first, then each reference class's row, its correct class first).
 """
 
 from __future__ import annotations
@@ -167,13 +167,18 @@ def multiclass_tree(classes: int) -> MarginTree:
     """Return the stick-breaking tree of k x k matrices (cells ``reference * k + predicted``).
 
     Margin ``class_c`` splits reference class c from the classes after it; margin
-    ``row_r_c`` splits, within reference class r, predicted class c from those after it.
+    ``row_r_c`` splits, within reference class r, predicted class c from those after it
+    in the row's order: r itself first (``row_r_r`` is class r's recall, one margin, as
+    in :data:`BINARY`), then the others in increasing order. Any order factors the
+    multinomial alike; for texts nested in persons it decides which rates are shrunk
+    towards their margin's mean, and with the correct class first a diagonal cell is
+    shrunk once rather than through a product of two margins.
 
     Examples
     --------
     >>> from perfci._core.margins import multiclass_tree
-    >>> multiclass_tree(3).names[:3]
-    ('class_0', 'class_1', 'row_0_0')
+    >>> multiclass_tree(3).names
+    ('class_0', 'class_1', 'row_0_0', 'row_0_1', 'row_1_1', 'row_1_0', 'row_2_2', 'row_2_0')
     """
     k = classes
     margins = [
@@ -181,9 +186,11 @@ def multiclass_tree(classes: int) -> MarginTree:
         for c in range(k - 1)
     ]
     for r in range(k):
+        # the correct class first: the diagonal is one margin, as recall is in BINARY
+        order = [r, *(c for c in range(k) if c != r)]
         margins += [
-            (f"row_{r}_{c}", (r * k + c,), tuple(range(r * k + c + 1, (r + 1) * k)))
-            for c in range(k - 1)
+            (f"row_{r}_{c}", (r * k + c,), tuple(r * k + d for d in order[j + 1 :]))
+            for j, c in enumerate(order[:-1])
         ]
     return _tree(k * k, margins)
 
