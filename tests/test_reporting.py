@@ -463,20 +463,3 @@ def test_report_bayes_prior_sensitivity_rows(texts):
         pc.report(texts["human"], texts["model"], bayes_prior_sensitivity=True)
     with pytest.raises(ValueError, match="`bayes_prior_sensitivity` must be True or False"):
         pc.report(texts["human"], texts["model"], bayes=True, bayes_prior_sensitivity="yes")
-
-
-def test_a_nested_bayesian_macro_average_with_few_texts_per_person_says_so():
-    # the atlas (atlas-multiclass) finds the margins model's macro-F1 too low with about
-    # 5 texts per person: its row says so and points to the frequentist row
-    rng = np.random.default_rng(3)
-    persons = np.repeat(np.arange(30), 5)
-    truth = rng.integers(0, 3, persons.size)
-    pred = np.where(rng.random(persons.size) < 0.85, truth, rng.integers(0, 3, persons.size))
-    few = pc.report(truth, pred, groups=persons, metrics=["macro_f1", "micro_f1"], bayes=True)
-    notes = dict(zip(few["metric"] + " " + few["method"].str[:5], few["note"], strict=True))
-    assert "5.0 texts per person (fewer than 10)" in notes["macro_f1 bayes"]
-    assert "prefer the frequentist row" in notes["macro_f1 bayes"]
-    assert "texts per person" not in notes["micro_f1 bayes"]  # micro-F1 covers there
-    many = np.repeat(np.arange(10), 15)  # 15 texts per person: no such note
-    table = pc.report(truth, pred, groups=many, metrics=["macro_f1"], bayes=True)
-    assert "texts per person" not in table["note"].iloc[1]

@@ -135,13 +135,6 @@ AUC_JACKKNIFE_MIN_TEXTS = 2.0
 #: (R pROC's roc.test), clustered with groups.
 AUC_COMPARISON_METHOD = "delong"
 
-#: Mean texts per person below which a Bayesian macro average of nested texts (the
-#: hierarchical model by margins) carries a note in ``report(bayes=True)``: in the atlas
-#: (atlas-multiclass) its macro-F1 interval covered 0.89-0.92 with about 5 texts per
-#: person at 10-40 persons, every miss below the truth (shrinkage of sparse margins),
-#: and 0.94-0.99 with about 30; the frequentist ``recommended`` covered (0.942 or more).
-BAYES_MACRO_MIN_TEXTS = 10.0
-
 #: The recommended interval of a difference between subgroups of a proportion metric on
 #: independent texts.
 GROUP_PROPORTION_METHOD = "newcombe"

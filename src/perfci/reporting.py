@@ -936,18 +936,10 @@ def _bayes_metric_rows(
             ci: Any = bayes.nested_metric_intervals(cells, metric, level=level, rng=rng)
             method = "bayes hierarchical margins, population (grid, eti)"
             persons: Any = int(ci.persons)
-            per_person = cells.reshape(cells.shape[0], -1).sum(1)
-            texts_per_person = float(per_person.sum()) / max(int(np.count_nonzero(per_person)), 1)
             notes: tuple[str, ...] = (
                 "metric of the text-weighted pooled cells of the population of persons",
                 "FLAGGED: a margin has fewer than 2 persons (one pooled rate)"
                 if ci.flagged
-                else "",
-                f"with {texts_per_person:.1f} texts per person (fewer than "
-                f"{policy.BAYES_MACRO_MIN_TEXTS:g}) this macro average's interval falls "
-                "below the truth too often in the atlas (macro-F1: 0.89-0.92): prefer "
-                "the frequentist row"
-                if metric.startswith("macro_") and texts_per_person < policy.BAYES_MACRO_MIN_TEXTS
                 else "",
             )
         else:
@@ -1338,9 +1330,7 @@ def report(
         of nested texts (F1, kappa, PNA, macro averages, ...), the ``population``
         estimand of the hierarchical margins model
         (:func:`perfci.bayes.nested_metric_intervals`, the exact grid whatever
-        `bayes_sampler`; a margin with fewer than 2 persons is flagged in ``note``, and
-        a macro average with fewer than :data:`~perfci.policy.BAYES_MACRO_MIN_TEXTS`
-        texts per person says in ``note`` that the atlas finds it too low there); for
+        `bayes_sampler`; a margin with fewer than 2 persons is flagged in ``note``); for
         every metric of independent texts, the posterior under the default prior
         (:func:`perfci.bayes.confusion_posterior`, closed form where there is one). A
         metric without a population posterior (one person) gets no Bayesian row.
