@@ -855,8 +855,8 @@ def auc_ci(
 
     >>> ci = pc.auc_ci(texts["human"], texts["score"], groups=texts["person"],
     ...                method="bootstrap", rng=1)
-    >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.description}")
-    [0.959, 0.987] by bootstrap (scheme=hierarchical, interval=percentile)
+    >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.description}")  # ends drawn: 2 decimals
+    [0.96, 0.99] by bootstrap (scheme=hierarchical, interval=percentile)
     """
     return _auc_ci(
         y_true,

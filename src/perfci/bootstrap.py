@@ -858,8 +858,8 @@ def bootstrap_ci(
 
     >>> import perfci as pc
     >>> ci = pc.bootstrap_ci([40, 6, 9, 345], "f1", pseudo_count=1, rng=1)
-    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.842 [0.738, 0.899]
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")  # drawn ends: 2 decimals
+    0.842 [0.74, 0.90]
 
     The exact infinite-resample percentile interval of 19 successes in 20:
 
@@ -872,8 +872,8 @@ def bootstrap_ci(
     >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [2, 0, 0, 9]]
     >>> ci = pc.bootstrap_ci(per_person, "recall", scheme="hierarchical",
     ...                      pseudo_count=1, n_resamples=5000, rng=7)
-    >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] from {ci.n_clusters} persons")
-    [0.545, 1.000] from 4 persons
+    >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] from {ci.n_clusters} persons")  # 4 persons: to 0.1
+    [0.5, 1.0] from 4 persons
 
     Many data sets in one call (here three samples of 20 texts), each with its own
     stream spawned from `rng`:

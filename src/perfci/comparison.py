@@ -793,8 +793,8 @@ def compare(
     >>> result = pc.compare(texts["human"], texts["model"], texts["model_b"], "recall", rng=1)
     >>> print(f"{result.difference:.3f} [{result.low:.3f}, {result.high:.3f}], "
     ...       f"McNemar p = {result.mcnemar_pvalue:.4f}, disagree on "
-    ...       f"{100 * result.disagreement:.1f}% of texts")
-    0.036 [0.013, 0.061], McNemar p = 0.0039, disagree on 2.1% of texts
+    ...       f"{100 * result.disagreement:.1f}% of texts")  # bootstrap ends: 2 decimals
+    0.036 [0.01, 0.06], McNemar p = 0.0039, disagree on 2.1% of texts
 
     With the persons (about 6 relevant texts each), the recommended interval for recall
     is Newcombe's on the effective sample size, and the test Durkalski's:

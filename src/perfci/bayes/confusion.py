@@ -453,9 +453,9 @@ class ConfusionPosterior(ResultMixin):
         >>> ci = post.interval("f1", level=0.95)
         >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
         0.841 [0.750, 0.908]
-        >>> ci = post.interval("kappa", level=0.95, rng=1)
+        >>> ci = post.interval("kappa", level=0.95, rng=1)  # from draws: fewer digits shown
         >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-        0.815 [0.712, 0.892]
+        0.81 [0.7, 0.89]
         """
         check_choice("metric", metric, self.metrics)
         check_choice("kind", kind, INTERVAL_KINDS)
@@ -1132,8 +1132,8 @@ def nested_metric_intervals(
     >>> import perfci as pc
     >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
     >>> ci = pc.bayes.nested_metric_intervals(per_person, "f1", rng=1)
-    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] flagged {ci.flagged}")
-    0.806 [0.519, 0.945] flagged False
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] flagged {ci.flagged}")  # drawn
+    0.81 [0.5, 0.95] flagged False
     """
     registry.CONFUSION_ESTIMAND.check(estimand, "estimand")
     registry.METRIC.check(metric, "metric")
@@ -1313,8 +1313,8 @@ def compare_counts(
     >>> joint = [300, 10, 4, 6, 5, 3, 12, 60]  # 400 texts: A finds more positives
     >>> diff = pc.bayes.compare_counts(joint, "recall", rng=1)
     >>> print(f"{diff.estimate:.3f} [{diff.low:.3f}, {diff.high:.3f}] P(A better) "
-    ...       f"{diff.prob_a_better:.3f}")
-    0.109 [0.023, 0.205] P(A better) 0.992
+    ...       f"{diff.prob_a_better:.3f}")  # from draws: 2 decimals shown
+    0.11 [0.02, 0.20] P(A better) 0.99
     """
     registry.COMPARE_METRIC.check(metric, "metric")
     registry.BINARY_METRIC.check(metric, "metric")
@@ -1440,8 +1440,8 @@ def compare(
     >>> texts = pc.load_example()
     >>> diff = pc.bayes.compare(texts["human"], texts["model"], texts["model_b"], "recall",
     ...                         groups=texts["person"], rng=1)
-    >>> print(f"{diff.estimate:.3f} [{diff.low:.3f}, {diff.high:.3f}]")
-    0.033 [0.007, 0.074]
+    >>> print(f"{diff.estimate:.3f} [{diff.low:.3f}, {diff.high:.3f}]")  # drawn: 2 decimals
+    0.03 [0.01, 0.07]
     """
     from ..comparison import labelled_joint_cells
 
