@@ -93,8 +93,10 @@ def prior_sensitivity(
     posterior, and a median 0.39 SD away is a different answer to "how good is it". Moves
     below it are below the digits usually reported. For the drawn estimands the ends
     carry Monte-Carlo error: with the default 4,000 draws the SE of an end of a normal
-    posterior is about 1% of w, so the rule's 10% is far beyond what chance moves (and
-    the common random numbers shrink it further).
+    posterior is about 1% of w, so the rule's 10% is far beyond what chance alone moves
+    (and the common random numbers shrink it further). A real shift close to the
+    tolerance, though, can be flagged under one seed and not another; more `draws`
+    settle it.
 
     Under the two priors the tail of kappa always differs (:mod:`perfci._core.tails`);
     what this checks is whether that reaches the interval. It does when the data say
