@@ -56,3 +56,23 @@ def test_interval_command_with_beta_or_logit_loads_scipy_special_only(method):
     loaded = _loaded(f"{_INTERVAL}, '--method', '{method}'])")
     assert "scipy.special" in loaded
     assert not {m for m in loaded if m.split(".")[0] in {"pandas", "xarray", *HEAVY}}
+
+
+def test_the_bayes_command_on_the_grid_loads_no_sampler_plotting_or_scipy_stats(tmp_path):
+    # the default `perfci bayes` (the exact grid) needs neither an MCMC stack nor ArviZ,
+    # matplotlib or scipy.stats (Student's t comes from scipy.special)
+    import perfci as pc
+
+    csv = tmp_path / "texts.csv"
+    pc.load_example().to_csv(csv, index=False)
+    argv = ["bayes", str(csv), "--truth", "human", "--pred", "model", "--group", "person"]
+    argv += ["--metric", "recall", "--seed", "1", "--quiet"]
+    code = (
+        "import contextlib, io; from perfci.cli import main; "
+        f"f = io.StringIO(); c = contextlib.redirect_stdout(f); c.__enter__(); main({argv!r}); "
+        "c.__exit__(None, None, None)"
+    )
+    loaded = _loaded(code)
+    heavy = {"pymc", "pytensor", "nutpie", "arviz", "arviz_base", "arviz_stats", "matplotlib"}
+    assert not {m for m in loaded if m.split(".")[0] in heavy}
+    assert "scipy.stats" not in loaded and "perfci.bayes" in loaded
