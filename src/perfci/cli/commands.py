@@ -361,22 +361,26 @@ def report(args: argparse.Namespace) -> None:
         _html_report(args, frame, values, positive, groups, by, score, preds[0], html)
         return
     table = report_(
-        values["y_true"],
-        values["y_pred"],
-        groups,
-        by=by,
-        score=score,
-        differences=args.differences,
-        reference=args.reference,
-        metrics=args.metrics,
-        bayes=args.bayes,
-        bayes_sampler=args.bayes_sampler,
-        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
-        positive=positive,
-        confidence_level=args.confidence_level,
-        rng=args.seed,
+        values["y_true"], values["y_pred"], groups, **_report_options(args, by, score, positive)
     )
     _print_report(args, table)
+
+
+def _report_options(args: argparse.Namespace, by: Any, score: Any, positive: Any) -> dict:
+    """Return the options of ``perfci report`` that `report` and `validation_report` share."""
+    return {
+        "by": by,
+        "score": score,
+        "differences": args.differences,
+        "reference": args.reference,
+        "metrics": args.metrics,
+        "bayes": args.bayes,
+        "bayes_sampler": args.bayes_sampler,
+        "bayes_prior_sensitivity": args.bayes_prior_sensitivity,
+        "positive": positive,
+        "confidence_level": args.confidence_level,
+        "rng": args.seed,
+    }
 
 
 def _print_report(args: argparse.Namespace, table: Any, published: Any = None) -> None:
@@ -445,19 +449,9 @@ def _html_report(
         values["y_true"],
         values["y_pred"],
         groups,
-        by=by,
-        score=score,
-        differences=args.differences,
-        reference=args.reference,
         pred_b=pred_b,
-        metrics=args.metrics,
-        bayes=args.bayes,
-        bayes_sampler=args.bayes_sampler,
-        bayes_prior_sensitivity=args.bayes_prior_sensitivity,
-        positive=positive,
-        confidence_level=args.confidence_level,
         names={key: value for key, value in given.items() if value is not None},
-        rng=args.seed,
+        **_report_options(args, by, score, positive),
     )
     published.save(html)
     if not args.quiet:
