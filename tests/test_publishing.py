@@ -604,7 +604,8 @@ def test_cli_latex_and_markdown_tables_without_html(capsys, example_csv):
         (["--html", "{tmp}/r.html", "--pred-b", "nope"], "`--pred-b` column 'nope' is not in"),
     ],
 )
-def test_cli_html_errors_name_the_flag(capsys, example_csv, tmp_path, extra, match):
+def test_cli_html_errors_name_the_flag(capsys, example_csv, tmp_path, monkeypatch, extra, match):
+    monkeypatch.chdir(tmp_path)  # relative --html names would land here
     argv = ["report", example_csv, "--truth", "human", "--pred", "model"]
     status, out, err = _cli(capsys, *argv, *[e.format(tmp=tmp_path) for e in extra])
     assert status == 2 and out == "" and re.search(match, err), err
