@@ -400,3 +400,15 @@ def test_cli_bda3_prints_the_flag_and_the_note(capsys, example_csv):
     assert "FLAGGED: kappa's posterior mean is infinite" in out
     assert "mean and sd infinite (under prior 'bda3'" in out
     assert "perfci: warning: the posterior is flagged" in err
+
+
+def test_a_data_set_s_own_posterior_keeps_the_prior_shape():
+    # the margins model draws each data set from its own rows of a batch's posterior:
+    # the rows keep the shape of s in the cell at zero (else it is drawn uniformly there)
+    mass = np.full((3, 2, 2), 0.25)
+    mu_edge = np.tile([0.1, 0.5, 0.9], (3, 1))
+    s_edge = np.tile([core.EPS, 0.5, 1.0], (3, 1))
+    post = core.GridPosterior(mass, mu_edge, s_edge, 3.0)
+    own = post.rows(slice(1, 2))
+    assert own.s_shape == 3.0 and own.mass.shape == (1, 2, 2)
+    np.testing.assert_array_equal(own.s_edge, s_edge[1:2])

@@ -294,6 +294,10 @@ class GridPosterior:
         """Marginal posterior mass of each mu cell, shape (K, n_mu)."""
         return self.mass.sum(axis=2)
 
+    def rows(self, part: slice) -> GridPosterior:
+        """Return the posterior of the data sets `part` (every field, `s_shape` too)."""
+        return GridPosterior(self.mass[part], self.mu_edge[part], self.s_edge[part], self.s_shape)
+
 
 def _windows(
     successes: NDArray[np.int64],

@@ -324,8 +324,7 @@ def draw_margin_rates(
             rates[:, :, k] = pooled[:, None]
             mu[:, k], kappa[:, k] = pooled, np.inf
             continue
-        row = slice(position[r], position[r] + 1)
-        own = GridPosterior(grid.mass[row], grid.mu_edge[row], grid.s_edge[row])
+        own = grid.rows(slice(position[r], position[r] + 1))
         drawn = draw_grid_posterior(own, y[None, :, k], n[None, :, k], draws, [rng], rates=True)
         rates[:, :, k] = cast(NDArray[np.float64], drawn.rates)[0]
         mu[:, k], kappa[:, k] = drawn.mu[0], drawn.kappa[0]
