@@ -80,8 +80,6 @@ DEFAULT_PRIOR = registry.DEFAULT_CONFUSION_PRIOR
 #: The smallest symmetric Dirichlet concentration accepted as a number: below it, Beta
 #: draws underflow to exactly 0 often enough to leave metrics undefined in some draws.
 MIN_CONCENTRATION = 0.05
-#: Estimands of nested texts (:data:`perfci._core.registry.CONFUSION_ESTIMAND`).
-NESTED_ESTIMANDS: tuple[str, ...] = registry.CONFUSION_ESTIMAND.names
 #: Default draws of every interval computed from draws (as the grid sampler's).
 DRAWS = GRID_DRAWS
 #: Values (data sets x draws x cells) one block of drawn intervals holds at once.
@@ -504,8 +502,11 @@ def confusion_posterior(
         matrices on the last two (rows: the reference, columns: the classifier); every
         other leading axis indexes independent data sets. Non-negative numbers (whole
         or not).
-    prior : str or float, default "jeffreys"
-        ``"jeffreys"`` (Dirichlet(1/2) on the cells), ``"uniform"`` (Dirichlet(1)),
+    prior : str or float, default "metric_jeffreys"
+        ``"metric_jeffreys"`` (the Jeffreys prior Beta(1/2, 1/2) of the metric's own
+        binomial margin where it has one, e.g. W = tp / (tp + fp + fn) of F1;
+        Dirichlet(1/2) for the metrics from draws), ``"jeffreys"`` (Dirichlet(1/2) on
+        the cells), ``"uniform"`` (Dirichlet(1)),
         ``"perks"`` (Dirichlet(1/C) on C cells), ``"jeffreys_margins"`` (Beta(1/2, 1/2)
         on the prevalence, the recall and the specificity; for k classes on every
         stick-breaking margin), or a number lambda >= 0.05, Dirichlet(lambda). The

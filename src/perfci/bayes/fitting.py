@@ -738,8 +738,8 @@ def fit_confusion(
         Per-person ``[tp, fp, fn, tn]``, shape ``(m, 4)``, m >= 2 (for independent
         texts use the closed form, :func:`confusion_posterior`).
     sampler : {"auto", "nutpie", "pymc", "grid"}, default "auto"
-        MCMC of the hierarchical Dirichlet-multinomial (``"auto"`` is nutpie; the model
-        is compiled for each call, its shape depends on m), or ``"grid"``: the
+        MCMC of the hierarchical Dirichlet-multinomial (``"auto"`` is nutpie, whose
+        compiled model is kept in the compile cache and refit to any m), or ``"grid"``: the
         hierarchical margins model of :func:`nested_metric_intervals` (exact grid
         posterior of each margin).
     draws, tune, chains : int
@@ -826,7 +826,6 @@ def _grid_confusion_fit(
         _bounds,
         _metric_function,
         _nested_draws,
-        _warn_nested,
     )
     from .samplers import BayesianDiagnosticsWarning
 
@@ -840,9 +839,7 @@ def _grid_confusion_fit(
     drawn = _nested_draws(
         BINARY, cells[None], functions, prior, MARGIN_GRID_SHAPE, count, [check_rng(rng)], True
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the fit's flags say what fell back
-        _warn_nested(drawn.persons, drawn.fallback, BINARY, [estimand], "the metrics")
+    # no warnings: the fit's flags say what fell back
     values = drawn.population if estimand == "population" else drawn.sampled
     dims = ("chain", "draw")
     mu, kappa = cast(NDArray[np.float64], drawn.mu), cast(NDArray[np.float64], drawn.kappa)

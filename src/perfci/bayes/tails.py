@@ -77,8 +77,8 @@ def check_tails(
         reasons.append(
             f"every person has 0 successes or all: without its truncation at kappa >= 1 "
             f"prior {prior!r} gives an improper posterior, and the truncation decides the "
-            "posterior of kappa and moves mu's interval (compare prior='pareto' with "
-            "prior_sensitivity)"
+            "posterior of kappa and moves mu's interval (compare it under the 'pareto' "
+            "prior: prior sensitivity)"
         )
     if reasons:
         warnings.warn(
