@@ -373,6 +373,32 @@ def test_one_person_and_no_texts():
     assert np.isnan(empty.low)
 
 
+def test_paired_differences_without_a_relevant_text_follow_the_written_policy():
+    # docs/bayes.md (bayes-paired): independent texts give the prior's interval, as
+    # ConfusionPosterior does; nested texts give NaN with the reason
+    no_positives = [4, 1, 1, 6, 0, 0, 0, 0]  # joint cells 4 t + 2 a + b, t = 0 only
+    prior_only = pc.bayes.compare_counts(no_positives, "recall", draws=20_000, rng=1)
+    # the prior Dirichlet(1/2) on the eight joint cells: the difference of the recalls is
+    # p6 - p5 of the four reference-positive cells, Dirichlet(1/2, 1/2, 1/2, 1/2); its
+    # 2.5% and 97.5% quantiles are -0.815 and 0.815 (numpy, 4 million Dirichlet draws);
+    # an end from 20,000 draws has an MC SE of 0.0052 (density 0.21 there): 4 SE
+    assert prior_only.low == pytest.approx(-0.815, abs=0.021)
+    assert prior_only.high == pytest.approx(0.815, abs=0.021)
+    options = {"nested": True, "draws": 200, "grid_shape": (40, 20), "rng": 1}
+    with (
+        pytest.warns(pc.UndefinedMetricWarning, match="no text relevant"),
+        pytest.warns(pc.bayes.PriorOnlyWarning, match="fewer than 2"),
+    ):
+        nested = pc.bayes.compare_counts([no_positives] * 3, "recall", **options)
+    assert np.isnan(nested.low)
+    with (
+        pytest.warns(pc.UndefinedMetricWarning, match="recall difference is undefined with one"),
+        pytest.warns(pc.bayes.PriorOnlyWarning),
+    ):
+        one = pc.bayes.compare_counts([[3, 1, 1, 2, 1, 1, 2, 5]], "recall", **options)
+    assert np.isnan(one.low) and one.persons == 1
+
+
 def test_nested_macro_average():
     rng = np.random.default_rng(8)
     matrices = rng.multinomial(20, np.full(9, 1 / 9) * 0.4 + np.eye(3).ravel() * 0.2, size=8)

@@ -1353,10 +1353,7 @@ def compare_counts(
         )
         drawn = _blocks(args, {metric: (difference, (-bound, bound))})
         values = (drawn.population if estimand == "population" else drawn.sampled)[metric]
-        _warn_nested(drawn.persons, drawn.fallback, PAIRED, [estimand], f"the {metric} difference")
-        _warn_undefined_draws(
-            metric, estimand, np.where(np.isnan(values).any(-1), np.nan, 0.0), drawn.persons
-        )
+        _warn_nested(drawn.persons, drawn.fallback, PAIRED, [estimand], f"{metric} difference")
         label, flagged, who = chosen, drawn.fallback.any(-1), drawn.persons
         lead, lvl = args.lead, args.level
     else:
@@ -1385,7 +1382,9 @@ def compare_counts(
             rates = beta_margin_draws(a[part], b[part], count, rngs[part])
             values[part] = difference(PAIRED.probabilities(rates))
         label, flagged, who, estimand = _prior_label(checked), np.zeros(total, bool), None, "texts"
-    low, mid, high = _draw_interval(values, kind if not nested else args.kind, lvl)
+    low, mid, high = _draw_interval(values, kind, lvl)
+    if who is not None:
+        _warn_undefined_draws(metric, estimand, low, who)
     # ties (a difference that underflows to exactly 0) count half, as in an AUC
     better = np.where(np.isnan(mid), np.nan, (values > 0).mean(-1) + (values == 0).mean(-1) / 2)
     return PairedCredibleInterval(
