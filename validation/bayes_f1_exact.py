@@ -20,6 +20,7 @@ It prints the smallest coverage, the largest misses on each side, and the cells 
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -31,14 +32,14 @@ from perfci import harness
 SUITE = "paper-f1"
 
 
-def exact_f1(n: int, precision: float, recall: float, prevalence: float, level: float, prior: str):
-    """Coverage, miss below and miss above of a Bayesian F1 interval at one cell."""
-    cells = harness.confusion_probabilities(prevalence, precision, recall)
-    truth = 2 * precision * recall / (precision + recall)
-    relevant = cells[0] + cells[1] + cells[2]
-    w_star = cells[0] / relevant
+@functools.cache
+def f1_ends(n: int, level: float, prior: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the F1 interval's ends at every (n', tp) of n texts: (n + 1, n + 1) arrays.
+
+    Row n' is the number of texts relevant to F1 (tp + fp + fn), column tp; the interval
+    depends on the counts only, so the cells of one n share it.
+    """
     n_rel = np.arange(n + 1)
-    weight = stats.binom.pmf(n_rel, n, relevant)
     # every (n', tp) pair: tp of n' relevant texts, the rest fp + fn
     tp = np.arange(n + 1)
     pairs = tp[None, :] <= n_rel[:, None]
@@ -50,13 +51,26 @@ def exact_f1(n: int, precision: float, recall: float, prevalence: float, level: 
         # (n', tp) = (0, 0), where F1 has no relevant text: the prior's interval
         warnings.simplefilter("ignore", pc.bayes.PriorOnlyWarning)
         ci = pc.bayes.confusion_posterior(counts, prior=prior).interval("f1", "eti", level)
-    pmf = stats.binom.pmf(tp[None, :], n_rel[:, None], w_star) * weight[:, None]
-    pmf = np.where(pairs, pmf, 0.0)
-    covered = (ci.low <= truth) & (truth <= ci.high)
+    return ci.low, ci.high
+
+
+def exact_f1(n: int, precision: float, recall: float, prevalence: float, level: float, prior: str):
+    """Coverage, miss below and miss above of a Bayesian F1 interval at one cell."""
+    cells = harness.confusion_probabilities(prevalence, precision, recall)
+    truth = 2 * precision * recall / (precision + recall)
+    relevant = cells[0] + cells[1] + cells[2]
+    w_star = cells[0] / relevant
+    n_rel = np.arange(n + 1)
+    tp = np.arange(n + 1)
+    low, high = f1_ends(n, level, prior)
+    pmf = stats.binom.pmf(tp[None, :], n_rel[:, None], w_star)
+    pmf *= stats.binom.pmf(n_rel, n, relevant)[:, None]
+    pmf = np.where(tp[None, :] <= n_rel[:, None], pmf, 0.0)
+    covered = (low <= truth) & (truth <= high)
     return (
         float((pmf * covered).sum()),
-        float((pmf * (ci.high < truth)).sum()),
-        float((pmf * (ci.low > truth)).sum()),
+        float((pmf * (high < truth)).sum()),
+        float((pmf * (low > truth)).sum()),
     )
 
 
