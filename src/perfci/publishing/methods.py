@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import policy
 from .._core import registry
-from .tables import ANALYTIC, all_texts, is_bayes, level_text, parse_label, split
+from .tables import ANALYTIC, all_texts, is_bayes, level_text, parse_label, prior_of, split
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -334,9 +334,9 @@ def _bayes_sentence(label: str, rows: pd.DataFrame, nested: bool, cite: _Citatio
     }.get(sampler, f"computed with {sampler}")
     if sampler in ("nutpie", "pymc"):
         fitted += f" and checked by R-hat, effective sample sizes and divergences {cite('vehtari')}"
-    other = re.search(r", prior (\w+)", label)
+    other = prior_of(label)
     if label.startswith("bayes beta-binomial, population") and other:
-        help_ = registry.PRIOR.help_of(other.group(1)).replace("kappa", "κ")
+        help_ = registry.PRIOR.help_of(other).replace("kappa", "κ")
         return (
             f"for {metrics}, the same model under the alternative prior {help_}, as a check "
             f"of the prior's influence, its posterior {fitted}"
@@ -361,9 +361,9 @@ def _bayes_sentence(label: str, rows: pd.DataFrame, nested: bool, cite: _Citatio
             "own mean μ ~ Beta(1, 1) and concentration κ), its posterior computed exactly by "
             "two-dimensional quadrature of each margin"
         )
-    prior_of = re.match(r"bayes (\w+) prior, (closed form|draws)", label)
-    if prior_of:
-        name, how = prior_of.groups()
+    confusion = re.match(r"bayes (\w+) prior, (closed form|draws)", label)
+    if confusion:
+        name, how = confusion.groups()
         help_ = registry.CONFUSION_PRIOR.help_of(name) if name in registry.CONFUSION_PRIOR else name
         exact = "in closed form" if how == "closed form" else "from independent posterior draws"
         return (

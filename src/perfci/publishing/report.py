@@ -14,7 +14,6 @@ import base64
 import dataclasses
 import html
 import os
-import re
 import struct
 import tempfile
 import warnings
@@ -43,6 +42,7 @@ from .tables import (
     metric_tables,
     number,
     parse_label,
+    prior_of,
     render_latex,
     render_markdown,
     short_method,
@@ -79,8 +79,8 @@ def _figure_text(text: Any) -> str:
 
 def _bayes_suffix(label: str) -> str:
     """Return how the metrics' figure marks a Bayesian row (and its prior, if not the default)."""
-    prior = re.search(r", prior (\w+)", label)
-    return f" (Bayes, prior {prior.group(1)})" if prior else " (Bayes)"
+    prior = prior_of(label)
+    return f" (Bayes, prior {prior})" if prior else " (Bayes)"
 
 
 def _png(fig: Figure) -> bytes:

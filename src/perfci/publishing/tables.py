@@ -61,6 +61,23 @@ def parse_label(label: str) -> tuple[str, dict[str, str]]:
     return found["name"], dict(p.split("=", 1) for p in parts)
 
 
+def prior_of(label: str) -> str | None:
+    """Return the prior a Bayesian row's label names (``", prior NAME"``), else None.
+
+    A label names its prior only when it is not the default.
+
+    Examples
+    --------
+    >>> from perfci.publishing.tables import prior_of
+    >>> prior_of("bayes beta-binomial, population, prior bda3 (grid, eti)")
+    'bda3'
+    >>> prior_of("bayes beta-binomial, population (grid, eti)") is None
+    True
+    """
+    found = re.search(r", prior (\w+)", label)
+    return None if found is None else found.group(1)
+
+
 def short_method(label: str) -> str:
     """Return a short name of a method label of :func:`perfci.report`, for a table.
 
@@ -263,8 +280,8 @@ def _where(row: Mapping[str, Any], by: str) -> str:
 def _bayes_model(label: str) -> str:
     """Return the model of a Bayesian label for its column, and its prior when not the default."""
     model = short_method(label).removeprefix("Bayesian ").split(",")[0]
-    prior = re.search(r", prior (\w+)", label)
-    return f"{model}, prior {prior.group(1)}" if prior else model
+    prior = prior_of(label)
+    return f"{model}, prior {prior}" if prior else model
 
 
 def _without_notes_column(
