@@ -584,15 +584,15 @@ def draw_person_rates(
         u_j` (:mod:`perfci._core.population`), shape ``mu.shape``; NaN for one person.
     """
     from . import kernels
+    from .population import deviation_spread, deviation_weights
 
     shape = mu.shape
     mu = mu.reshape(-1)
     kappa = s.reshape(-1) ** -2.0
     persons = trials.size
     u = trials.astype(np.float64) if weights is None else np.asarray(weights, dtype=np.float64)
-    share = u / u.sum()
     # size-weighted deviations, CR2-corrected by each person's leverage in the weighted rate
-    scaled = u / u.mean() / np.sqrt(1.0 - share)
+    share, scaled = deviation_weights(u)
     sampled = np.empty(mu.size)
     spread = np.empty(mu.size)
     p = np.empty((mu.size, persons)) if rates else None
@@ -607,7 +607,7 @@ def draw_person_rates(
         sampled[block] = rows @ share
         deviations = (rows - sampled[block, None]) * scaled
         with np.errstate(invalid="ignore", divide="ignore"):
-            spread[block] = np.sqrt(np.einsum("ij,ij->i", deviations, deviations) / (persons - 1))
+            spread[block] = deviation_spread(deviations)
         if p is not None:
             p[block] = rows
     return (

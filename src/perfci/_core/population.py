@@ -50,6 +50,8 @@ from numpy.typing import NDArray
 
 __all__ = [
     "deviation_scale",
+    "deviation_spread",
+    "deviation_weights",
     "draw_population",
     "population_metric_draws",
     "population_shift",
@@ -140,8 +142,33 @@ def draw_population(
     return population_shift(sampled, spread, t, factor, bounds)
 
 
-def _spread(deviations: NDArray[np.float64]) -> NDArray[np.float64]:
-    """SD over the last axis (persons) with m - 1 denominator, of mean-zero deviations."""
+def deviation_weights(
+    weights: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Return the persons' shares of the pooled rate and their deviations' factors.
+
+    ``share`` is :math:`h_i = u_i / \sum_j u_j` (a person's weight in the pooled rate,
+    and their leverage); ``scale`` is :math:`u_i / (\bar u \sqrt{1 - h_i})`, the size
+    weighting of a person's deviation with the CR2 correction for their leverage.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci._core.population import deviation_weights
+    >>> share, scale = deviation_weights(np.array([1.0, 1.0, 2.0]))
+    >>> share.tolist(), scale.round(4).tolist()
+    ([0.25, 0.25, 0.5], [0.866, 0.866, 2.1213])
+    """
+    share = weights / weights.sum()
+    return share, weights / weights.mean() / np.sqrt(1.0 - share)
+
+
+def deviation_spread(deviations: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Return the SD over the last axis (persons), m - 1 denominator, of deviations.
+
+    The deviations are about the pooled rate (mean zero once weighted); NaN for one
+    person (with NumPy's warning, unless the caller silences it).
+    """
     m = deviations.shape[-1]
     return np.sqrt(np.einsum("...i,...i->...", deviations, deviations) / (m - 1))
 
@@ -184,7 +211,7 @@ def population_metric_draws(
         population's.
     """
     m, n_cells = cells.shape[-2:]
-    share = weights / weights.sum()
+    share, scale = deviation_weights(weights)
     pooled = np.einsum("...ic,i->...c", cells, share)
     sampled = metric(pooled)
     grad = np.empty(pooled.shape)
@@ -194,6 +221,6 @@ def population_metric_draws(
         down[..., c] -= step
         grad[..., c] = (metric(up) - metric(down)) / (2 * step)
     deviations = np.einsum("...ic,...c->...i", cells - pooled[..., None, :], grad)
-    deviations *= weights / weights.mean() / np.sqrt(1.0 - share)
+    deviations *= scale
     factor = deviation_scale(m, population_persons)
-    return sampled, population_shift(sampled, _spread(deviations), t, factor, bounds)
+    return sampled, population_shift(sampled, deviation_spread(deviations), t, factor, bounds)
