@@ -350,6 +350,14 @@ class ConfusionPosterior(ResultMixin):
         Returns
         -------
         numpy.ndarray, shape (\*batch, draws)
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> posterior = pc.bayes.confusion_posterior([[40, 6, 9, 345], [12, 3, 2, 80]])
+        >>> kappa = posterior.draws("kappa", 1000, rng=1)
+        >>> kappa.shape, bool(((kappa > -1) & (kappa < 1)).all())
+        ((2, 1000), True)
         """
         check_choice("metric", metric, self.metrics)
         count = check_positive_int("draws", draws)

@@ -454,6 +454,14 @@ class PriorSensitivity(ResultMixin):
         list of dict
             Keys ``estimand``, ``prior``, ``estimate``, ``low``, ``high``, ``kind``,
             ``level``, ``differs`` and ``reason`` (the same on both rows).
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+        >>> check = pc.bayes.prior_sensitivity(y, n, estimand="mu")  # five persons
+        >>> [(row["prior"], row["differs"]) for row in check.rows()]
+        [('pareto', True), ('bda3', True)]
         """
         return [
             {
@@ -512,8 +520,29 @@ class ConfusionFit(ResultMixin):
     ) -> CredibleInterval:
         """Credible interval of a population metric held in the posterior.
 
-        ``recall``, ``precision`` or ``f1`` for the MCMC samplers; every binary metric
-        for the grid sampler (see :func:`perfci.bayes.fit_confusion`).
+        Parameters
+        ----------
+        metric : str, default "f1"
+            ``recall``, ``precision`` or ``f1`` for the MCMC samplers; every binary
+            metric for the grid sampler (see :func:`perfci.bayes.fit_confusion`).
+        kind : {"eti", "hdi"}, default "eti"
+            Equal-tailed or highest-density interval.
+        level : float, default 0.95
+            Credible level.
+
+        Returns
+        -------
+        CredibleInterval
+            From the posterior draws of the metric (all chains).
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
+        >>> fit = pc.bayes.fit_confusion(per_person, sampler="grid", rng=1)
+        >>> ci = fit.interval("recall", level=0.9)
+        >>> bool(0 < ci.low < ci.estimate < ci.high < 1), ci.level
+        (True, 0.9)
         """
         held = [m for m in BINARY_METRICS if m in self.posterior["posterior"].data_vars]
         check_choice("metric", metric, held)

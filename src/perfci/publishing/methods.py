@@ -382,7 +382,49 @@ def methods_paragraph(
     choices: Choices,
     versions: Mapping[str, str],
 ) -> tuple[str, tuple[str, ...]]:
-    """Write the methods paragraph of a report from the methods its rows name."""
+    """Write the methods paragraph of a report from the methods its rows name.
+
+    :class:`perfci.ValidationReport` calls it; it is here for a paragraph of one's own.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`perfci.report`; every row's ``method`` label is put in words.
+    comparisons : pandas.DataFrame or None
+        The table of a paired comparison (:func:`perfci.compare`), if any.
+    summary : mapping
+        ``texts``, ``persons`` and ``texts_per_person`` of the data (None where there
+        are no persons).
+    names : mapping
+        The input names the paragraph quotes, e.g. ``{"y_true": "human"}``.
+    confidence_level : float
+        The level of the intervals.
+    choices : Choices
+        Resamples, seed, the options set by hand, and the MCMC sampler.
+    versions : mapping
+        Package versions to cite (``{"perfci": "0.1"}``).
+
+    Returns
+    -------
+    paragraph : str
+        The paragraph, with numbered citations ``[1]``.
+    references : tuple of str
+        The references cited, in the order of their numbers (:data:`REFERENCES`).
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> from perfci.publishing.methods import Choices, methods_paragraph
+    >>> texts = pc.load_example()
+    >>> table = pc.report(texts["human"], texts["model"], metrics=["recall"])
+    >>> text, references = methods_paragraph(
+    ...     table, None, {"texts": 1069, "persons": None, "texts_per_person": None},
+    ...     {"y_true": "human", "y_pred": "model"}, 0.95,
+    ...     Choices(2000, "no seed was set", (), None), {"perfci": "0.1"},
+    ... )
+    >>> "Agresti-Coull" in text and len(references) > 0
+    True
+    """
     cite = _Citations()
     level = level_text(confidence_level)
     _, differences = split(table)

@@ -266,6 +266,30 @@ class ValidationReport:
         and nutpie when an MCMC sampler was used).
     digits : int
         Decimals of estimates and interval ends in the tables.
+
+    Examples
+    --------
+    One report, its outputs (the methods below):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import perfci as pc
+    >>> texts = pc.load_example()
+    >>> rep = pc.validation_report(texts["human"], texts["model"], texts["person"],
+    ...                            metrics=["recall", "f1"], rng=1)
+    >>> rep.figure_names()
+    ('metrics', 'persons')
+    >>> rep.to_markdown().splitlines()[2]
+    '| Metric | Estimate | 95% CI | Method | n | Persons |'
+    >>> rep.to_latex().count("begin{table}"), rep.to_html().startswith("<!DOCTYPE html>")
+    (1, True)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     page = rep.save(Path(folder) / "report.html")
+    ...     files = rep.save_figures(folder, "svg")
+    ...     (page.name, [f.name for f in files])
+    ('report.html', ['metrics.svg', 'persons.svg'])
     """
 
     table: pd.DataFrame
