@@ -28,14 +28,15 @@ References
 from __future__ import annotations
 
 import contextlib
+import io
 import math
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._core.files import write_bytes_atomic
 from ._core.registry import choice_message
 
 if TYPE_CHECKING:
@@ -222,13 +223,9 @@ def save_figure(
     with style():  # the savefig settings (dpi, bbox, font types) are read when saving
         for fmt in wanted:
             target = base.with_name(f"{base.name}.{fmt}")
-            # whole or absent: written beside the target, then renamed over it
-            partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-            try:
-                fig.savefig(partial, format=fmt, metadata=_METADATA[fmt])
-                os.replace(partial, target)
-            finally:
-                partial.unlink(missing_ok=True)
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=fmt, metadata=_METADATA[fmt])
+            write_bytes_atomic(target, buffer.getbuffer())  # whole or absent
             written.append(target)
     if close:
         import matplotlib.pyplot as plt

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
-import os
 import struct
 import tempfile
 import warnings
@@ -27,6 +26,7 @@ import numpy as np
 
 from .. import __version__, policy
 from .._core import registry
+from .._core.files import write_bytes_atomic
 from .._core.validation import check_positive_int, check_rng
 from .methods import Choices, methods_paragraph
 from .tables import (
@@ -641,7 +641,7 @@ class ValidationReport:
             if suffix == ".md"
             else self.to_html()
         )
-        _write_atomically(target, text)
+        write_bytes_atomic(target, text.encode("utf-8"))
         return target
 
 
@@ -664,16 +664,6 @@ def check_output_path(path: Any, name: str, suffixes: Sequence[str] = SUFFIXES) 
     if not target.parent.is_dir():
         raise ValueError(f"{name} {str(path)!r} is in a folder that does not exist.")
     return target
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    """Write text beside `target` and rename it over it: whole or absent, never torn."""
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------ the report
