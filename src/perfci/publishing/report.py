@@ -994,6 +994,12 @@ def validation_report(
     generator = check_rng(rng)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        counts = confusion(y_true, y_pred, positive=positive, groups=groups)
+        if pred_b is not None and counts.classes is not None:  # before any interval
+            raise ValueError(
+                "`pred_b` is compared on binary metrics: give `positive` (the class to "
+                "compare) with multi-class labels."
+            )
         table = report(
             y_true,
             y_pred,
@@ -1014,16 +1020,10 @@ def validation_report(
             bayes_prior_sensitivity=bayes_prior_sensitivity,
         )
         level = float(confidence_level)  # the report checked it
-        counts = confusion(y_true, y_pred, positive=positive, groups=groups)
         main = all_texts(table)
         main = main[~main["method"].map(is_bayes).astype(bool)]
         comparisons, left_out = None, list[str]()
         if pred_b is not None:
-            if counts.classes is not None:
-                raise ValueError(
-                    "`pred_b` is compared on binary metrics: give `positive` (the class to "
-                    "compare) with multi-class labels."
-                )
             compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
             comparisons, left_out = _comparisons(
                 y_true, y_pred, pred_b, groups, compared, counts.positive, level, generator
