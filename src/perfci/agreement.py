@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import registry
+from ._core.labels import as_label_array, listing, sorted_labels
 from ._core.resampling import AUTO_BATCH_ELEMENTS, Statistic
 from ._core.results import ResultMixin
 from ._core.validation import (
@@ -51,7 +52,7 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _as_label_array, _listing, _sorted, normalize_labels
+from .counting import normalize_labels
 from .design import effective_clusters, two_sided_quantile
 from .policy import recommended_scheme
 
@@ -317,7 +318,7 @@ def _read_codes(
     else:
         domain = labels.values["categories"]
         if pd.unique(domain).size != domain.size:
-            raise ValueError(f"`categories` must not repeat a code; got {_listing(domain)}.")
+            raise ValueError(f"`categories` must not repeat a code; got {listing(domain)}.")
     lookup = pd.Index(domain)
     encoded: dict[str, np.ndarray] = {}
     for key in columns:
@@ -328,7 +329,7 @@ def _read_codes(
             outside = pd.unique(labels.values[key][index < 0])
             raise ValueError(
                 f"`categories` must hold every code; `{key}` also holds "
-                f"{_listing(_sorted(outside))}."
+                f"{listing(sorted_labels(outside))}."
             )
         encoded[key] = index
     values = _code_values(name, domain, level, categories is not None)
@@ -336,7 +337,7 @@ def _read_codes(
     full[~missing] = encoded.pop(name)
     person = None
     if groups is not None:
-        ids = _as_label_array("groups", groups)
+        ids = as_label_array("groups", groups)
         if ids.size != n:
             raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
         person = pd.factorize(ids)[0].astype(np.int64)
@@ -352,20 +353,20 @@ def _code_values(name: str, domain: np.ndarray, level: str, ordered: bool) -> np
         if not numeric:
             raise ValueError(
                 f"`level_of_measurement` {level!r} needs numeric codes; `{name}` holds "
-                f"{_listing(_sorted(domain))}: use 'nominal', or 'ordinal' with `categories` "
+                f"{listing(sorted_labels(domain))}: use 'nominal', or 'ordinal' with `categories` "
                 "in order."
             )
         values = domain.astype(float)
         if level == "ratio" and np.any(values < 0):
             raise ValueError(
                 "`level_of_measurement` 'ratio' needs non-negative codes (a ratio scale has "
-                f"a true zero); `{name}` holds {_listing(values[values < 0])}."
+                f"a true zero); `{name}` holds {listing(values[values < 0])}."
             )
         return values
     if level == "ordinal" and not numeric and not ordered:
         raise ValueError(
             f"`categories` must give the order of the codes for level_of_measurement "
-            f"'ordinal': `{name}` holds text codes {_listing(_sorted(domain))}, whose "
+            f"'ordinal': `{name}` holds text codes {listing(sorted_labels(domain))}, whose "
             "alphabetical order need not be theirs."
         )
     return None
@@ -637,7 +638,7 @@ def _no_pairs(data: _Codes, statistic: str) -> str:
 def _one_code(data: _Codes, cells: _Cells, statistic: str) -> str:
     codes = data.categories[np.unique(_pairable_codes(data, cells))]
     return (
-        f"every code of the texts that enter it is {_listing(codes)}: with one code there "
+        f"every code of the texts that enter it is {listing(codes)}: with one code there "
         "is no variation, and agreement beyond chance is 0/0"
     )
 
@@ -1180,7 +1181,7 @@ def agreement_report(
         raise ValueError(
             "`machine_labels` must be one-dimensional: one label per text; got a DataFrame."
         )
-    machine = _as_label_array("machine_labels", machine_labels)
+    machine = as_label_array("machine_labels", machine_labels)
     data, extra = _read_codes(
         "human_codes",
         human_codes,

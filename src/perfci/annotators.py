@@ -320,7 +320,7 @@ def annotator_ci(
     """
     import pandas as pd
 
-    from .counting import _as_label_array
+    from ._core.labels import as_label_array
 
     registry.ANNOTATOR_ESTIMAND.check(estimand)
     if metric not in registry.BINARY_METRIC:
@@ -339,7 +339,7 @@ def annotator_ci(
     n, annotators = truth.shape
     person = None
     if groups is not None:
-        ids = _as_label_array("groups", groups)
+        ids = as_label_array("groups", groups)
         if ids.shape != (n,):
             raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
         person = pd.factorize(ids)[0]

@@ -29,6 +29,7 @@ from scipy import special
 
 from . import policy
 from ._core import registry
+from ._core.labels import as_label_array
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -50,7 +51,7 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _as_label_array, factorize_sorted, normalize_labels
+from .counting import factorize_sorted, normalize_labels
 from .design import effective_clusters, two_sided_quantile
 from .policy import (
     AUC_COMPARISON_METHOD,
@@ -427,7 +428,7 @@ def read_scores(
         arrays.append(arr)
     person = persons = None
     if groups is not None:
-        ids = _as_label_array("groups", groups)
+        ids = as_label_array("groups", groups)
         if ids.shape != truth.shape:
             raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
         person, uniques = pd.factorize(ids)
@@ -858,7 +859,7 @@ def auc_ci(
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.description}")  # ends drawn: 2 decimals
     [0.96, 0.99] by bootstrap (scheme=hierarchical, interval=percentile)
     """
-    return _auc_ci(
+    return auc_ci_named(
         y_true,
         {"y_score": y_score},
         groups,
@@ -873,7 +874,7 @@ def auc_ci(
     )
 
 
-def _auc_ci(
+def auc_ci_named(
     y_true: Any,
     score: dict[str, Any],
     groups: Any,
@@ -1452,7 +1453,7 @@ def compare_auc(
     ...       f"p = {nested.p_value:.2g}")
     [0.0010, 0.0033], clustered paired DeLong t on 37.6 df, p = 0.00053
     """
-    return _compare_auc(
+    return compare_auc_named(
         y_true,
         {"score_a": score_a, "score_b": score_b},
         groups,
@@ -1467,7 +1468,7 @@ def compare_auc(
     )
 
 
-def _compare_auc(
+def compare_auc_named(
     y_true: Any,
     scores: dict[str, Any],
     groups: Any,

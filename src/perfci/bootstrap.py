@@ -70,7 +70,7 @@ SCHEMES = ("iid", "cluster", "hierarchical")
 BOOTSTRAP_INTERVALS = ("percentile", "bca")
 
 # Metrics unchanged when the raters swap roles (fp and fn trade places).
-_RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
+RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
 # Share of dropped (undefined) replicates above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
 
@@ -903,7 +903,7 @@ def bootstrap_ci(
     single = not batch_shape
     if exact:
         return _exact_result(flat, nested, lam, level, batch_shape)
-    rater_symmetric = metric in _RATER_SYMMETRIC
+    rater_symmetric = metric in RATER_SYMMETRIC
     units = [
         canonical_cells(cells, scheme, nested=nested, rater_symmetric=rater_symmetric)
         for cells in flat
@@ -993,7 +993,7 @@ def shared_bootstrap_cis(
             "kind of cells to share resamples."
         )
     generator = check_rng(rng)
-    symmetric = any(metric in _RATER_SYMMETRIC for metric in metrics)
+    symmetric = any(metric in RATER_SYMMETRIC for metric in metrics)
     cells = canonical_cells(flat[0], scheme, nested=nested, rater_symmetric=symmetric)
     swapped = symmetric and not np.array_equal(
         cells, canonical_cells(flat[0], scheme, nested=nested, rater_symmetric=False)
@@ -1006,7 +1006,7 @@ def shared_bootstrap_cis(
     if cells.sum() == 0:
         raise ValueError("`counts` must hold at least one text.")
     read = tuple(
-        statistic if not swapped or statistic.metric in _RATER_SYMMETRIC else _unswapped(statistic)
+        statistic if not swapped or statistic.metric in RATER_SYMMETRIC else _unswapped(statistic)
         for statistic in statistics
     )
     every = resample_intervals_many(

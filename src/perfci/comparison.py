@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from ._core import registry
+from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -43,7 +44,7 @@ from ._core.validation import (
     dataset_generators,
 )
 from .analytic import proportion_ci
-from .auc import _compare_auc
+from .auc import compare_auc_named
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
@@ -57,8 +58,8 @@ from .bootstrap import (
     resample_intervals,
     warn_about,
 )
-from .counting import _as_label_array, factorize_sorted, normalize_labels
-from .design import _t_ratio, effective_clusters
+from .counting import joint_confusion
+from .design import effective_clusters, t_ratio
 from .metrics import (
     BINARY_METRICS,
     PROPORTION_METRICS,
@@ -78,24 +79,8 @@ from .policy import (
 
 __all__ = ["COMPARE_METHODS", "JOINT_CELLS", "Comparison", "compare", "compare_counts"]
 
-#: The eight joint cells of a text, ``(reference, A, B)`` with 1 = positive: cell
-#: ``j = 4 t + 2 a + b`` is ``JOINT_CELLS[j]``, the layout :func:`compare_counts` takes.
-JOINT_CELLS: tuple[tuple[int, int, int], ...] = tuple(
-    (j // 4, (j // 2) % 2, j % 2) for j in range(8)
-)
-
 #: Interval methods of :func:`compare` (:data:`perfci._core.registry.COMPARE_METHOD`).
 COMPARE_METHODS: tuple[str, ...] = registry.COMPARE_METHOD.names
-
-# Joint cell j = 4 t + 2 a + b for reference t, classifier A a and classifier B b (1 =
-# positive). _TO_A[j] / _TO_B[j] is that text's cell [tp, fp, fn, tn] for A / for B.
-_T, _A, _B = np.divmod(np.arange(8), 4)[0], (np.arange(8) // 2) % 2, np.arange(8) % 2
-_CELL = {(1, 1): 0, (0, 1): 1, (1, 0): 2, (0, 0): 3}
-_TO_A = np.zeros((8, 4))
-_TO_B = np.zeros((8, 4))
-for _j in range(8):
-    _TO_A[_j, _CELL[(_T[_j], _A[_j])]] = 1
-    _TO_B[_j, _CELL[(_T[_j], _B[_j])]] = 1
 
 # Paired proportions: the relevant texts depend on the reference only, so A and B are
 # scored on the very same texts (McNemar's setting).
@@ -310,22 +295,6 @@ def newcombe_paired_interval(
     return low, high
 
 
-def _joint_cells(
-    t: np.ndarray, a: np.ndarray, b: np.ndarray, person: np.ndarray | None
-) -> np.ndarray:
-    """Joint counts ``(K, 8)``, or ``(K, persons, 8)`` over all ids seen in any data set."""
-    code = (4 * t + 2 * a + b).reshape(-1, t.shape[-1])
-    sets = code.shape[0]
-    rows = np.arange(sets)[:, None]
-    if person is None:
-        return np.bincount((rows * 8 + code).ravel(), minlength=sets * 8).reshape(sets, 8)
-    _, idx = factorize_sorted(np.broadcast_to(person, t.shape))
-    idx = idx.reshape(code.shape)
-    m = int(idx.max()) + 1
-    flat = (rows * m + idx) * 8 + code
-    return np.bincount(flat.ravel(), minlength=sets * m * 8).reshape(sets, m, 8)
-
-
 def labelled_joint_cells(
     y_true: Any,
     pred_a: Any,
@@ -334,52 +303,10 @@ def labelled_joint_cells(
     positive: Any,
     n_resamples: int = _N_RESAMPLES,
 ) -> tuple[np.ndarray, bool, tuple[int, ...]]:
-    """Joint counts of two classifiers' binary labels: what :func:`compare` counts.
-
-    Returns
-    -------
-    cells : numpy.ndarray
-        ``(K, 8)``, or ``(K, persons, 8)`` with `groups` (data sets flattened).
-    nested : bool
-        Whether `groups` were given.
-    batch_shape : tuple of int
-        The leading shape of the labels.
-    """
-    given = normalize_labels(
-        {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
-    )
-    t, a, b = (given.values[k] for k in ("y_true", "pred_a", "pred_b"))
-    positive = given.positive
-    if positive is None:
-        raise ValueError(
-            f"`positive` must name the positive label among {given.classes.tolist()!r}."
-        )
-    for name, arr in (("pred_a", a), ("pred_b", b)):
-        if arr.shape != t.shape:
-            raise ValueError(
-                f"`{name}` must have one label per text of `y_true` (shape {t.shape}); "
-                f"got shape {arr.shape}."
-            )
-    batch_shape = t.shape[:-1]
+    """:func:`perfci.counting.joint_confusion`, with the bootstrap's size checked."""
+    cells, nested, batch_shape = joint_confusion(y_true, pred_a, pred_b, groups, positive)
     check_resample_size(n_resamples, math.prod(batch_shape))
-    for name, arr in (("y_true", t), ("pred_a", a), ("pred_b", b)):
-        if pd.unique(arr.ravel()).size > 2:
-            raise ValueError(f"`{name}` must be binary labels for a comparison.")
-    person = None
-    if groups is not None:
-        person = _as_label_array("groups", groups, ndim=None)
-        if person.shape not in (t.shape, t.shape[-1:]):
-            shapes = f"{t.shape}" if t.ndim == 1 else f"{t.shape[-1:]} or {t.shape}"
-            raise ValueError(
-                f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
-            )
-    cells = _joint_cells(
-        (t == positive).astype(int),
-        (a == positive).astype(int),
-        (b == positive).astype(int),
-        person,
-    )
-    return cells, person is not None, batch_shape
+    return cells, nested, batch_shape
 
 
 def _compare_iv(
@@ -412,7 +339,7 @@ def _relevant_joint_cells(metric: str) -> np.ndarray:
     B cannot change what counts.
     """
     cells = list(RELEVANT_TEXTS[metric][0])
-    return (_TO_A[:, cells].sum(1) + _TO_B[:, cells].sum(1)) > 0
+    return (TO_A[:, cells].sum(1) + TO_B[:, cells].sum(1)) > 0
 
 
 def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndarray:
@@ -520,8 +447,8 @@ def _linearization(
     sum_j C_j u_j^2 over the pooled counts ``total``); `m` is the number of clusters.
     NaN where m < 2 or the difference is undefined.
     """
-    g_a = metric_gradient(total @ _TO_A, metric) @ _TO_A.T  # (K, 8): d metric(A) / d cell
-    g_b = metric_gradient(total @ _TO_B, metric) @ _TO_B.T
+    g_a = metric_gradient(total @ TO_A, metric) @ TO_A.T  # (K, 8): d metric(A) / d cell
+    g_b = metric_gradient(total @ TO_B, metric) @ TO_B.T
     grad, size = g_a - g_b, np.abs(g_a) + np.abs(g_b)
     if nested:
         u = (cells * grad[:, None, :]).sum(-1)  # (K, persons): u_i = grad . c_i
@@ -544,9 +471,9 @@ def _paired_tables(cells: np.ndarray, metric: str) -> np.ndarray:
     """
     num = list(PROPORTION_METRICS[metric][0])
     den = list(PROPORTION_METRICS[metric][1])
-    in_den = _TO_A[:, den].sum(1) > 0
-    ok_a = _TO_A[:, num].sum(1) > 0
-    ok_b = _TO_B[:, num].sum(1) > 0
+    in_den = TO_A[:, den].sum(1) > 0
+    ok_a = TO_A[:, num].sum(1) > 0
+    ok_b = TO_B[:, num].sum(1) > 0
     masks = (
         in_den & ok_a & ok_b,
         in_den & ok_a & ~ok_b,
@@ -574,8 +501,6 @@ def _warn(message: str) -> None:
 
 def _has_runs(pred: Any) -> bool:
     """Whether a classifier's labels have a column per run (a 2-D table beside 1-D truth)."""
-    import pandas as pd
-
     if isinstance(pred, pd.DataFrame):
         return True
     return not isinstance(pred, pd.Series) and np.ndim(np.asarray(pred, dtype=object)) == 2
@@ -856,7 +781,7 @@ def compare(
                 "`pseudo_count` does not apply to roc_auc (its bootstrap resamples the score "
                 f"counts as they are); got {pseudo_count!r}."
             )
-        return _compare_auc(
+        return compare_auc_named(
             y_true,
             {"pred_a": pred_a, "pred_b": pred_b},
             groups,
@@ -1043,8 +968,8 @@ def _compare_cells(
         )
         warn_about(parts, name, interval, n_resamples, single)
         boot = assemble(parts, name, scheme, interval, pseudo_count, float(level), batch_shape)
-    est_a = metric_values(total @ _TO_A, metric)
-    est_b = metric_values(total @ _TO_B, metric)
+    est_a = metric_values(total @ TO_A, metric)
+    est_b = metric_values(total @ TO_B, metric)
     diff = est_a - est_b
     undefined = np.isnan(diff)
     if chosen != "bootstrap" and undefined.any():  # the bootstrap warns itself
@@ -1097,7 +1022,7 @@ def _compare_cells(
             with np.errstate(divide="ignore", invalid="ignore"):
                 iid = ((only_a + only_b) - (only_a - only_b) ** 2 / n) / n**2
                 deff = np.where(variance > 0, variance / iid, 1.0)
-                ratio = _t_ratio("dean_pagano", level, n, np.where(few, 2, m))
+                ratio = t_ratio("dean_pagano", level, n, np.where(few, 2, m))
                 scale = np.where(few | ~some, np.nan, ratio / deff)
             deff = np.where(few | ~some, np.nan, deff)
             newcombe_low, newcombe_high = _newcombe(table * scale[:, None], float(level))
@@ -1156,7 +1081,7 @@ def _compare_cells(
     else:
         low, high = shaped(newcombe_low), shaped(newcombe_high)
     with np.errstate(invalid="ignore", divide="ignore"):
-        disagree = total[:, _A != _B].sum(1) / total.sum(1)
+        disagree = total[:, DISAGREE].sum(1) / total.sum(1)
 
     return Comparison(
         metric=metric,
@@ -1205,7 +1130,7 @@ def _bootstrap(
     """Run the paired bootstrap: the engine output, the statistic name and the scheme."""
 
     def difference(c: np.ndarray) -> np.ndarray:
-        return metric_values(c @ _TO_A, metric) - metric_values(c @ _TO_B, metric)
+        return metric_values(c @ TO_A, metric) - metric_values(c @ TO_B, metric)
 
     statistic = Statistic(f"{metric} difference", 8, difference)
     # A text is relevant if it is for either classifier (for precision: either calls it

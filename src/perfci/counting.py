@@ -9,6 +9,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._core.joint import joint_cells
+from ._core.labels import (
+    MAX_FRACTIONAL_LABELS,
+    as_label_array,
+    binary_code,
+    factorize_sorted,
+    label_array,
+    label_kind,
+    listing,
+    places,
+    plain,
+    same_label,
+    sorted_labels,
+    text_key,
+)
 from ._core.results import ResultMixin
 from .metrics import CELLS
 
@@ -17,6 +32,7 @@ __all__ = [
     "LabelSet",
     "confusion",
     "factorize_sorted",
+    "joint_confusion",
     "normalize_labels",
     "score_like",
 ]
@@ -128,169 +144,6 @@ class ConfusionCounts(ResultMixin):
         return xr.Dataset(variables, coords=coords, attrs=attrs)
 
 
-#: Texts of a binary code: what a column of 0/1 numbers or booleans reads as in a file.
-_CODE_TEXTS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "false": 0, "true": 1}
-#: A label argument of numbers with more distinct values than this, some not whole, is
-#: taken for scores and refused.
-MAX_FRACTIONAL_LABELS = 2
-#: Distinct labels shown in a message.
-_SHOWN = 6
-
-
-def _places(flags: np.ndarray, shape: tuple[int, ...], rows: tuple[str, int]) -> str:
-    """Say where the flagged entries are: ``positions 3, 7 and 12`` (the first five)."""
-    word, start = rows
-    flat = np.flatnonzero(flags)
-    if len(shape) > 1:
-        shown = [str(tuple(int(i) + start for i in np.unravel_index(f, shape))) for f in flat[:5]]
-    else:
-        shown = [str(int(f) + start) for f in flat[:5]]
-    if flat.size > 5:
-        return f"{word}s {', '.join(shown)}, ... ({flat.size} in all)"
-    if flat.size > 1:
-        return f"{word}s {', '.join(shown[:-1])} and {shown[-1]}"
-    return f"{word} {shown[0]}"
-
-
-def _label_array(
-    shown: str, values: Any, *, ndim: int | None = 1, rows: tuple[str, int] = ("position", 0)
-) -> np.ndarray:
-    """One argument of labels or ids as an array, its shape and missing values checked.
-
-    `shown` is how the argument is named in messages (`` `y_true` ``). `ndim` 1 asks for
-    one-dimensional input; None takes any shape with texts on the last axis. Missing values
-    (None, NaN, ``pd.NA``, NaT) are refused with their count and where the first ones are.
-    """
-    if isinstance(values, pd.Series | pd.Index):
-        arr = values.to_numpy()
-    else:
-        arr = np.asarray(values)
-    if ndim == 1 and arr.ndim != 1:
-        raise ValueError(f"{shown} must be one-dimensional; got shape {arr.shape}.")
-    if ndim is None and (arr.ndim == 0 or arr.shape[-1] == 0):
-        raise ValueError(f"{shown} must hold one label per text; got shape {arr.shape}.")
-    if arr.size == 0:
-        raise ValueError(f"{shown} must not be empty.")
-    if arr.dtype.kind == "f" and np.isinf(arr).any():
-        where = _places(np.isinf(arr), arr.shape, rows)
-        raise ValueError(f"{shown} holds infinity, which is not a label, at {where}.")
-    missing = np.asarray(pd.isna(arr))
-    if missing.any():
-        raise ValueError(
-            f"{shown} contains missing values (NaN or None): {int(missing.sum())} of "
-            f"{arr.size}, at {_places(missing, arr.shape, rows)}; drop those texts or give "
-            "them a label."
-        )
-    return arr
-
-
-def _as_label_array(name: str, values: Any, *, ndim: int | None = 1) -> np.ndarray:
-    """:func:`_label_array` of the argument called `name`."""
-    return _label_array(f"`{name}`", values, ndim=ndim)
-
-
-def _plain(value: Any) -> Any:
-    """Return a NumPy scalar as the Python value it prints as (1, not np.int64(1))."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _code(value: Any) -> int | None:
-    """Return the 0/1 of a binary code (1, 1.0, True, "1", "1.0", "true"), else None."""
-    if isinstance(value, bool | np.bool_):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return 0 if value == 0 else 1 if value == 1 else None
-    if isinstance(value, str):
-        return _CODE_TEXTS.get(value.lower())
-    return None
-
-
-def _kind(value: Any) -> str:
-    """Return the kind of a label: ``numbers`` (booleans too), ``text`` or ``other``."""
-    if isinstance(value, bool | np.bool_ | numbers.Real):
-        return "numbers"
-    return "text" if isinstance(value, str) else "other"
-
-
-def _text_key(value: Any) -> str:
-    """Return what a label reads as, whatever its type, case and surrounding whitespace."""
-    value = _plain(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value).strip().casefold()
-
-
-def _sorted(values: Any) -> list[Any]:
-    values = [_plain(v) for v in values]
-    try:
-        return sorted(values)
-    except TypeError:  # mixed label types: order them by their text
-        return sorted(values, key=str)
-
-
-def _listing(values: Any) -> str:
-    values = list(values)
-    shown = ", ".join(repr(_plain(v)) for v in values[:_SHOWN])
-    return shown + (f", ... ({len(values)} in all)" if len(values) > _SHOWN else "")
-
-
-#: Values from which :func:`factorize_sorted` hashes rather than sorts (below, the fixed
-#: cost of a hash table exceeds that of sorting).
-_HASH_FROM = 10**5
-
-
-def factorize_sorted(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Return the distinct values in sorted order and the index of each value among them.
-
-    The same as ``numpy.unique(values, return_inverse=True)`` (with the inverse in the
-    shape of `values`), by hashing instead of sorting all values: the distinct values
-    are found with :func:`pandas.factorize` in one pass, and only they are sorted, so the
-    cost is O(n + u log u) for n values of which u are distinct, not O(n log n). Fewer
-    than 100,000 values of one type are sorted with :func:`numpy.unique`, which is then
-    faster.
-
-    Parameters
-    ----------
-    values : array_like
-        Labels or ids (numbers, text, or any mix of them), of any shape.
-
-    Returns
-    -------
-    uniques : numpy.ndarray
-        The distinct values, sorted, with the dtype of `values`. Values of types that do
-        not compare (``1`` and ``"a"``) are ordered by their text, as labels are; they
-        are kept apart (``1`` is not ``"1"``).
-    codes : numpy.ndarray of intp
-        For each value, its index in `uniques`, in the shape of `values`.
-
-    Examples
-    --------
-    >>> from perfci.counting import factorize_sorted
-    >>> factorize_sorted(["b", "a", "c", "a"])
-    (array(['a', 'b', 'c'], dtype='<U1'), array([1, 0, 2, 0]))
-    >>> import numpy as np
-    >>> factorize_sorted(np.array([10, "x", 2, 10], dtype=object))
-    (array([10, 2, 'x'], dtype=object), array([0, 2, 1, 0]))
-    """
-    arr = np.asarray(values)
-    if arr.dtype.kind != "O" and arr.size < _HASH_FROM:  # small: sorting is cheaper
-        uniques, codes = np.unique(arr, return_inverse=True)
-        return uniques, codes.reshape(arr.shape)
-    if arr.dtype.kind != "O":  # one type: pandas sorts the distinct values and remaps
-        codes, uniques = pd.factorize(arr.ravel(), sort=True)
-        # text comes back as objects: keep the input's dtype
-        return np.asarray(uniques).astype(arr.dtype, copy=False), codes.reshape(arr.shape)
-    codes, uniques = pd.factorize(arr.ravel())  # codes in order of first appearance
-    uniques = np.asarray(uniques)
-    try:
-        order = np.argsort(uniques)  # distinct values: no ties, so any sort will do
-    except TypeError:  # types that do not compare: order by text (stable), as _sorted does
-        order = np.argsort(np.array([str(v) for v in uniques.tolist()]), kind="stable")
-    rank = np.empty(order.size, dtype=np.intp)
-    rank[order] = np.arange(order.size)
-    return uniques[order], rank[codes].reshape(arr.shape)
-
-
 @dataclass(frozen=True)
 class LabelSet:
     """Label arguments after :func:`normalize_labels`: one coding, checked once.
@@ -389,39 +242,40 @@ def normalize_labels(
     shown = {key: f"`{key}`" for key in (*columns, "positive", "negative")}
     shown.update(names or {})
     arrays = {
-        key: _label_array(shown[key], value, ndim=ndim, rows=rows) for key, value in columns.items()
+        key: label_array(shown[key], value, ndim=ndim, rows=rows) for key, value in columns.items()
     }
     uniques = {key: pd.unique(arr.ravel()) for key, arr in arrays.items()}
     for key, values in uniques.items():
         _refuse_scores(shown[key], values)
     every = pd.unique(np.concatenate([u.astype(object) for u in uniques.values()]))
-    codes = [_code(v) for v in every]
+    codes = [binary_code(v) for v in every]
     coded = all(c is not None for c in codes)
     if coded:
         table = dict(zip(every.tolist(), codes, strict=True))
         arrays = {key: _recode(arr, table) for key, arr in arrays.items()}
         classes = np.array([0, 1])
         positive, negative = (
-            v if v is None or _code(v) is None else _code(v) for v in (positive, negative)
+            v if v is None or binary_code(v) is None else binary_code(v)
+            for v in (positive, negative)
         )
     else:
         _refuse_numbers_beside_text(shown, uniques)
         _refuse_near_misses(shown, arrays, uniques, positive)
         _refuse_codings_that_never_match(shown, uniques)
-        kinds = {_kind(v) for v in every}
-        classes = np.asarray(_sorted(every), dtype=None if len(kinds) == 1 else object)
+        kinds = {label_kind(v) for v in every}
+        classes = np.asarray(sorted_labels(every), dtype=None if len(kinds) == 1 else object)
 
     if positive is None and infer_positive and classes.size <= 2:
         if not coded:
             raise ValueError(
                 f"{shown['positive']} must name the positive label for binary labels "
-                f"{_sorted(classes)!r}."
+                f"{sorted_labels(classes)!r}."
             )
         positive = 1
-    if positive is not None and not any(_same(c, positive) for c in classes.tolist()):
+    if positive is not None and not any(same_label(c, positive) for c in classes.tolist()):
         raise ValueError(
-            f"{shown['positive']} label {_plain(positive)!r} is not among the labels "
-            f"{_sorted(classes)!r}{_did_you_mean(positive, classes)}."
+            f"{shown['positive']} label {plain(positive)!r} is not among the labels "
+            f"{sorted_labels(classes)!r}{_did_you_mean(positive, classes)}."
         )
     if negative is not None:
         for key, arr in arrays.items():
@@ -429,16 +283,11 @@ def normalize_labels(
             if other.any():
                 raise ValueError(
                     f"{shown[key]} holds labels that are neither the {shown['positive']} "
-                    f"{_plain(positive)!r} nor the {shown['negative']} {_plain(negative)!r}: "
-                    f"{_listing(_sorted(pd.unique(arr.ravel()[other])))}, at "
-                    f"{_places(other, arr.shape, rows)}."
+                    f"{plain(positive)!r} nor the {shown['negative']} {plain(negative)!r}: "
+                    f"{listing(sorted_labels(pd.unique(arr.ravel()[other])))}, at "
+                    f"{places(other, arr.shape, rows)}."
                 )
     return LabelSet(values=arrays, positive=positive, classes=classes, coded=coded)
-
-
-def _same(label: Any, other: Any) -> bool:
-    """Label equality without NumPy's elementwise comparison of numbers with text."""
-    return _kind(label) == _kind(other) and bool(label == other)
 
 
 def _recode(arr: np.ndarray, table: dict[Any, int]) -> np.ndarray:
@@ -511,13 +360,15 @@ def _refuse_scores(shown: str, values: np.ndarray) -> None:
 
 
 def _coding(shown: str, values: np.ndarray) -> str:
-    kinds = sorted({_kind(v) for v in values} - {"other"})
-    return f"{shown} holds {_listing(_sorted(values))} ({' and '.join(kinds) or 'other values'})"
+    kinds = sorted({label_kind(v) for v in values} - {"other"})
+    return (
+        f"{shown} holds {listing(sorted_labels(values))} ({' and '.join(kinds) or 'other values'})"
+    )
 
 
 def _refuse_numbers_beside_text(shown: dict[str, str], uniques: dict[str, np.ndarray]) -> None:
     """Refuse numbers beside text: 1 and "1" are different labels and never match."""
-    kinds = set().union(*({_kind(v) for v in u} for u in uniques.values()))
+    kinds = set().union(*({label_kind(v) for v in u} for u in uniques.values()))
     if {"numbers", "text"} <= kinds:
         raise ValueError(
             "the labels mix numbers and text, which never match (1 is not '1'): "
@@ -531,7 +382,7 @@ def _refuse_codings_that_never_match(shown: dict[str, str], uniques: dict[str, n
 
     The reference (the first argument) is set against each of the others.
     """
-    is_code = {key: [_code(v) is not None for v in u.tolist()] for key, u in uniques.items()}
+    is_code = {key: [binary_code(v) is not None for v in u.tolist()] for key, u in uniques.items()}
     reference, *others = uniques
     for other in others:
         pair = (reference, other)
@@ -592,8 +443,8 @@ def _refuse_near_misses(
 
 def _did_you_mean(positive: Any, classes: np.ndarray) -> str:
     """Name the labels that read like `positive` but are not it (``'Yes'``, ``1``)."""
-    near = [c for c in classes.tolist() if _text_key(c) == _text_key(positive)]
-    return f"; {_listing(near)} reads like it but is not the same label" if near else ""
+    near = [c for c in classes.tolist() if text_key(c) == text_key(positive)]
+    return f"; {listing(near)} reads like it but is not the same label" if near else ""
 
 
 def confusion(
@@ -675,7 +526,7 @@ def confusion(
             f"`y_true` and `y_pred` must have the same length; got {t.size} and {p.size}."
         )
     if groups is not None:
-        g = _as_label_array("groups", groups)
+        g = as_label_array("groups", groups)
         if g.shape != t.shape:
             raise ValueError(f"`groups` must have one id per text ({t.size}); got {g.size}.")
         group_ids, person = factorize_sorted(g)
@@ -685,14 +536,16 @@ def confusion(
 
     classes = given.classes
     if labels is not None:
-        named = _as_label_array("labels", labels)
+        named = as_label_array("labels", labels)
         if given.coded:
-            named = np.asarray([v if _code(v) is None else _code(v) for v in named.tolist()])
+            named = np.asarray(
+                [v if binary_code(v) is None else binary_code(v) for v in named.tolist()]
+            )
         observed = pd.unique(np.concatenate([t, p])).tolist()
-        missing = [v for v in observed if not any(_same(v, c) for c in named.tolist())]
+        missing = [v for v in observed if not any(same_label(v, c) for c in named.tolist())]
         if missing:
             raise ValueError(
-                f"`labels` must include every observed label; missing {_sorted(missing)}."
+                f"`labels` must include every observed label; missing {sorted_labels(missing)}."
             )
         classes = named
     lead: tuple[str, ...] = () if group_ids is None else ("person",)
@@ -738,3 +591,57 @@ def one_vs_rest(matrix: np.ndarray) -> np.ndarray:
     fp = matrix.sum(axis=-2) - tp
     tn = matrix.sum(axis=(-2, -1))[..., None] - tp - fp - fn
     return np.stack([tp, fp, fn, tn], axis=-1)
+
+
+def joint_confusion(
+    y_true: Any,
+    pred_a: Any,
+    pred_b: Any,
+    groups: Any,
+    positive: Any,
+) -> tuple[np.ndarray, bool, tuple[int, ...]]:
+    """Joint counts of two classifiers' binary labels: what :func:`perfci.compare` counts.
+
+    Returns
+    -------
+    cells : numpy.ndarray
+        ``(K, 8)``, or ``(K, persons, 8)`` with `groups` (data sets flattened).
+    nested : bool
+        Whether `groups` were given.
+    batch_shape : tuple of int
+        The leading shape of the labels.
+    """
+    given = normalize_labels(
+        {"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b}, positive=positive, ndim=None
+    )
+    t, a, b = (given.values[k] for k in ("y_true", "pred_a", "pred_b"))
+    positive = given.positive
+    if positive is None:
+        raise ValueError(
+            f"`positive` must name the positive label among {given.classes.tolist()!r}."
+        )
+    for name, arr in (("pred_a", a), ("pred_b", b)):
+        if arr.shape != t.shape:
+            raise ValueError(
+                f"`{name}` must have one label per text of `y_true` (shape {t.shape}); "
+                f"got shape {arr.shape}."
+            )
+    batch_shape = t.shape[:-1]
+    for name, arr in (("y_true", t), ("pred_a", a), ("pred_b", b)):
+        if pd.unique(arr.ravel()).size > 2:
+            raise ValueError(f"`{name}` must be binary labels for a comparison.")
+    person = None
+    if groups is not None:
+        person = as_label_array("groups", groups, ndim=None)
+        if person.shape not in (t.shape, t.shape[-1:]):
+            shapes = f"{t.shape}" if t.ndim == 1 else f"{t.shape[-1:]} or {t.shape}"
+            raise ValueError(
+                f"`groups` must have one id per text, shape {shapes}; got {person.shape}."
+            )
+    cells = joint_cells(
+        (t == positive).astype(int),
+        (a == positive).astype(int),
+        (b == positive).astype(int),
+        person,
+    )
+    return cells, person is not None, batch_shape

@@ -63,7 +63,7 @@ def _per_person_iv(successes: Any, trials: Any) -> tuple[np.ndarray, np.ndarray]
     return y, n
 
 
-def _anova_icc(y: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def anova_icc(y: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One-way ANOVA ICC (truncated at 0) and a mask of where it is not estimable."""
     contributes = n > 0
     m = contributes.sum(-1)
@@ -141,7 +141,7 @@ def icc(successes: Any, trials: Any) -> Any:
     0.0
     """
     y, n = _per_person_iv(successes, trials)
-    rho, not_estimable = _anova_icc(y, n)
+    rho, not_estimable = anova_icc(y, n)
     if not_estimable.any():
         warn_undefined(
             "icc",
@@ -153,7 +153,7 @@ def icc(successes: Any, trials: Any) -> Any:
     return rho[()] if rho.ndim == 0 else rho
 
 
-def _t_ratio(df_adjust: str | None, level, n_texts, n_clusters) -> np.ndarray:
+def t_ratio(df_adjust: str | None, level, n_texts, n_clusters) -> np.ndarray:
     """Factor multiplying n_eff for the degrees-of-freedom adjustment."""
     if df_adjust is None:
         return np.ones(np.broadcast(level, n_texts, n_clusters).shape)
@@ -289,7 +289,7 @@ def effective_sample_size(
     )
     n_eff = n_texts / deff
     if df_adjust is not None:
-        n_eff = n_eff * _t_ratio(df_adjust, level, n_texts, n_clusters)
+        n_eff = n_eff * t_ratio(df_adjust, level, n_texts, n_clusters)
     return n_eff[()] if np.ndim(n_eff) == 0 else n_eff
 
 
@@ -423,7 +423,7 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
         p = y.sum(-1) / total_n
     var = np.full(p.shape, np.nan)
     if design in ("icc", "icc_weighted"):
-        rho, _ = _anova_icc(y, n)
+        rho, _ = anova_icc(y, n)
         with np.errstate(divide="ignore", invalid="ignore"):
             # the paper's mean cluster size, or the size-weighted one (Kish)
             b = total_n / m if design == "icc" else (n * n).sum(-1) / total_n
@@ -434,7 +434,7 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
     elif design == "persons":
         # ICC 1: every text of a person says what one text says. The ANOVA ICC is
         # reported beside it, not used; a design of fewer than two persons has none.
-        rho, _ = _anova_icc(y, n)
+        rho, _ = anova_icc(y, n)
         with np.errstate(divide="ignore", invalid="ignore"):
             b = (n * n).sum(-1) / total_n
         deff = np.where(m >= 2, b, np.nan)
@@ -721,7 +721,7 @@ def clustered_proportion_ci(
             UndefinedMetricWarning,
             stacklevel=2,
         )
-    n_star = st["n_eff"] * _t_ratio(df_adjust, level, st["n_texts"], st["n_clusters"])
+    n_star = st["n_eff"] * t_ratio(df_adjust, level, st["n_texts"], st["n_clusters"])
     x_star = st["estimate"] * n_star
     _, low, high, clipped = interval_bounds(method, x_star, n_star, level)
     unadjusted = proportion_ci(y.sum(-1), st["n_texts"], method=method, confidence_level=level)

@@ -153,7 +153,7 @@ def style() -> Iterator[None]:
         yield
 
 
-def _check_formats(formats: Any) -> tuple[str, ...]:
+def check_formats(formats: Any) -> tuple[str, ...]:
     """Return the formats asked for, once each, in order; raise naming `formats`."""
     values = (formats,) if isinstance(formats, str) else formats
     try:
@@ -215,7 +215,7 @@ def save_figure(
     ['curve.png', 'curve.svg']
     >>> plt.close(fig)
     """
-    wanted = _check_formats(formats)
+    wanted = check_formats(formats)
     base = Path(path)
     if base.suffix.lstrip(".").lower() in FORMATS:
         base = base.with_suffix("")

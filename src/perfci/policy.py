@@ -630,12 +630,12 @@ def recommend_for_counts(
     independent = np.all(relevant <= 1, axis=-1) | (persons < 2)
     worst = np.zeros(persons.shape, dtype=bool)
     if successes is not None and metric in registry.PROPORTION_METRIC:
-        from .design import _anova_icc  # the ICC the report prints
+        from .design import anova_icc  # the ICC the report prints
 
         y = np.asarray(successes, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             estimate = y.sum(-1) / relevant.sum(-1)
-            icc, _ = _anova_icc(y, relevant)
+            icc, _ = anova_icc(y, relevant)
         worst = caveat_region(metric, estimate, persons, per_person, icc) & ~independent
     region = np.where(persons < 2, -1, np.where(independent, 0, np.where(worst, 2, 1)))
     out: list[tuple[IntervalChoice | None, Any]] = []

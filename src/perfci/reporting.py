@@ -17,6 +17,7 @@ import pandas as pd
 
 from . import policy
 from ._core import registry
+from ._core.labels import as_label_array, sorted_labels
 from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
@@ -27,16 +28,9 @@ from ._core.validation import (
     check_rng,
 )
 from .analytic import ProportionCI, proportion_ci
-from .auc import RocAucCI, _auc_ci
+from .auc import RocAucCI, auc_ci_named
 from .bootstrap import BootstrapCI, bootstrap_ci, shared_bootstrap_cis
-from .counting import (
-    ConfusionCounts,
-    _as_label_array,
-    _sorted,
-    confusion,
-    normalize_labels,
-    one_vs_rest,
-)
+from .counting import ConfusionCounts, confusion, normalize_labels, one_vs_rest
 from .design import ClusteredProportionCI, clustered_proportion_ci
 from .metrics import (
     BINARY_METRICS,
@@ -680,7 +674,7 @@ def _auc_metric_ci(
         "interval": "percentile" if interval == RECOMMENDED else interval,
         "n_resamples": policy.N_RESAMPLES if n_resamples == RECOMMENDED else n_resamples,
     }
-    ci = _auc_ci(
+    ci = auc_ci_named(
         y_true,
         {"y_pred": y_score},
         groups,
@@ -1196,7 +1190,7 @@ def _difference_rows(
     from .subgroups import _compare_groups
 
     multiclass = positive is None
-    classes = _sorted(pd.unique(np.concatenate([t, p]))) if multiclass else [positive]
+    classes = sorted_labels(pd.unique(np.concatenate([t, p]))) if multiclass else [positive]
     chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
     skipped = []
     if multiclass and any(m in _AVERAGED for m in (metrics or _AVERAGED)):
@@ -1473,7 +1467,7 @@ def report(
         given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
         t, p = given.values["y_true"], given.values["y_pred"]
     positive = given.positive
-    g = None if groups is None else _as_label_array("groups", groups)
+    g = None if groups is None else as_label_array("groups", groups)
     scores = None
     if score is not None:
         scores = check_real_array(
@@ -1487,10 +1481,10 @@ def report(
     with_auc = scores is not None and (metrics is None or "roc_auc" in metrics)
     subsets: list[tuple[Any, np.ndarray]] = [("all", np.ones(t.size, dtype=bool))]
     if by is not None:
-        b = _as_label_array("by", by)
+        b = as_label_array("by", by)
         if b.shape != t.shape:
             raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
-        subsets += [(v, b == v) for v in _sorted(pd.unique(b))]
+        subsets += [(v, b == v) for v in sorted_labels(pd.unique(b))]
         if reference is not None:
             from .subgroups import _levels
 
@@ -1525,7 +1519,7 @@ def report(
         if with_auc and scores is not None:
             try:
                 ci = _auc_metric(
-                    _auc_ci(
+                    auc_ci_named(
                         t[mask],
                         {"score": scores[mask]},
                         None if g is None else g[mask],

@@ -858,7 +858,8 @@ def runs_ci(
     """
     import pandas as pd
 
-    from .counting import _as_label_array, normalize_labels
+    from ._core.labels import as_label_array
+    from .counting import normalize_labels
 
     level, n_resamples = _runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
     check_label("positive", positive)
@@ -888,7 +889,7 @@ def runs_ci(
     said = runs_labels == given.positive
     person = None
     if groups is not None:
-        ids = _as_label_array("groups", groups)
+        ids = as_label_array("groups", groups)
         if ids.shape != truth.shape:
             raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
         person = pd.factorize(ids)[0]
@@ -1138,7 +1139,8 @@ def compare_runs(
     """
     import pandas as pd
 
-    from .counting import _as_label_array, normalize_labels
+    from ._core.labels import as_label_array
+    from .counting import normalize_labels
     from .metrics import difference_bound
 
     if estimand not in ("new_run", "these_runs"):
@@ -1188,7 +1190,7 @@ def compare_runs(
         )
     person = None
     if groups is not None:
-        ids = _as_label_array("groups", groups)
+        ids = as_label_array("groups", groups)
         if ids.shape != truth.shape:
             raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
         person = pd.factorize(ids)[0]

@@ -39,6 +39,7 @@ from scipy import integrate, optimize, special, stats
 from . import policy
 from ._core import registry
 from ._core.intervals import percentile_levels, type7_quantiles
+from ._core.labels import as_label_array, listing, plain, same_label, sorted_labels
 from ._core.resampling import Statistic, augment, draw_replicates
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -51,16 +52,8 @@ from ._core.validation import (
     dataset_generators,
 )
 from .analytic import proportion_ci
-from .bootstrap import _RATER_SYMMETRIC, MIN_PERSONS, canonical_cells, check_resample_size
-from .counting import (
-    _as_label_array,
-    _listing,
-    _plain,
-    _same,
-    _sorted,
-    factorize_sorted,
-    normalize_labels,
-)
+from .bootstrap import MIN_PERSONS, RATER_SYMMETRIC, canonical_cells, check_resample_size
+from .counting import factorize_sorted, normalize_labels
 from .design import effective_clusters
 from .metrics import (
     PROPORTION_METRICS,
@@ -466,7 +459,7 @@ def _replicates(
     statistic = Statistic(metric, 4, lambda c: metric_values(c, metric))
     nested = cells.ndim == 2
     # canonical as in perfci.bootstrap_ci, so that each side draws what it would draw there
-    symmetric = metric in _RATER_SYMMETRIC
+    symmetric = metric in RATER_SYMMETRIC
     units = canonical_cells(cells, scheme, nested=nested, rater_symmetric=symmetric)
     if units.sum() == 0 or (scheme != "iid" and units.shape[0] < MIN_PERSONS):
         return np.full(n_resamples, np.nan)
@@ -881,12 +874,12 @@ def _compare_groups_iv(
 
 def _levels(b: np.ndarray, reference: Any) -> tuple[list[Any], Any]:
     """Return the subgroups in sorted order and the reference (first, unless given)."""
-    levels = _sorted(pd.unique(b))
+    levels = sorted_labels(pd.unique(b))
     if len(levels) < 2:
         raise ValueError(f"`by` must hold at least 2 subgroups to compare; got one, {levels[0]!r}.")
     if reference is None:
         return levels, levels[0]
-    found = [v for v in levels if _same(v, reference)]
+    found = [v for v in levels if same_label(v, reference)]
     if not found:
         raise ValueError(f"`reference` {reference!r} is not one of the subgroups {levels!r}.")
     return levels, found[0]
@@ -898,10 +891,10 @@ def _check_nesting(person: np.ndarray, b: np.ndarray) -> None:
     crossed = counts[counts > 1]
     if len(crossed):
         first = crossed.index[0]
-        seen = _listing(_sorted(pd.unique(b[person == first])))
+        seen = listing(sorted_labels(pd.unique(b[person == first])))
         raise ValueError(
             f"`groups` must nest persons in the subgroups of `by`, a person in one subgroup; "
-            f"person {_plain(first)!r} has texts in subgroups {seen} ({len(crossed)} of "
+            f"person {plain(first)!r} has texts in subgroups {seen} ({len(crossed)} of "
             f"{len(counts)} persons span subgroups). Compare without `groups`, or by a "
             "subgroup of persons."
         )
@@ -1283,12 +1276,12 @@ def compare_groups(
         )
     if p.shape != t.shape:
         raise ValueError(f"`y_pred` must have one label per text ({t.size}); got {p.size}.")
-    b = _as_label_array("by", by)
+    b = as_label_array("by", by)
     if b.shape != t.shape:
         raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
     person = None
     if groups is not None:
-        person = _as_label_array("groups", groups)
+        person = as_label_array("groups", groups)
         if person.shape != t.shape:
             raise ValueError(f"`groups` must have one id per text ({t.size}); got {person.size}.")
     table, row_notes = _compare_groups(

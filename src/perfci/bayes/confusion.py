@@ -1246,9 +1246,9 @@ def shared_nested_metric_intervals(
 
 def _paired_difference(metric: str) -> Callable[[NDArray[np.float64]], Any]:
     """metric(A) - metric(B) of joint cell probabilities (..., 8)."""
-    from ..comparison import _TO_A, _TO_B
+    from .._core.joint import TO_A, TO_B
 
-    return lambda c: metric_values(c @ _TO_A, metric) - metric_values(c @ _TO_B, metric)
+    return lambda c: metric_values(c @ TO_A, metric) - metric_values(c @ TO_B, metric)
 
 
 def compare_counts(
@@ -1451,10 +1451,10 @@ def compare(
     >>> print(f"{diff.estimate:.3f} [{diff.low:.3f}, {diff.high:.3f}]")  # drawn: 2 decimals
     0.03 [0.01, 0.07]
     """
-    from ..comparison import labelled_joint_cells
+    from ..counting import joint_confusion
 
     registry.COMPARE_METRIC.check(metric, "metric")
     registry.BINARY_METRIC.check(metric, "metric")
-    cells, nested, batch_shape = labelled_joint_cells(y_true, pred_a, pred_b, groups, positive)
+    cells, nested, batch_shape = joint_confusion(y_true, pred_a, pred_b, groups, positive)
     joint = cells.reshape(*batch_shape, *cells.shape[1:])
     return compare_counts(joint, metric, nested=nested, **options)

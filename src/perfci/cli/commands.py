@@ -152,9 +152,9 @@ def _read_table(path: str, flag: str | None = None) -> pd.DataFrame:
 
 def _rows(flags: Any) -> str:
     """Name the rows of a file where `flags` holds, counted from 1 after the header."""
-    from ..counting import _places
+    from .._core.labels import places
 
-    return _places(flags, flags.shape, ("row", 1))
+    return places(flags, flags.shape, ("row", 1))
 
 
 @overload
@@ -932,8 +932,8 @@ def validate(args: argparse.Namespace) -> None:
         return
     from ..harness.figures import coverage_table, make_figures, suite_layout
     from ..harness.results import load_result
-    from ..harness.storage import _write_text
-    from ..plotting import _check_formats
+    from ..harness.storage import write_text
+    from ..plotting import check_formats
 
     folder = Path(args.suite or args.out)
     files = sorted(folder.glob("*.nc"))
@@ -941,7 +941,7 @@ def validate(args: argparse.Namespace) -> None:
         raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
     # Everything is written inside DIR unless --figures names another folder.
     figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
-    formats = _check_formats([f.strip() for f in args.formats.split(",")])
+    formats = check_formats([f.strip() for f in args.formats.split(",")])
     tables, written = [], []
     datasets = [load_result(path) for path in files]  # all checked before anything is written
     for dataset in datasets:
@@ -952,7 +952,7 @@ def validate(args: argparse.Namespace) -> None:
         ]
         tables.append(coverage_table(dataset))
     summary = folder / "SUMMARY.md"
-    _write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
+    write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
     written.append(str(summary))
     rendering.emit({"written": written}, args.json, "\n".join(f"wrote {p}" for p in written))
 

@@ -34,8 +34,8 @@ from .storage import (
     _remove_stale_temporaries,
     _write_atomic,
     _write_dataset,
-    _write_text,
     folder_lock,
+    write_text,
 )
 
 
@@ -509,7 +509,8 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     Each method is :func:`perfci.comparison.compare_counts` (what :func:`perfci.compare`
     computes from labels) on the cell's per-person joint counts, batched.
     """
-    from ..comparison import _PAIRED_PROPORTIONS, compare_counts, recommended_methods
+    from ..comparison import compare_counts, recommended_methods
+    from ..policy import PAIRED_PROPORTIONS
     from .populations import draw_paired, paired_truth, person_parameters
 
     params = person_parameters(suite, cell)
@@ -524,7 +525,7 @@ def _paired_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
         if m.family == "bayes_comparison":
             out[i] = _bayes_comparison_score(joint, metric, o, level, rng, truth)
             continue
-        if o["method"] == "newcombe" and metric not in _PAIRED_PROPORTIONS:
+        if o["method"] == "newcombe" and metric not in PAIRED_PROPORTIONS:
             out[i] = 0.0  # Newcombe's interval is of paired proportions: not scored
             continue
         with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -1153,7 +1154,7 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None
         for old in folder.glob("*.npy"):
             old.unlink()
     if not marker.exists():
-        _write_text(marker, fingerprint)
+        write_text(marker, fingerprint)
 
 
 #: Seconds allowed to reach a scheduler given by address and to read its Dask handshake.

@@ -765,10 +765,10 @@ def make_figures(
     """
     import matplotlib
 
-    from ..plotting import _check_formats, save_figure
+    from ..plotting import check_formats, save_figure
 
     matplotlib.use("Agg")
-    wanted = _check_formats(formats)
+    wanted = check_formats(formats)
     suite_layout(dataset, x)  # fails before anything is written
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -62,7 +62,7 @@ def _write_atomic(path: Path, array: np.ndarray) -> None:
     _write_bytes_atomic(path, buffer.getbuffer())
 
 
-def _write_text(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
     """Write a small text file (a fingerprint, a summary) atomically."""
     _write_bytes_atomic(path, text.encode())
 

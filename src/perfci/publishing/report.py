@@ -437,12 +437,12 @@ class ValidationReport:
         ValueError
             If `folder` is not an existing folder, or a format is unknown.
         """
-        from ..plotting import _check_formats, save_figure
+        from ..plotting import check_formats, save_figure
 
         where = Path(folder)
         if not where.is_dir():
             raise ValueError(f"`folder` must be an existing folder; got {str(folder)!r}.")
-        wanted = _check_formats(formats)  # before any figure is drawn
+        wanted = check_formats(formats)  # before any figure is drawn
         written = []
         for which in self.figure_names():
             written += save_figure(self.figure(which), where / which, wanted, close=True)
