@@ -8,7 +8,7 @@ from scipy import special, stats
 
 import perfci as pc
 from perfci._core import margins
-from perfci.comparison import _TO_A, _TO_B
+from perfci._core.joint import TO_A, TO_B
 
 COUNTS = np.array([40, 6, 9, 345])  # tp, fp, fn, tn
 PER_PERSON = np.array([[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]])
@@ -441,8 +441,8 @@ def _joint(cells_a):
 
 def test_joint_cells_give_each_classifier():
     joint = np.arange(8.0)
-    np.testing.assert_array_equal(joint @ _TO_A, [6 + 7, 2 + 3, 4 + 5, 0 + 1])
-    np.testing.assert_array_equal(joint @ _TO_B, [5 + 7, 1 + 3, 4 + 6, 0 + 2])
+    np.testing.assert_array_equal(joint @ TO_A, [6 + 7, 2 + 3, 4 + 5, 0 + 1])
+    np.testing.assert_array_equal(joint @ TO_B, [5 + 7, 1 + 3, 4 + 6, 0 + 2])
 
 
 @pytest.mark.parametrize("nested", [False, True])

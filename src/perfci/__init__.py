@@ -38,7 +38,8 @@ _NAMES = {
     "HIERARCHICAL_MIN_TEXTS": "reporting",
     "LEVELS_OF_MEASUREMENT": "agreement",
     "METRICS": "metrics",
-    "MetricCI": "reporting",
+    "MetricCI": "metric",
+    "metric_ci_counts": "metric",
     "OperatingCharacteristics": "exact",
     "PilotEstimates": "planning",
     "PROPORTION_METRICS": "metrics",
@@ -127,6 +128,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         expected_half_width,
         operating_characteristics,
     )
+    from .metric import MetricCI, metric_ci_counts
     from .metrics import (
         BINARY_METRICS,
         CELLS,
@@ -144,7 +146,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         plot_half_width_curves,
     )
     from .publishing import ValidationReport, validation_report
-    from .reporting import HIERARCHICAL_MIN_TEXTS, MetricCI, metric_ci, report
+    from .reporting import HIERARCHICAL_MIN_TEXTS, metric_ci, report
     from .runs import RunsCI, runs_ci
     from .subgroups import compare_groups
 
@@ -218,6 +220,7 @@ __all__ = [
     "icc",
     "load_example",
     "metric_ci",
+    "metric_ci_counts",
     "operating_characteristics",
     "pilot_estimates",
     "plan_sample_size",

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -18,32 +17,39 @@ import pandas as pd
 from . import policy
 from ._core import registry
 from ._core.labels import as_label_array, sorted_labels
-from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
-    check_confidence_level,
     check_label,
     check_positive_int,
     check_real_array,
     check_rng,
 )
-from .analytic import ProportionCI, proportion_ci
 from .auc import RocAucCI, auc_ci_named
-from .bootstrap import BootstrapCI, bootstrap_ci, shared_bootstrap_cis
-from .counting import ConfusionCounts, confusion, normalize_labels, one_vs_rest
-from .design import ClusteredProportionCI, clustered_proportion_ci
+from .bootstrap import BootstrapCI
+from .counting import ConfusionCounts, confusion, normalize_labels
+from .design import ClusteredProportionCI
+from .metric import (
+    AVERAGED_METRICS,
+    IntervalPlan,
+    MetricCI,
+    check_counts_fit_metric,
+    check_level,
+    computed_interval,
+    interval_of_counts,
+    metric_ci_iv,
+    plan_interval,
+    relevant_texts_of,
+    shared_bootstraps,
+)
 from .metrics import (
     BINARY_METRICS,
-    METRICS,
     PROPORTION_METRICS,
     RELEVANT_TEXTS,
-    metric_values,
     proportion_counts,
-    undefined_reason,
 )
 from .policy import HIERARCHICAL_MIN_TEXTS, RECOMMENDED
 
-__all__ = ["HIERARCHICAL_MIN_TEXTS", "MetricCI", "metric_ci", "report"]
+__all__ = ["HIERARCHICAL_MIN_TEXTS", "MetricCI", "metric_ci", "report"]  # MetricCI: from .metric
 
 #: Relevant n below which a report says the metric cannot support a claim.
 FEW_RELEVANT_TEXTS = 30
@@ -53,283 +59,6 @@ WIDE_HALF_WIDTH = 0.10
 FEW_PERSONS = 5
 #: Persons below which a report warns that the df adjustment dominates.
 SOME_PERSONS = 10
-
-_AVERAGED = tuple(m for m in METRICS if m not in BINARY_METRICS)
-
-
-@dataclass(frozen=True, repr=False)
-class MetricCI(ResultMixin):
-    r"""A metric with its confidence interval, the method used and what it is about.
-
-    Attributes
-    ----------
-    metric : str
-        The metric.
-    estimate, low, high : float
-        Point estimate and interval ends.
-    confidence_level : float
-        The confidence level.
-    method : str
-        The method used, with its options, e.g.
-        ``"agresti_coull (design=icc_weighted, df_adjust=dean_pagano)"``.
-    population : str
-        What the interval is about (the estimand).
-    relevant_n : int
-        The texts the metric is computed from (for proportion metrics, its
-        denominator).
-    persons : int or None
-        Persons with at least one relevant text (nested data), else None.
-    icc, design_effect, n_eff : float
-        The nested-data adjustment of analytic intervals: ICC, design effect and
-        :math:`n_{eff} = N/\mathrm{DEFF}` before any df adjustment (NaN where not
-        applicable).
-    result : ProportionCI, ClusteredProportionCI, BootstrapCI or RocAucCI
-        The underlying result (in :meth:`to_dict`; :meth:`to_frame` and
-        :meth:`to_xarray` hold the fields above only, see the result's own). For
-        ``roc_auc`` it is :func:`perfci.auc_ci`'s :class:`~perfci.RocAucCI`, and
-        `relevant_n` counts every text (positives and negatives).
-    """
-
-    _derived: ClassVar[tuple[str, ...]] = ("sources",)
-    _exclude: ClassVar[tuple[str, ...]] = ("result",)
-
-    metric: str
-    estimate: float
-    low: float
-    high: float
-    confidence_level: float
-    method: str
-    population: str
-    relevant_n: int
-    persons: int | None
-    icc: float
-    design_effect: float
-    n_eff: float
-    result: ProportionCI | ClusteredProportionCI | BootstrapCI | RocAucCI
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        Those of the underlying `result`.
-        """
-        return self.result.sources
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
-
-    def __repr__(self) -> str:
-        return (
-            f"MetricCI(metric={self.metric!r}, estimate={self.estimate:.4g}, "
-            f"low={self.low:.4g}, high={self.high:.4g}, confidence_level="
-            f"{self.confidence_level:g}, method={self.method!r}, relevant_n={self.relevant_n}, "
-            f"persons={self.persons})"
-        )
-
-
-def _relevant(cells: np.ndarray, metric: str) -> np.ndarray:
-    """Relevant texts per row of binary cells (..., 4), or per k x k matrix."""
-    if metric in _AVERAGED:
-        return cells.sum(axis=(-2, -1))
-    return cells[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
-
-
-def _population(metric: str, nested: bool, persons: int | None) -> str:
-    texts = "all texts" if metric in _AVERAGED else RELEVANT_TEXTS[metric][1]
-    if nested:
-        return (
-            f"the text-weighted {metric} (over {texts}) in the population of persons that "
-            f"these {persons} persons were sampled from, new persons included"
-        )
-    return f"the {metric} (over {texts}) in the population of texts this sample represents"
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What an interval of one metric needs before anything is computed."""
-
-    metric: str
-    cells: np.ndarray
-    choice: policy.IntervalChoice
-    nested: bool
-    relevant_n: int
-    persons: int | None
-    independent_texts: bool
-    estimate: float
-
-    @property
-    def draws(self) -> tuple | None:
-        """What the bootstrap resamples, for sharing draws; None for analytic intervals."""
-        c = self.choice
-        if c.method != "bootstrap" or isinstance(c.n_resamples, str):
-            return None
-        return (c.scheme, c.interval, c.pseudo_count, c.n_resamples, self.cells.shape)
-
-
-def _plan(counts: ConfusionCounts, metric: str, *, options: dict[str, Any], strict: bool) -> _Plan:
-    """Check that `metric` has an interval on `counts` and choose its method.
-
-    `options` are the method options of :func:`metric_ci` (``method``, ``design``, ...),
-    passed to :func:`perfci.policy.choose_interval`.
-    """
-    nested = counts.groups is not None
-    cells = np.asarray(counts.matrix if metric in _AVERAGED else counts.counts, dtype=float)
-    relevant = _relevant(cells, metric)
-    relevant_n = int(relevant.sum())
-    persons = int(np.count_nonzero(relevant)) if nested else None
-    # One relevant text per person is a simple random sample of texts: nothing to adjust,
-    # and the interval is the independent-text one.
-    independent_texts = persons is None or bool(np.all(relevant <= 1))
-    if persons is not None and persons < 2:
-        raise ValueError(
-            f"`groups` must give at least 2 persons with a relevant text for {metric}; "
-            f"got {persons}."
-        )
-    if nested:
-        # the one rule the harness scores: per data set, from the per-person counts
-        successes = (
-            proportion_counts(cells, metric)[0][None] if metric in PROPORTION_METRICS else None
-        )
-        [(found, _)] = policy.recommend_for_counts(
-            metric, relevant[None], successes, strict=strict, **options
-        )
-        choice = cast(policy.IntervalChoice, found)  # two persons at least: checked above
-    else:
-        choice = policy.choose_interval(metric, strict=strict, **options)
-    total = cells.sum(0) if nested else cells
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        estimate = float(
-            metric_values(total if metric not in _AVERAGED else one_vs_rest(total), metric)
-        )
-    if np.isnan(estimate):
-        raise ValueError(
-            f"`metric` {metric!r} is undefined for these labels: {undefined_reason(metric)}."
-        )
-    return _Plan(metric, cells, choice, nested, relevant_n, persons, independent_texts, estimate)
-
-
-def _computed(
-    plan: _Plan, *, confidence_level: float, rng: Any, bootstrap: BootstrapCI | None = None
-) -> MetricCI:
-    """Compute a plan's interval; a bootstrap plan may come with its interval drawn."""
-    choice, cells, independent_texts = plan.choice, plan.cells, plan.independent_texts
-    icc = design_effect = n_eff = np.nan
-    if choice.method != "bootstrap":
-        x, n = proportion_counts(cells, plan.metric)
-        if not independent_texts and choice.design is not None:
-            res: Any = clustered_proportion_ci(
-                x,
-                n,
-                method=choice.method,
-                design=choice.design,
-                df_adjust=choice.df_adjust,
-                confidence_level=confidence_level,
-            )
-            icc, design_effect, n_eff = res.icc, res.design_effect, res.n_eff
-            label = choice.label
-        else:
-            res = proportion_ci(
-                x.sum(), n.sum(), method=choice.method, confidence_level=confidence_level
-            )
-            label = choice.method
-            independent_texts = True
-    else:
-        independent_texts = choice.scheme == "iid"
-        # a bootstrap choice always sets its scheme, interval and resamples
-        res = bootstrap or bootstrap_ci(
-            cells,
-            plan.metric,
-            scheme=cast(str, choice.scheme),
-            interval=cast(str, choice.interval),
-            pseudo_count=choice.pseudo_count,
-            n_resamples=cast(int | str, choice.n_resamples),
-            confidence_level=confidence_level,
-            rng=rng,
-            nested=plan.nested,
-        )
-        label = choice.label
-    return MetricCI(
-        metric=plan.metric,
-        estimate=plan.estimate,
-        low=float(res.low),
-        high=float(res.high),
-        confidence_level=float(confidence_level),
-        method=label,
-        population=_population(plan.metric, not independent_texts, plan.persons),
-        relevant_n=plan.relevant_n,
-        persons=plan.persons,
-        icc=float(icc),
-        design_effect=float(design_effect),
-        n_eff=float(n_eff),
-        result=res,
-    )
-
-
-def _interval(
-    counts: ConfusionCounts,
-    metric: str,
-    *,
-    options: dict[str, Any],
-    confidence_level: float,
-    rng: Any,
-    strict: bool,
-) -> MetricCI:
-    """Compute the interval of `metric` on validated counts (per person if nested)."""
-    plan = _plan(counts, metric, options=options, strict=strict)
-    return _computed(plan, confidence_level=confidence_level, rng=rng)
-
-
-def _shared_bootstraps(
-    plans: dict[str, tuple[_Plan, np.random.Generator]], confidence_level: float
-) -> dict[str, BootstrapCI]:
-    """Bootstrap intervals of a report's rows, one set of draws per way of resampling.
-
-    The rows whose bootstrap resamples alike (scheme, pseudo count, resamples and cells)
-    share the draws of the first such row's generator: the persons (and texts) are drawn
-    once and every metric is read off the same resampled cells
-    (:func:`perfci.bootstrap.shared_bootstrap_cis`).
-    """
-    groups: dict[tuple, list[str]] = {}
-    for metric, (plan, _) in plans.items():
-        if plan.draws is not None:
-            groups.setdefault(plan.draws, []).append(metric)
-    out: dict[str, BootstrapCI] = {}
-    for (scheme, interval, pseudo_count, n_resamples, _), metrics in groups.items():
-        if len(metrics) < 2:
-            continue
-        first, generator = plans[metrics[0]]
-        try:
-            out |= shared_bootstrap_cis(
-                first.cells,
-                metrics,
-                scheme=scheme,
-                interval=interval,
-                pseudo_count=pseudo_count,
-                n_resamples=n_resamples,
-                confidence_level=confidence_level,
-                rng=generator,
-                nested=first.nested,
-            )
-        except ValueError:
-            continue  # each row's own call says why
-    return out
-
-
-def _check_level(confidence_level: Any) -> float:
-    return float(check_confidence_level(confidence_level, scalar=True))
-
-
-def _metric_ci_iv(
-    metric: Any, options: dict[str, Any], positive: Any, confidence_level: Any, rng: Any
-) -> tuple[float, np.random.Generator]:
-    """Check every option of :func:`metric_ci` before the labels are read."""
-    registry.ANY_METRIC.check(metric)
-    policy.check_options(**options)
-    check_label("positive", positive)
-    return _check_level(confidence_level), check_rng(rng)
 
 
 def _report_iv(
@@ -348,7 +77,7 @@ def _report_iv(
     """Check every option of :func:`report` before the labels are read."""
     policy.check_options(design=design, df_adjust=df_adjust)
     check_label("positive", positive)
-    level = _check_level(confidence_level)
+    level = check_level(confidence_level)
     if not isinstance(bayes, bool | np.bool_):
         raise ValueError(f"`bayes` must be True or False; got {bayes!r}.")
     if bayes:
@@ -569,10 +298,10 @@ def metric_ci(
         "interval": interval,
         "pseudo_count": pseudo_count,
     }
-    level, generator = _metric_ci_iv(metric, options, positive, confidence_level, rng)
+    level, generator = metric_ci_iv(metric, options, positive, confidence_level, rng)
     counts = confusion(y_true, y_pred, positive=positive, groups=groups)
-    _check_counts_fit_metric(counts, metric)
-    return _interval(
+    check_counts_fit_metric(counts, metric)
+    return interval_of_counts(
         counts,
         metric,
         options={**options, "n_resamples": n_resamples},
@@ -704,19 +433,6 @@ def _auc_metric(ci: RocAucCI) -> MetricCI:
         n_eff=np.nan,
         result=ci,
     )
-
-
-def _check_counts_fit_metric(counts: ConfusionCounts, metric: str) -> None:
-    if metric in _AVERAGED and counts.matrix is None:
-        raise ValueError(
-            f"`metric` {metric!r} averages over classes; it needs multi-class labels "
-            "(three or more classes, or `positive` left unset with `labels`)."
-        )
-    if metric not in _AVERAGED and counts.classes is not None:
-        raise ValueError(
-            f"`positive` must name the class for the binary metric {metric!r} on "
-            f"multi-class labels {counts.classes.tolist()!r}."
-        )
 
 
 def _note(ci: MetricCI) -> str:
@@ -917,11 +633,11 @@ def _bayes_metric_rows(
     from . import bayes
 
     nested = counts.groups is not None
-    averaged = metric in _AVERAGED
+    averaged = metric in AVERAGED_METRICS
     cells = counts.matrix if averaged else counts.counts
     assert cells is not None  # a multi-class count always has its matrices
     total = cells.sum(0) if nested else cells
-    relevant = int(_relevant(total, metric))
+    relevant = int(relevant_texts_of(total, metric))
     with warnings.catch_warnings():
         # a fallback or a prior-only posterior is said in the row's note instead
         warnings.simplefilter("ignore", bayes.PriorOnlyWarning)
@@ -957,18 +673,20 @@ def _rows(
     sensitivity = options.pop("bayes_prior_sensitivity", False)
     level = options.pop("confidence_level")
     child_rngs = rng.spawn(len(metrics))
-    plans: dict[str, tuple[_Plan, np.random.Generator]] = {}
+    plans: dict[str, tuple[IntervalPlan, np.random.Generator]] = {}
     for metric, child in zip(metrics, child_rngs, strict=True):
         try:
             # the report's options apply to the rows whose method uses them
-            plans[metric] = (_plan(counts, metric, options=options, strict=False), child)
+            plans[metric] = (plan_interval(counts, metric, options=options, strict=False), child)
         except ValueError as exc:
             # Undefined metrics and too few persons are skipped from the table and named.
             skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
-    shared = _shared_bootstraps(plans, level)
+    shared = shared_bootstraps(plans, level)
     for metric, (plan, child) in plans.items():
         try:
-            ci = _computed(plan, confidence_level=level, rng=child, bootstrap=shared.get(metric))
+            ci = computed_interval(
+                plan, confidence_level=level, rng=child, bootstrap=shared.get(metric)
+            )
         except ValueError as exc:
             skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
             continue
@@ -1006,7 +724,7 @@ def _report_one(y_true, y_pred, groups, positive, metrics, options, rng, where):
         r, s = _rows(per_class, chosen, options, rng, f"{where} for class {cls!r}")
         rows += [{"class": cls, **row} for row in r]
         skipped += s
-    averaged = [m for m in (metrics or _AVERAGED) if m in _AVERAGED]
+    averaged = [m for m in (metrics or AVERAGED_METRICS) if m in AVERAGED_METRICS]
     r, s = _rows(counts, averaged, options, rng, where)
     rows += [{"class": "", **row} for row in r]
     return rows, skipped + s
@@ -1193,7 +911,7 @@ def _difference_rows(
     classes = sorted_labels(pd.unique(np.concatenate([t, p]))) if multiclass else [positive]
     chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
     skipped = []
-    if multiclass and any(m in _AVERAGED for m in (metrics or _AVERAGED)):
+    if multiclass and any(m in AVERAGED_METRICS for m in (metrics or AVERAGED_METRICS)):
         skipped.append(
             "the differences of averages over classes (a difference between subgroups is "
             "of a binary metric: compare a class's one-vs-rest metric)"
