@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from ._core import registry
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
+from ._core.labels import has_columns
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -499,13 +499,6 @@ def _warn(message: str) -> None:
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
 
 
-def _has_runs(pred: Any) -> bool:
-    """Whether a classifier's labels have a column per run (a 2-D table beside 1-D truth)."""
-    if isinstance(pred, pd.DataFrame):
-        return True
-    return not isinstance(pred, pd.Series) and np.ndim(np.asarray(pred, dtype=object)) == 2
-
-
 def compare(
     y_true: Any,
     pred_a: Any,
@@ -743,7 +736,7 @@ def compare(
     if (
         metric != "roc_auc"
         and np.ndim(np.asarray(y_true, dtype=object)) == 1
-        and (_has_runs(pred_a) or _has_runs(pred_b))
+        and (has_columns(pred_a) or has_columns(pred_b))
     ):
         from .runs import compare_runs
 

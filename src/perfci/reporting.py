@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import policy
 from ._core import registry
-from ._core.labels import as_label_array, sorted_labels
+from ._core.labels import as_label_array, has_columns, sorted_labels
 from ._core.validation import (
     UndefinedMetricWarning,
     check_label,
@@ -245,9 +245,9 @@ def metric_ci(
         None
         if metric == "roc_auc"
         else "annotators"
-        if _has_runs(y_true)
+        if has_columns(y_true)
         else "runs"
-        if _has_runs(y_pred)
+        if has_columns(y_pred)
         else None
     )
     if source is not None:
@@ -311,13 +311,6 @@ def metric_ci(
     )
 
 
-def _has_runs(y_pred: Any) -> bool:
-    """Whether `y_pred` has a column per run (two-dimensional)."""
-    if isinstance(y_pred, pd.DataFrame):
-        return True
-    return not isinstance(y_pred, pd.Series) and np.ndim(np.asarray(y_pred, dtype=object)) == 2
-
-
 def _crossed_metric_ci(
     source: str,
     y_true: Any,
@@ -341,7 +334,7 @@ def _crossed_metric_ci(
     from .annotators import annotator_ci
     from .runs import runs_ci
 
-    if source == "annotators" and _has_runs(y_pred):
+    if source == "annotators" and has_columns(y_pred):
         raise ValueError(
             "`y_true` with a column per annotator and `y_pred` with a column per run are not "
             "available together: give one run (or the runs' majority vote), or one reference."
@@ -802,7 +795,7 @@ def _annotators_report(
     from .annotators import annotator_ci, majority_reference, read_codes
     from .runs import _pred_runs, majority_vote, runs_ci
 
-    runs = _has_runs(y_pred)
+    runs = has_columns(y_pred)
     pred_runs = _pred_runs(y_pred) if runs else None
     first = pred_runs[:, 0] if pred_runs is not None else y_pred
     truth, said, positive = read_codes(y_true, first, positive)
@@ -1150,7 +1143,7 @@ def report(
         "bayes_sampler": bayes_sampler if bayes else None,
         "bayes_prior_sensitivity": bayes_prior_sensitivity,
     }
-    if _has_runs(y_true):
+    if has_columns(y_true):
         unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}
         unsupported["score"] = score is not None
         for name, given_ in unsupported.items():
@@ -1160,7 +1153,7 @@ def report(
                     "annotator in `y_true`): report against one reference, or their majority."
                 )
         return _annotators_report(y_true, y_pred, groups, positive, metrics, level, generator)
-    runs = _has_runs(y_pred)
+    runs = has_columns(y_pred)
     if runs and (differences or bayes):
         raise ValueError(
             f"`{'differences' if differences else 'bayes'}` is not available with repeated "

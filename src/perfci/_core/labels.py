@@ -201,3 +201,16 @@ def factorize_sorted(values: Any) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(order.size, dtype=np.intp)
     rank[order] = np.arange(order.size)
     return uniques[order], rank[codes].reshape(arr.shape)
+
+
+def has_columns(values: Any) -> bool:
+    """Whether a label argument is a table, a column per run or annotator (two-dimensional).
+
+    A :class:`pandas.DataFrame` always is; a :class:`pandas.Series` never is; anything
+    else is when it is a two-dimensional array.
+    """
+    import pandas as pd
+
+    if isinstance(values, pd.DataFrame):
+        return True
+    return not isinstance(values, pd.Series) and np.ndim(np.asarray(values, dtype=object)) == 2

@@ -709,10 +709,10 @@ def _validation_report_iv(
     names: Any, title: Any, forest_metric: Any, digits: Any, inputs: Mapping[str, Any]
 ) -> dict[str, str]:
     """Check the options :func:`perfci.report` does not; return the inputs' display names."""
-    from ..reporting import _has_runs
+    from .._core.labels import has_columns
 
     for key in ("y_true", "y_pred", "pred_b"):
-        if inputs[key] is not None and _has_runs(inputs[key]):
+        if inputs[key] is not None and has_columns(inputs[key]):
             what = "annotator" if key == "y_true" else "run"
             raise ValueError(
                 f"`{key}` must have one label per text: a column per {what} is not available "
