@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-# Doctests that fit MCMC models (seconds each); `make test-fast` skips them.
-SLOW_DOCTESTS = ("bayes.md", "perfci.bayes.fitting.fit_confusion")
+# Doctests that fit MCMC models or run suites (seconds each); `make test-fast` skips them.
+SLOW_DOCTESTS = ("bayes.md", "validation.md", "perfci.bayes.fitting.fit_confusion")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -577,6 +577,7 @@ def test_the_general_population_step_is_the_proportions_one():
     )
 
 
+@pytest.mark.slow
 def test_population_covers_with_informative_sizes_where_mu_does_not():
     # 20 persons of ~30 texts (CV 1.5) whose log size correlates 0.5 with their rate: the
     # population's text-weighted rate (0.940) is above the mean person rate (0.9)

@@ -708,6 +708,7 @@ def test_margins_families_only_where_they_apply(tmp_path):
         _load(tmp_path, text)
 
 
+@pytest.mark.slow
 def test_the_hierarchical_dirichlet_multinomial_has_its_written_log_density():
     # log p(pi, kappa | cells) up to a constant, written out with gammaln: the
     # Dirichlet-multinomial of each person, pi ~ Dirichlet(1), kappa ~ Pareto(1.5, 1);

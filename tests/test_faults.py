@@ -313,6 +313,7 @@ def test_files_are_written_with_the_users_umask(quick, tmp_path, umask):
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
+@pytest.mark.slow
 def test_a_suite_name_that_is_a_path_writes_nothing(tmp_path):
     for name in ("../escaped", "/tmp/escaped", "sub/escaped", ".."):
         path = tmp_path / "suite.toml"
@@ -371,6 +372,7 @@ def _fill(disk):
             assert exc.errno == errno.ENOSPC
 
 
+@pytest.mark.slow
 def test_a_full_disk_at_the_final_write_is_one_line_and_leaves_nothing_torn(quick, small_disk):
     out = small_disk / "out"
     harness.run_suite(harness.load_suite(quick), "smoke", out)
