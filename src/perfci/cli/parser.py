@@ -34,6 +34,10 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
+#: What each command's builder adds its parser to: the subparsers of ``perfci``.
+type Subcommands = argparse._SubParsersAction[Parser]
+
+
 class Formatter(argparse.HelpFormatter):
     """Help that wraps descriptions but keeps text with line breaks (the epilogs) as written."""
 
@@ -247,27 +251,41 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, parser_class=Parser, help="the job to do"
     )
+    for add in _COMMANDS:
+        add(sub)
+    return parser
 
-    def command(name: str, help: str, *sections: tuple[str, registry.Choices]) -> Any:
-        p = sub.add_parser(
-            name,
-            help=help,
-            description=help[0].upper() + help[1:] + ".",
-            epilog=_epilog(*sections) if sections else None,
-            formatter_class=Formatter,
-        )
-        p.set_defaults(command=name)
-        return p
 
-    p = command(
-        "interval", "analytic interval for a proportion", ("methods", registry.ANALYTIC_METHOD)
+def _command(
+    sub: Subcommands, name: str, help: str, *sections: tuple[str, registry.Choices]
+) -> argparse.ArgumentParser:
+    """Add the subcommand `name`: its help, its description and an epilog of `sections`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=help[0].upper() + help[1:] + ".",
+        epilog=_epilog(*sections) if sections else None,
+        formatter_class=Formatter,
+    )
+    p.set_defaults(command=name)
+    return p
+
+
+def _interval(sub: Subcommands) -> None:
+    """Add ``perfci interval``."""
+    p = _command(
+        sub, "interval", "analytic interval for a proportion", ("methods", registry.ANALYTIC_METHOD)
     )
     p.add_argument("--successes", type=float, required=True, metavar="X", help="successes x")
     p.add_argument("--trials", type=float, required=True, metavar="N", help="trials n")
     _choice(p, "--method", registry.ANALYTIC_METHOD, default="agresti_coull")
     _common(p)
 
-    p = command(
+
+def _coverage(sub: Subcommands) -> None:
+    """Add ``perfci coverage``."""
+    p = _command(
+        sub,
         "coverage",
         "exact coverage of an interval method, by binomial enumeration",
         ("methods", registry.EXACT_METHOD),
@@ -277,7 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p", type=float, required=True, metavar="P", help="true proportion")
     _common(p)
 
-    p = command(
+
+def _bootstrap(sub: Subcommands) -> None:
+    """Add ``perfci bootstrap``."""
+    p = _command(
+        sub,
         "bootstrap",
         "bootstrap interval from confusion-matrix cells or a proportion",
         ("intervals", registry.BOOTSTRAP_INTERVAL),
@@ -329,7 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p)
 
-    p = command(
+
+def _report(sub: Subcommands) -> None:
+    """Add ``perfci report``."""
+    p = _command(
+        sub,
         "report",
         "every metric with its recommended interval",
         ("formats", registry.OUTPUT_FORMAT),
@@ -419,7 +445,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p)
 
-    p = command(
+
+def _compare(sub: Subcommands) -> None:
+    """Add ``perfci compare``."""
+    p = _command(
+        sub,
         "compare",
         "paired difference of a metric between two classifiers",
         ("metrics", registry.COMPARE_METRIC),
@@ -433,7 +463,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p)
 
-    p = command(
+
+def _bayes(sub: Subcommands) -> None:
+    """Add ``perfci bayes``."""
+    p = _command(
+        sub,
         "bayes",
         "hierarchical Bayesian credible intervals beside the frequentist interval",
         ("metrics", registry.PROPORTION_METRIC),
@@ -481,7 +515,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p, level=None)
 
-    p = command(
+
+def _validate(sub: Subcommands) -> None:
+    """Add ``perfci validate``."""
+    p = _command(
+        sub,
         "validate",
         "coverage validation suites: list, run, report",
         ("actions", registry.VALIDATE_ACTION),
@@ -542,7 +580,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
     _common(p, level=None)
 
-    p = command(
+
+def _plan(sub: Subcommands) -> None:
+    """Add ``perfci plan``."""
+    p = _command(
+        sub,
         "plan",
         "relevant texts (and persons) for a target half-width, from expected values or a pilot",
         ("methods", registry.PLAN_METHOD),
@@ -632,9 +674,15 @@ def build_parser() -> argparse.ArgumentParser:
     _labels(pilot)
     _common(p)
 
-    p = command("demo", "report, comparison and plan for the bundled example")
+
+def _demo(sub: Subcommands) -> None:
+    """Add ``perfci demo``."""
+    p = _command(sub, "demo", "report, comparison and plan for the bundled example")
     _common(p)
-    return parser
+
+
+#: The builder of each subcommand, in the order of ``perfci --help``.
+_COMMANDS = (_interval, _coverage, _bootstrap, _report, _compare, _bayes, _validate, _plan, _demo)
 
 
 #: Library arguments that a command's flags feed under another name; every other argument
