@@ -34,10 +34,6 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
-#: What each command's builder adds its parser to: the subparsers of ``perfci``.
-type Subcommands = argparse._SubParsersAction[Parser]
-
-
 class Formatter(argparse.HelpFormatter):
     """Help that wraps descriptions but keeps text with line breaks (the epilogs) as written."""
 
@@ -257,7 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command(
-    sub: Subcommands, name: str, help: str, *sections: tuple[str, registry.Choices]
+    sub: argparse._SubParsersAction[Parser],
+    name: str,
+    help: str,
+    *sections: tuple[str, registry.Choices],
 ) -> argparse.ArgumentParser:
     """Add the subcommand `name`: its help, its description and an epilog of `sections`."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -271,7 +270,7 @@ def _command(
     return p
 
 
-def _interval(sub: Subcommands) -> None:
+def _interval(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci interval``."""
     p = _command(
         sub, "interval", "analytic interval for a proportion", ("methods", registry.ANALYTIC_METHOD)
@@ -282,7 +281,7 @@ def _interval(sub: Subcommands) -> None:
     _common(p)
 
 
-def _coverage(sub: Subcommands) -> None:
+def _coverage(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci coverage``."""
     p = _command(
         sub,
@@ -296,7 +295,7 @@ def _coverage(sub: Subcommands) -> None:
     _common(p)
 
 
-def _bootstrap(sub: Subcommands) -> None:
+def _bootstrap(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci bootstrap``."""
     p = _command(
         sub,
@@ -352,7 +351,7 @@ def _bootstrap(sub: Subcommands) -> None:
     _common(p)
 
 
-def _report(sub: Subcommands) -> None:
+def _report(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci report``."""
     p = _command(
         sub,
@@ -446,7 +445,7 @@ def _report(sub: Subcommands) -> None:
     _common(p)
 
 
-def _compare(sub: Subcommands) -> None:
+def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci compare``."""
     p = _command(
         sub,
@@ -464,7 +463,7 @@ def _compare(sub: Subcommands) -> None:
     _common(p)
 
 
-def _bayes(sub: Subcommands) -> None:
+def _bayes(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci bayes``."""
     p = _command(
         sub,
@@ -516,7 +515,7 @@ def _bayes(sub: Subcommands) -> None:
     _common(p, level=None)
 
 
-def _validate(sub: Subcommands) -> None:
+def _validate(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci validate``."""
     p = _command(
         sub,
@@ -581,7 +580,7 @@ def _validate(sub: Subcommands) -> None:
     _common(p, level=None)
 
 
-def _plan(sub: Subcommands) -> None:
+def _plan(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci plan``."""
     p = _command(
         sub,
@@ -675,7 +674,7 @@ def _plan(sub: Subcommands) -> None:
     _common(p)
 
 
-def _demo(sub: Subcommands) -> None:
+def _demo(sub: argparse._SubParsersAction[Parser]) -> None:
     """Add ``perfci demo``."""
     p = _command(sub, "demo", "report, comparison and plan for the bundled example")
     _common(p)
