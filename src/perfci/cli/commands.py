@@ -106,7 +106,7 @@ def report(args: argparse.Namespace) -> None:
     from ..reporting import report as report_
 
     html = _html_target(args)  # a bad --html fails before any work
-    frame = inputs.read_table(args.file)
+    frame = inputs.read_table(args.file, sep=args.sep)
     truths = list(args.truth)
     if html is not None and (len(truths) > 1 or len(args.pred) > 1 or args.run is not None):
         raise ValueError(
@@ -300,7 +300,7 @@ def compare(args: argparse.Namespace) -> None:
     """``perfci compare``: the paired difference of a metric between two classifiers."""
     from ..comparison import compare as compare_
 
-    frame = inputs.read_table(args.file)
+    frame = inputs.read_table(args.file, sep=args.sep)
     runs_a, runs_b = list(args.pred_a), list(args.pred_b)
     if len(runs_a) > 1 or len(runs_b) > 1:
         _compare_runs(args, frame, runs_a, runs_b)
@@ -418,7 +418,7 @@ def bayes(args: argparse.Namespace) -> None:
     from .. import bayes as bayes_
     from ..reporting import metric_ci
 
-    frame = inputs.read_table(args.file)
+    frame = inputs.read_table(args.file, sep=args.sep)
     values, positive = inputs.read_labels(
         args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}, frame
     )
@@ -655,7 +655,7 @@ def _plan_text(plan: Any) -> str:
 
 
 #: Flags of ``perfci plan`` that read the pilot file, and the flags that replace its estimates.
-_PILOT_ONLY = ("truth", "pred", "group", "metric", "positive", "negative")
+_PILOT_ONLY = ("truth", "pred", "group", "metric", "positive", "negative", "sep")
 _PILOT_OVERRIDES = ("metric_value", "prevalence", "icc", "texts_per_person", "cluster_size_cv")
 
 
@@ -707,7 +707,7 @@ def _plan_from_pilot(args: argparse.Namespace, options: dict[str, Any]) -> None:
     if lacking:
         listed = ", ".join(lacking[:-1]) + (" and " if len(lacking) > 1 else "") + lacking[-1]
         raise ValueError(f"`--pilot` needs {listed}.")
-    frame = inputs.read_table(args.pilot, "--pilot")
+    frame = inputs.read_table(args.pilot, "--pilot", sep=args.sep)
     inputs.refuse_scores_as_labels(
         frame,
         args.pred,

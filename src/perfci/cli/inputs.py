@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
+    "DELIMITERS",
     "MISSING_CODES",
     "annotator_codes",
     "name_rows",
@@ -36,11 +37,14 @@ __all__ = [
 MISSING_CODES = ("NA", "N/A", "n/a", "#N/A", "#NA", "<NA>", "NULL", "null", "NaN", "nan", "None")
 
 
-def read_table(path: str, flag: str | None = None) -> pd.DataFrame:
+def read_table(path: str, flag: str | None = None, *, sep: str | None = None) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file of labelled texts, cells kept as text.
 
     Only empty cells are missing: ``NA``, ``null`` and the like are read as they are.
     Messages name the file, and the `flag` that gave it when it is not the positional FILE.
+    `sep` (``--sep``) is the delimiter of a CSV or TSV file (default: a tab for ``.tsv``,
+    else a comma); a file it cannot be read with is named with the delimiter its header
+    looks written with.
     """
     import pandas as pd
 
@@ -53,11 +57,17 @@ def read_table(path: str, flag: str | None = None) -> pd.DataFrame:
         raise ValueError(f"{file} {path!r} must be a .csv, .tsv or .parquet file.")
     if not where.exists():
         raise ValueError(f"{file} {path!r} does not exist.")
+    parquet = suffix in (".parquet", ".pq")
+    if parquet and sep is not None:
+        raise ValueError(
+            f"`--sep` is the delimiter of a CSV or TSV file; {file} {path!r} is Parquet."
+        )
+    if sep is None:
+        sep = "\t" if suffix == ".tsv" else ","
     try:
-        if suffix in (".parquet", ".pq"):
+        if parquet:
             frame = pd.read_parquet(path)
         else:
-            sep = "\t" if suffix == ".tsv" else ","
             frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise ValueError(
@@ -70,13 +80,68 @@ def read_table(path: str, flag: str | None = None) -> pd.DataFrame:
             f"{file} {path!r} could not be read: it is not text in UTF-8 (a CSV or TSV file)."
         ) from None
     except Exception as exc:  # pandas raises many kinds for a malformed file
-        raise ValueError(f"{file} {path!r} could not be read: {exc}".splitlines()[0]) from None
+        message = f"{file} {path!r} could not be read: {exc}".splitlines()[0]
+        header = "" if parquet else _header(where)
+        other = None if sep in header else _delimiter_of(header)
+        if other is not None:  # e.g. a ';' file whose texts hold commas
+            message = f"{message.rstrip('.')}; {_read_with(other)}."
+        raise ValueError(message) from None
     if len(frame) == 0:
         raise ValueError(
             f"{file} {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
             "it needs one row per text."
         )
     return frame
+
+
+#: Delimiters a table may be written with, in the order they are looked for in a header
+#: that reads as one column (a file read with another delimiter than its own).
+DELIMITERS = (";", "\t", "|", ",")
+
+
+def _header(where: Path) -> str:
+    """Return the first line of a text file (empty if it cannot be read)."""
+    try:
+        with where.open(encoding="utf-8", errors="replace") as handle:
+            return handle.readline().rstrip("\r\n")
+    except OSError:
+        return ""
+
+
+def _delimiter_of(header: str, wanted: str | None = None) -> str | None:
+    """Return the delimiter a `header` read as one column looks written with, or None.
+
+    The first of :data:`DELIMITERS` that splits it into several names (among them
+    `wanted`, when given).
+    """
+    for delimiter in DELIMITERS:
+        names = [name.strip().strip('"') for name in header.split(delimiter)]
+        if len(names) > 1 and (wanted is None or wanted in names):
+            return delimiter
+    return None
+
+
+def _read_with(delimiter: str) -> str:
+    """Say which delimiter a file looks written with, and the flag that reads it."""
+    return f"the file looks delimited by {delimiter!r}: read it with `--sep {delimiter!r}`"
+
+
+def _not_in(frame: pd.DataFrame, name: str, option: str, path: str) -> ValueError:
+    """Return the error of a column not in the file, naming a delimiter it looks written with.
+
+    A header that reads as one column holding `name` between one of :data:`DELIMITERS`
+    is a file read with the wrong delimiter (a semicolon-delimited CSV file).
+    """
+    columns = list(map(str, frame.columns))
+    if len(columns) == 1:
+        delimiter = _delimiter_of(columns[0], name)
+        if delimiter is not None:
+            shown = columns[0] if len(columns[0]) <= 40 else columns[0][:37] + "..."
+            return ValueError(
+                f"`{option}` column {name!r} is not in {path}, whose header reads as one "
+                f"column, {shown!r}: {_read_with(delimiter)}."
+            )
+    return ValueError(f"`{option}` column {name!r} is not in {path}; its columns are {columns}.")
 
 
 def name_rows(flags: Any) -> str:
@@ -109,10 +174,7 @@ def read_column(
     if name is None:
         return None
     if name not in frame.columns:
-        raise ValueError(
-            f"`{option}` column {name!r} is not in {path}; its columns are "
-            f"{list(map(str, frame.columns))}."
-        )
+        raise _not_in(frame, name, option, path)
     column = frame[name]
     text = column.astype(str) if column.dtype != object else column.map(str)
     missing = (column.isna() | (text.str.strip() == "")).to_numpy()
@@ -247,10 +309,7 @@ def annotator_codes(frame: pd.DataFrame, columns: list[str], path: str) -> pd.Da
     codes = {}
     for name in columns:
         if name not in frame.columns:
-            raise ValueError(
-                f"`--truth` column {name!r} is not in {path}; its columns are "
-                f"{list(map(str, frame.columns))}."
-            )
+            raise _not_in(frame, name, "--truth", path)
         raw = frame[name]
         text = raw.astype(str).str.strip()
         empty = raw.isna() | (text == "")

@@ -121,6 +121,16 @@ def _n_resamples(text: str) -> int | str:
         ) from None
 
 
+def _separator(text: str) -> str:
+    if text in ("\\t", "tab"):
+        return "\t"
+    if len(text) != 1 or text in '"\r\n':
+        raise argparse.ArgumentTypeError(
+            f"expected one character, e.g. ';' or '|' ('\\t' for a tab), got {text!r}"
+        )
+    return text
+
+
 def _seed_value(text: str) -> int:
     try:
         seed = int(text)
@@ -177,6 +187,17 @@ def _seed(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seed of the random generator, a non-negative integer (default: none, fresh "
         "randomness on every run)",
+    )
+
+
+def _sep(p: Options) -> None:
+    """Add ``--sep``, the delimiter of a CSV or TSV file."""
+    p.add_argument(
+        "--sep",
+        type=_separator,
+        metavar="SEP",
+        help="delimiter of the file's columns, one character such as ';' or '|' ('\\t' or "
+        "tab for a tab) (default: a tab for .tsv, else a comma)",
     )
 
 
@@ -377,6 +398,7 @@ def _report(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument(
         "--text", metavar="COL", help="with --run, the column of text ids (default: none)"
     )
+    _sep(p)
     _group(p)
     p.add_argument(
         "--by",
@@ -455,6 +477,7 @@ def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
         ("methods", registry.COMPARE_METHOD),
     )
     _file_columns(p, pred=("--pred-a", "--pred-b"))
+    _sep(p)
     _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
     _group(p)
@@ -474,6 +497,7 @@ def _bayes(sub: argparse._SubParsersAction[Parser]) -> None:
         ("priors", registry.PRIOR),
     )
     _file_columns(p)
+    _sep(p)
     _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
     _choice(p, "--sampler", registry.SAMPLER, default="auto")
@@ -652,6 +676,7 @@ def _plan(sub: argparse._SubParsersAction[Parser]) -> None:
         help="pilot labelled texts: CSV, TSV or Parquet, one row per text, read as by "
         "`perfci report` (default: none, plan from --metric-value)",
     )
+    _sep(pilot)
     pilot.add_argument(
         "--truth",
         metavar="COL",
