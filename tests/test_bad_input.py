@@ -242,6 +242,7 @@ def files(tmp_path):
     pc.load_example().to_csv(good, index=False)
     malformed = tmp_path / "bad.csv"
     malformed.write_text('human,model\n1,"0\n')
+    pc.load_example().to_csv(tmp_path / "semicolons.csv", sep=";", index=False)
     return good, malformed, tmp_path
 
 
@@ -260,6 +261,14 @@ CLI_CASES = [
     (["report", "{good}", "--truth", "nope", "--pred", "model"], "`--truth` column 'nope'"),
     (["report", "{bad}", "--truth", "human", "--pred", "model"], "could not be read"),
     (["report", "{dir}/none.csv", "--truth", "human", "--pred", "model"], "does not exist"),
+    (
+        ["report", "{dir}/semicolons.csv", "--truth", "human", "--pred", "model"],
+        "the file looks delimited by ';': read it with `--sep ';'`.",
+    ),
+    (
+        ["report", "{good}", "--truth", "human", "--pred", "model", "--sep", "ab"],
+        "argument --sep: expected one character",
+    ),
     (
         [
             "compare",

@@ -432,6 +432,93 @@ def test_file_errors(capsys, tmp_path, example_csv):
         assert match in err, (argv, err)
 
 
+#: Each delimiter but the file's default one, the file it is written to, and its `--sep`.
+DELIMITED = [
+    (";", "semicolons.csv", ";"),
+    ("\t", "tabs.csv", "\\t"),
+    ("|", "pipes.txt", "|"),
+    (",", "commas.tsv", ","),
+]
+
+
+def _table_commands(path):
+    """A command line of every command that reads a table, reading `path`."""
+    file = str(path)
+    return [
+        ["report", file, "--truth", "human", "--pred", "model", "--seed", "1", "--json"],
+        ["report", file, "--truth", "human", "human_b", "--pred", "model", "--seed", "1"],
+        [
+            *("compare", file, "--truth", "human", "--pred-a", "model", "--pred-b", "model_b"),
+            *("--metric", "f1", "--seed", "1", "--json"),
+        ],
+        [
+            *("bayes", file, "--truth", "human", "--pred", "model", "--group", "person"),
+            *("--metric", "recall", "--sampler", "grid", "--seed", "1", "--json"),
+        ],
+        [
+            *("plan", "--pilot", file, "--truth", "human", "--pred", "model"),
+            *("--metric", "recall", "--target", "0.05", "--json"),
+        ],
+    ]
+
+
+@pytest.mark.parametrize(("sep", "name", "flag"), DELIMITED)
+def test_a_file_with_another_delimiter_is_one_line_naming_the_sep_to_read_it(
+    capsys, tmp_path, sep, name, flag
+):
+    path = tmp_path / name
+    pc.load_example().to_csv(path, sep=sep, index=False)
+    for argv in _table_commands(path):
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and out == "" and err.count("\n") == 1, (argv, err)
+        assert f" is not in {path}, whose header reads as one column, " in err
+        assert f"the file looks delimited by {sep!r}: read it with `--sep {sep!r}`." in err
+
+
+@pytest.mark.parametrize(("sep", "name", "flag"), DELIMITED)
+def test_sep_reads_a_file_as_its_comma_twin_is_read(capsys, tmp_path, example_csv, sep, name, flag):
+    path = tmp_path / name
+    pc.load_example().to_csv(path, sep=sep, index=False)
+    for argv, twin in zip(_table_commands(path), _table_commands(example_csv), strict=True):
+        expected = run(capsys, *twin)
+        status, out, err = run(capsys, *argv, "--sep", flag)
+        assert expected[0] == status == 0, (argv, err)
+        assert (out.replace(str(path), str(example_csv)), err) == expected[1:]
+
+
+def test_a_file_that_cannot_be_read_names_the_delimiter_its_header_has(capsys, tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("human;model;note\n1;1;fine\n0;1;yes, and no\n")
+    argv = ["report", str(path), "--truth", "human", "--pred", "model", "--metrics", "accuracy"]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert f"file {str(path)!r} could not be read: " in err
+    assert err.endswith("; the file looks delimited by ';': read it with `--sep ';'`.\n")
+    status, out, err = run(capsys, *argv, "--sep", ";")
+    assert status == 0 and "accuracy" in out
+
+
+def test_sep_errors(capsys, tmp_path, example_csv):
+    parquet = tmp_path / "texts.parquet"
+    pc.load_example().to_parquet(parquet)
+    argv = ["--truth", "human", "--pred", "model"]
+    for given, match in [
+        (["report", str(example_csv), *argv, "--sep", ";;"], "argument --sep: expected one"),
+        (["report", str(example_csv), *argv, "--sep", ""], "argument --sep: expected one"),
+        (["report", str(example_csv), *argv, "--sep", '"'], "argument --sep: expected one"),
+        (
+            ["report", str(parquet), *argv, "--sep", ";"],
+            f"`--sep` is the delimiter of a CSV or TSV file; file {str(parquet)!r} is Parquet.",
+        ),
+        (
+            ["plan", "--target", "0.05", "--metric-value", "0.9", "--sep", ";"],
+            "`--sep` reads a pilot file: it goes with `--pilot FILE`.",
+        ),
+    ]:
+        status, out, err = run(capsys, *given)
+        assert status == 2 and out == "" and err.count("\n") == 1 and match in err, (given, err)
+
+
 def test_bayes_json(capsys, example_csv):
     status, out, _ = run(
         capsys,

@@ -21,8 +21,9 @@ The rules, so that a page author knows what is checked:
 
 Pages with commands that take seconds (Dask workers, drawing figures) are marked
 ``slow``. Each page runs in order in its own working folder, holding the bundled example data as
-``texts.csv`` and ``example_texts.csv`` and its repeated runs as a long table
-``runs_long.csv`` (as docs/sources.md says), through :func:`perfci.cli.main` in this
+``texts.csv``, ``example_texts.csv`` and, delimited by semicolons,
+``texts_semicolons.csv``, and its repeated runs as a long table ``runs_long.csv`` (as
+docs/sources.md says), through :func:`perfci.cli.main` in this
 process; a line with a shell pipe runs in a shell, with this environment's ``perfci``
 first on the ``PATH``. Help is formatted at 80 columns (``COLUMNS=80``).
 """
@@ -198,6 +199,7 @@ def workdir(tmp_path, monkeypatch):
     texts = pc.load_example()
     texts.to_csv("texts.csv", index=False)
     texts.to_csv("example_texts.csv", index=False)
+    texts.to_csv("texts_semicolons.csv", sep=";", index=False)
     texts.melt(
         id_vars=["text_id", "person", "human"],
         value_vars=["run1", "run2", "run3"],

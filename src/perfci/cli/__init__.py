@@ -8,8 +8,9 @@ that it is working on stderr when stderr is a terminal (``validate run`` a bar o
 cells), unless ``--quiet`` is given.
 
 The parser (:mod:`perfci.cli.parser`) reads every name and its help from the registry,
-the commands (:mod:`perfci.cli.commands`) import the library as they need it, and
-:mod:`perfci.cli.rendering` prints text, tables and JSON.
+the commands (:mod:`perfci.cli.commands`) import the library as they need it,
+:mod:`perfci.cli.inputs` reads their tables and columns, and :mod:`perfci.cli.rendering`
+prints text, tables and JSON.
 """
 
 from __future__ import annotations

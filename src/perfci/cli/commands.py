@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
-from . import rendering
+from . import inputs, rendering
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -101,208 +101,12 @@ def bootstrap(args: argparse.Namespace) -> None:
     rendering.emit(payload, args.json, text)
 
 
-#: What other software writes for a missing value. Only an empty cell is missing to the
-#: command line (so a person id ``NA`` is an id); in a column of labels these are refused,
-#: since they would otherwise count as a label.
-MISSING_CODES = ("NA", "N/A", "n/a", "#N/A", "#NA", "<NA>", "NULL", "null", "NaN", "nan", "None")
-
-
-def _read_table(path: str, flag: str | None = None) -> pd.DataFrame:
-    """Read a CSV, TSV or Parquet file of labelled texts, cells kept as text.
-
-    Only empty cells are missing: ``NA``, ``null`` and the like are read as they are.
-    Messages name the file, and the `flag` that gave it when it is not the positional FILE.
-    """
-    import pandas as pd
-
-    file = "file" if flag is None else f"`{flag}` file"
-    where = Path(path)
-    suffix = where.suffix.lower()
-    if where.is_dir():
-        raise ValueError(f"{file} {path!r} is a folder; give a .csv, .tsv or .parquet file.")
-    if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
-        raise ValueError(f"{file} {path!r} must be a .csv, .tsv or .parquet file.")
-    if not where.exists():
-        raise ValueError(f"{file} {path!r} does not exist.")
-    try:
-        if suffix in (".parquet", ".pq"):
-            frame = pd.read_parquet(path)
-        else:
-            sep = "\t" if suffix == ".tsv" else ","
-            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise ValueError(
-            f"{file} {path!r} is empty; it needs a header and one row per text."
-        ) from None
-    except PermissionError:
-        raise ValueError(f"{file} {path!r} could not be read: permission denied.") from None
-    except UnicodeDecodeError:
-        raise ValueError(
-            f"{file} {path!r} could not be read: it is not text in UTF-8 (a CSV or TSV file)."
-        ) from None
-    except Exception as exc:  # pandas raises many kinds for a malformed file
-        raise ValueError(f"{file} {path!r} could not be read: {exc}".splitlines()[0]) from None
-    if len(frame) == 0:
-        raise ValueError(
-            f"{file} {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
-            "it needs one row per text."
-        )
-    return frame
-
-
-def _rows(flags: Any) -> str:
-    """Name the rows of a file where `flags` holds, counted from 1 after the header."""
-    from .._core.labels import places
-
-    return places(flags, flags.shape, ("row", 1))
-
-
-@overload
-def _column(
-    frame: pd.DataFrame, name: str, option: str, path: str, *, labels: bool = ...
-) -> pd.Series: ...
-@overload
-def _column(
-    frame: pd.DataFrame, name: None, option: str, path: str, *, labels: bool = ...
-) -> None: ...
-def _column(
-    frame: pd.DataFrame, name: str | None, option: str, path: str, *, labels: bool = False
-) -> pd.Series | None:
-    """Return a column as text by name (None if `name` is); refuse its missing values.
-
-    A cell is missing when it is empty (or only whitespace), or a missing value of a
-    Parquet file. In a column of `labels`, :data:`MISSING_CODES` are refused as well.
-    """
-    if name is None:
-        return None
-    if name not in frame.columns:
-        raise ValueError(
-            f"`{option}` column {name!r} is not in {path}; its columns are "
-            f"{list(map(str, frame.columns))}."
-        )
-    column = frame[name]
-    text = column.astype(str) if column.dtype != object else column.map(str)
-    missing = (column.isna() | (text.str.strip() == "")).to_numpy()
-    if missing.any():
-        raise ValueError(
-            f"`{option}` column {name!r} has {int(missing.sum())} empty "
-            f"{'cell' if missing.sum() == 1 else 'cells'}, in {_rows(missing)} of {path}; "
-            "every text needs a value: fill them in or drop those rows."
-        )
-    if labels:
-        coded = text.str.strip().isin(MISSING_CODES).to_numpy()
-        if coded.any():
-            found = ", ".join(repr(v) for v in sorted(set(text[coded])))
-            raise ValueError(
-                f"`{option}` column {name!r} holds {found}, which other software writes for a "
-                f"missing label, in {_rows(coded)} of {path}; only an empty cell is missing "
-                "here: give those texts a label, or drop the rows."
-            )
-    return text
-
-
-def _labels(
-    args: argparse.Namespace,
-    columns: dict[str, tuple[str, str]],
-    frame: Any,
-    path: str | None = None,
-) -> Any:
-    """Read the label columns by one contract; return their arrays and the positive label.
-
-    `columns` maps each library argument (``y_true``, ...) to its flag and column name;
-    `path` is the file they are read from (default ``args.file``).
-    """
-    from ..counting import normalize_labels
-
-    path = args.file if path is None else path
-    read = {
-        key: _column(frame, column, flag, path, labels=True)
-        for key, (flag, column) in columns.items()
-    }
-    names = {key: f"`{flag}` column {column!r}" for key, (flag, column) in columns.items()}
-    given = normalize_labels(
-        read,
-        positive=args.positive,
-        negative=args.negative,
-        names={**names, "positive": "`--positive`", "negative": "`--negative`"},
-        rows=("row", 1),
-    )
-    return given.values, given.positive
-
-
-def _numbers(frame: pd.DataFrame, name: str, option: str, path: str) -> Any:
-    """Return a column of scores as finite floats; refuse cells that are not numbers."""
-    import numpy as np
-    import pandas as pd
-
-    text = _column(frame, name, option, path)
-    values = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        found = ", ".join(repr(v) for v in sorted(set(text[bad]))[:5])
-        raise ValueError(
-            f"`{option}` column {name!r} must hold a finite number (a score) for every text; "
-            f"it holds {found} in {_rows(bad)} of {path}."
-        )
-    return values
-
-
-def _refuse_scores_as_labels(
-    frame: pd.DataFrame, name: str, option: str, path: str, hint: str | None = None
-) -> None:
-    """Refuse a label column that looks like scores, saying what to do with scores."""
-    from ..counting import score_like
-
-    found = score_like(_column(frame, name, option, path).str.strip().to_numpy())
-    if found is not None:
-        hint = hint or (
-            f"Give it as `--score {name}` for the ROC AUC, and/or add `--threshold T` to "
-            "count a score of at least T as positive."
-        )
-        raise ValueError(
-            f"`{option}` column {name!r} looks like scores, not labels: {found}. {hint}"
-        )
-
-
-def _thresholded(args: argparse.Namespace, frame: pd.DataFrame, column: str | None = None) -> Any:
-    """Return a ``--pred`` column's scores as labels coded as ``--truth``: score >= T positive."""
-    import numpy as np
-
-    from ..counting import normalize_labels
-
-    scores = _numbers(frame, args.pred if column is None else column, "--pred", args.file)
-    truth = _column(frame, args.truth, "--truth", args.file, labels=True)
-    given = normalize_labels(
-        {"y_true": truth},
-        positive=args.positive,
-        negative=args.negative,
-        names={
-            "y_true": f"`--truth` column {args.truth!r}",
-            "positive": "`--positive`",
-            "negative": "`--negative`",
-        },
-        rows=("row", 1),
-    )
-    if given.coded:  # the positive label is 1, or 0 with --positive 0
-        labels: tuple[Any, Any] = (str(given.positive), str(1 - given.positive))
-    else:
-        others = [c for c in given.classes.tolist() if c != given.positive]
-        negative = args.negative if args.negative is not None else others[0]
-        if args.negative is None and len(others) != 1:
-            raise ValueError(
-                f"`--threshold` needs the negative label: `--truth` column {args.truth!r} "
-                f"has {len(others) + 1} labels; give `--negative LABEL`."
-            )
-        labels = (given.positive, negative)
-    return np.where(scores >= args.threshold, *labels).astype(object)
-
-
 def report(args: argparse.Namespace) -> None:
     """``perfci report``: every metric with its recommended interval."""
     from ..reporting import report as report_
 
     html = _html_target(args)  # a bad --html fails before any work
-    frame = _read_table(args.file)
+    frame = inputs.read_table(args.file, sep=args.sep)
     truths = list(args.truth)
     if html is not None and (len(truths) > 1 or len(args.pred) > 1 or args.run is not None):
         raise ValueError(
@@ -322,41 +126,36 @@ def report(args: argparse.Namespace) -> None:
                 raise ValueError(f"`{flag}` is not available with several `--truth` columns.")
     preds = list(args.pred)
     if args.run is not None:
-        frame, preds = _wide_runs(args, frame)
+        frame, preds = inputs.wide_runs(args, frame)
     elif args.text is not None:
         raise ValueError("`--text` names the texts of a long table of runs: it needs `--run`.")
     # the scores are read before --threshold turns the --pred column (maybe the same) into labels
-    score = None if args.score is None else _numbers(frame, args.score, "--score", args.file)
+    score = (
+        None if args.score is None else inputs.read_scores(frame, args.score, "--score", args.file)
+    )
     for column in preds:
         if args.threshold is not None:
-            frame = frame.assign(**{column: _thresholded(args, frame, column)})
+            frame = frame.assign(**{column: inputs.thresholded_labels(args, frame, column)})
         else:
-            _refuse_scores_as_labels(frame, column, "--pred", args.file)
+            inputs.refuse_scores_as_labels(frame, column, "--pred", args.file)
     if len(truths) > 1:  # several annotators: the library reads their codes and the labels
-        import numpy as np
-
         positive = args.positive
-        read = [_column(frame, c, "--pred", args.file, labels=True).to_numpy() for c in preds]
-        values = {
-            "y_true": _annotator_codes(frame, truths, args.file),
-            "y_pred": read[0] if len(read) == 1 else np.column_stack(read),
-        }
+        pred = inputs.read_runs(frame, preds, "--pred", args.file)
+        values = {"y_true": inputs.annotator_codes(frame, truths, args.file), "y_pred": pred}
     elif len(preds) == 1:
-        values, positive = _labels(
+        values, positive = inputs.read_labels(
             args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", preds[0])}, frame
         )
     else:  # repeated runs: a column per run, read by the library's one label contract
-        import numpy as np
-
         positive = args.positive
         values = {
-            "y_true": _column(frame, args.truth, "--truth", args.file, labels=True).to_numpy(),
-            "y_pred": np.column_stack(
-                [_column(frame, c, "--pred", args.file, labels=True).to_numpy() for c in preds]
-            ),
+            "y_true": inputs.read_column(
+                frame, args.truth, "--truth", args.file, labels=True
+            ).to_numpy(),
+            "y_pred": inputs.read_runs(frame, preds, "--pred", args.file),
         }
-    groups = _column(frame, args.group, "--group", args.file)
-    by = _column(frame, args.by, "--by", args.file)
+    groups = inputs.read_column(frame, args.group, "--group", args.file)
+    by = inputs.read_column(frame, args.by, "--by", args.file)
     if html is not None:
         _html_report(args, frame, values, positive, groups, by, score, preds[0], html)
         return
@@ -429,13 +228,13 @@ def _html_report(
 
     pred_b = None
     if args.pred_b is not None:  # read with the other labels, by the same coding
-        _refuse_scores_as_labels(frame, args.pred_b, "--pred-b", args.file)
+        inputs.refuse_scores_as_labels(frame, args.pred_b, "--pred-b", args.file)
         columns = {
             "y_true": ("--truth", args.truth),
             "y_pred": ("--pred", pred),
             "pred_b": ("--pred-b", args.pred_b),
         }
-        values, positive = _labels(args, columns, frame)
+        values, positive = inputs.read_labels(args, columns, frame)
         pred_b = values["pred_b"]
     given = {
         "y_true": args.truth,
@@ -501,16 +300,16 @@ def compare(args: argparse.Namespace) -> None:
     """``perfci compare``: the paired difference of a metric between two classifiers."""
     from ..comparison import compare as compare_
 
-    frame = _read_table(args.file)
+    frame = inputs.read_table(args.file, sep=args.sep)
     runs_a, runs_b = list(args.pred_a), list(args.pred_b)
     if len(runs_a) > 1 or len(runs_b) > 1:
         _compare_runs(args, frame, runs_a, runs_b)
         return
     args.pred_a, args.pred_b = runs_a[0], runs_b[0]
     if args.metric == "roc_auc":
-        values, positive = _labels(args, {"y_true": ("--truth", args.truth)}, frame)
+        values, positive = inputs.read_labels(args, {"y_true": ("--truth", args.truth)}, frame)
         scores = {
-            key: _numbers(frame, column, flag, args.file)
+            key: inputs.read_scores(frame, column, flag, args.file)
             for key, flag, column in (
                 ("a", "--pred-a", args.pred_a),
                 ("b", "--pred-b", args.pred_b),
@@ -521,7 +320,7 @@ def compare(args: argparse.Namespace) -> None:
             scores["a"],
             scores["b"],
             "roc_auc",
-            _column(frame, args.group, "--group", args.file),
+            inputs.read_column(frame, args.group, "--group", args.file),
             method=args.method,
             positive=positive,
             confidence_level=args.confidence_level,
@@ -534,7 +333,7 @@ def compare(args: argparse.Namespace) -> None:
         )
         return
     for flag, column in (("--pred-a", args.pred_a), ("--pred-b", args.pred_b)):
-        _refuse_scores_as_labels(
+        inputs.refuse_scores_as_labels(
             frame,
             column,
             flag,
@@ -547,8 +346,8 @@ def compare(args: argparse.Namespace) -> None:
         "pred_a": ("--pred-a", args.pred_a),
         "pred_b": ("--pred-b", args.pred_b),
     }
-    values, positive = _labels(args, columns, frame)
-    groups = _column(frame, args.group, "--group", args.file)
+    values, positive = inputs.read_labels(args, columns, frame)
+    groups = inputs.read_column(frame, args.group, "--group", args.file)
     result = compare_(
         values["y_true"],
         values["pred_a"],
@@ -567,38 +366,10 @@ def compare(args: argparse.Namespace) -> None:
     )
 
 
-def _annotator_codes(frame: pd.DataFrame, columns: list[str], path: str) -> pd.DataFrame:
-    """Several annotators' codes as text, None where a cell is empty (not coded)."""
-    import pandas as pd
-
-    codes = {}
-    for name in columns:
-        if name not in frame.columns:
-            raise ValueError(
-                f"`--truth` column {name!r} is not in {path}; its columns are "
-                f"{list(map(str, frame.columns))}."
-            )
-        raw = frame[name]
-        text = raw.astype(str).str.strip()
-        empty = raw.isna() | (text == "")
-        coded = text.isin(MISSING_CODES) & ~empty
-        if coded.any():
-            found = ", ".join(repr(v) for v in sorted(set(text[coded])))
-            raise ValueError(
-                f"`--truth` column {name!r} holds {found}, which other software writes for a "
-                f"missing label, in {_rows(coded.to_numpy())} of {path}; only an empty cell "
-                "is missing (an annotator who did not code the text)."
-            )
-        codes[name] = text.where(~empty, None)
-    return pd.DataFrame(codes)
-
-
 def _compare_runs(
     args: argparse.Namespace, frame: pd.DataFrame, runs_a: list[str], runs_b: list[str]
 ) -> None:
     """``perfci compare`` with repeated runs: several ``--pred-a`` or ``--pred-b`` columns."""
-    import numpy as np
-
     from ..comparison import compare as compare_
 
     if args.metric == "roc_auc":
@@ -613,16 +384,15 @@ def _compare_runs(
     sides = []
     for flag, columns in (("--pred-a", runs_a), ("--pred-b", runs_b)):
         for column in columns:
-            _refuse_scores_as_labels(frame, column, flag, args.file)
-        read = [_column(frame, c, flag, args.file, labels=True).to_numpy() for c in columns]
-        sides.append(read[0] if len(read) == 1 else np.column_stack(read))
-    truth = _column(frame, args.truth, "--truth", args.file, labels=True).to_numpy()
+            inputs.refuse_scores_as_labels(frame, column, flag, args.file)
+        sides.append(inputs.read_runs(frame, columns, flag, args.file))
+    truth = inputs.read_column(frame, args.truth, "--truth", args.file, labels=True).to_numpy()
     result = compare_(
         truth,
         sides[0],
         sides[1],
         args.metric,
-        _column(frame, args.group, "--group", args.file),
+        inputs.read_column(frame, args.group, "--group", args.file),
         positive=args.positive,
         confidence_level=args.confidence_level,
     )
@@ -637,92 +407,6 @@ def _compare_runs(
     rendering.emit({"a": name_a, "b": name_b, **r.to_dict()}, args.json, text)
 
 
-def _wide_runs(args: argparse.Namespace, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Turn a long table (a row per text and run) into one row per text, a column per run."""
-    if args.text is None:
-        raise ValueError(
-            "`--run` needs `--text COL`, the column that says which text a row is: a long "
-            "table has one row per text and run."
-        )
-    if len(args.pred) != 1:
-        raise ValueError(
-            f"`--run` reads the runs' labels from one `--pred` column of the long table; got "
-            f"{len(args.pred)} columns."
-        )
-    pred = args.pred[0]
-    text = _column(frame, args.text, "--text", args.file)
-    run = _column(frame, args.run, "--run", args.file)
-    _column(frame, pred, "--pred", args.file, labels=True)
-    pairs = frame.assign(_text=text, _run=run)
-    repeated = pairs.duplicated(["_text", "_run"], keep=False).to_numpy()
-    if repeated.any():
-        raise ValueError(
-            f"`--text` column {args.text!r} and `--run` column {args.run!r} repeat a (text, "
-            f"run) pair, in {_rows(repeated)} of {args.file}: each text has one row per run."
-        )
-    runs = sorted(pairs["_run"].unique(), key=_natural)
-    wide = pairs.pivot(index="_text", columns="_run", values=pred)
-    lacking = wide.isna().any(axis=1)
-    if lacking.any():
-        first = wide.index[lacking.to_numpy()][0]
-        missing = [r for r in runs if wide.loc[first].isna()[r]]
-        raise ValueError(
-            f"every text needs a row in every run of `--run` column {args.run!r}: "
-            f"{int(lacking.sum())} texts lack one (text {first!r} has no run {missing[0]!r})."
-        )
-    per_text = [c for c in (args.truth, args.group, args.by, args.score) if c is not None]
-    for name in per_text:
-        if name not in frame.columns:
-            continue  # named in the usual one-line error when it is read
-        varies = pairs.groupby("_text")[name].nunique(dropna=False) > 1
-        if varies.any():
-            first = varies.index[varies.to_numpy()][0]
-            values = pairs.loc[pairs["_text"] == first, name].nunique()
-            raise ValueError(
-                f"column {name!r} must be the same in every run of a text (it describes the "
-                f"text); text {first!r} has {int(values)} values."
-            )
-    first_rows = pairs.drop_duplicates("_text").set_index("_text").loc[wide.index]
-    out = first_rows[[c for c in per_text if c in frame.columns]].reset_index(drop=True)
-    columns = [f"{pred}[{r}]" for r in runs]
-    for name, r in zip(columns, runs, strict=True):
-        out[name] = wide[r].to_numpy()
-    return out, columns
-
-
-def _natural(value: str) -> tuple[int, Any]:
-    """Sort key: numbers as numbers (run 2 before run 10), else as text."""
-    try:
-        return (0, float(value))
-    except ValueError:
-        return (1, value)
-
-
-def _person_sizes(frame: Any, args: argparse.Namespace, groups: Any) -> dict | None:
-    """Each person's ``--population-sizes`` value (one per person, repeated on their rows)."""
-    import pandas as pd
-
-    if args.population_sizes is None:
-        return None
-    column = _column(frame, args.population_sizes, "--population-sizes", args.file)
-    values = pd.to_numeric(column, errors="coerce")
-    bad = (values.isna() | ~(values > 0)).to_numpy()
-    if bad.any():
-        raise ValueError(
-            f"`--population-sizes` column {args.population_sizes!r} must hold positive "
-            f"numbers (a person's texts in the population); {_rows(bad)} of {args.file} "
-            "do not."
-        )
-    per_person = values.groupby(groups.to_numpy()).agg(["min", "max"])
-    varying = per_person.index[per_person["min"] != per_person["max"]]
-    if len(varying):
-        raise ValueError(
-            f"`--population-sizes` column {args.population_sizes!r} must have one value per "
-            f"person; person {varying[0]!r} has several."
-        )
-    return dict(per_person["min"])
-
-
 #: The estimands of ``perfci bayes``, in the order of its JSON.
 ESTIMANDS = ("population", "mu", "sampled_persons")
 
@@ -734,14 +418,14 @@ def bayes(args: argparse.Namespace) -> None:
     from .. import bayes as bayes_
     from ..reporting import metric_ci
 
-    frame = _read_table(args.file)
-    values, positive = _labels(
+    frame = inputs.read_table(args.file, sep=args.sep)
+    values, positive = inputs.read_labels(
         args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}, frame
     )
     truth, pred = values["y_true"], values["y_pred"]
-    groups = _column(frame, args.group, "--group", args.file)
+    groups = inputs.read_column(frame, args.group, "--group", args.file)
     level = args.credible_level
-    sizes = _person_sizes(frame, args, groups)
+    sizes = inputs.person_sizes(frame, args, groups)
     result = bayes_.fit_labels(
         truth,
         pred,
@@ -971,7 +655,7 @@ def _plan_text(plan: Any) -> str:
 
 
 #: Flags of ``perfci plan`` that read the pilot file, and the flags that replace its estimates.
-_PILOT_ONLY = ("truth", "pred", "group", "metric", "positive", "negative")
+_PILOT_ONLY = ("truth", "pred", "group", "metric", "positive", "negative", "sep")
 _PILOT_OVERRIDES = ("metric_value", "prevalence", "icc", "texts_per_person", "cluster_size_cv")
 
 
@@ -1023,8 +707,8 @@ def _plan_from_pilot(args: argparse.Namespace, options: dict[str, Any]) -> None:
     if lacking:
         listed = ", ".join(lacking[:-1]) + (" and " if len(lacking) > 1 else "") + lacking[-1]
         raise ValueError(f"`--pilot` needs {listed}.")
-    frame = _read_table(args.pilot, "--pilot")
-    _refuse_scores_as_labels(
+    frame = inputs.read_table(args.pilot, "--pilot", sep=args.sep)
+    inputs.refuse_scores_as_labels(
         frame,
         args.pred,
         "--pred",
@@ -1032,8 +716,8 @@ def _plan_from_pilot(args: argparse.Namespace, options: dict[str, Any]) -> None:
         "A plan is for labels: threshold the scores into labels first.",
     )
     columns = {"y_true": ("--truth", args.truth), "y_pred": ("--pred", args.pred)}
-    values, positive = _labels(args, columns, frame, args.pilot)
-    groups = _column(frame, args.group, "--group", args.pilot)
+    values, positive = inputs.read_labels(args, columns, frame, args.pilot)
+    groups = inputs.read_column(frame, args.group, "--group", args.pilot)
     # An estimate the plan cannot use is an error that says what to give instead; its
     # warning is shown only when the plan goes ahead.
     with warnings.catch_warnings(record=True) as caught:

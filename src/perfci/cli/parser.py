@@ -121,6 +121,16 @@ def _n_resamples(text: str) -> int | str:
         ) from None
 
 
+def _separator(text: str) -> str:
+    if text in ("\\t", "tab"):
+        return "\t"
+    if len(text) != 1 or text in '"\r\n':
+        raise argparse.ArgumentTypeError(
+            f"expected one character, e.g. ';' or '|' ('\\t' for a tab), got {text!r}"
+        )
+    return text
+
+
 def _seed_value(text: str) -> int:
     try:
         seed = int(text)
@@ -177,6 +187,17 @@ def _seed(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seed of the random generator, a non-negative integer (default: none, fresh "
         "randomness on every run)",
+    )
+
+
+def _sep(p: Options) -> None:
+    """Add ``--sep``, the delimiter of a CSV or TSV file."""
+    p.add_argument(
+        "--sep",
+        type=_separator,
+        metavar="SEP",
+        help="delimiter of the file's columns, one character such as ';' or '|' ('\\t' or "
+        "tab for a tab) (default: a tab for .tsv, else a comma)",
     )
 
 
@@ -247,27 +268,44 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, parser_class=Parser, help="the job to do"
     )
+    for add in _COMMANDS:
+        add(sub)
+    return parser
 
-    def command(name: str, help: str, *sections: tuple[str, registry.Choices]) -> Any:
-        p = sub.add_parser(
-            name,
-            help=help,
-            description=help[0].upper() + help[1:] + ".",
-            epilog=_epilog(*sections) if sections else None,
-            formatter_class=Formatter,
-        )
-        p.set_defaults(command=name)
-        return p
 
-    p = command(
-        "interval", "analytic interval for a proportion", ("methods", registry.ANALYTIC_METHOD)
+def _command(
+    sub: argparse._SubParsersAction[Parser],
+    name: str,
+    help: str,
+    *sections: tuple[str, registry.Choices],
+) -> argparse.ArgumentParser:
+    """Add the subcommand `name`: its help, its description and an epilog of `sections`."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=help[0].upper() + help[1:] + ".",
+        epilog=_epilog(*sections) if sections else None,
+        formatter_class=Formatter,
+    )
+    p.set_defaults(command=name)
+    return p
+
+
+def _interval(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci interval``."""
+    p = _command(
+        sub, "interval", "analytic interval for a proportion", ("methods", registry.ANALYTIC_METHOD)
     )
     p.add_argument("--successes", type=float, required=True, metavar="X", help="successes x")
     p.add_argument("--trials", type=float, required=True, metavar="N", help="trials n")
     _choice(p, "--method", registry.ANALYTIC_METHOD, default="agresti_coull")
     _common(p)
 
-    p = command(
+
+def _coverage(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci coverage``."""
+    p = _command(
+        sub,
         "coverage",
         "exact coverage of an interval method, by binomial enumeration",
         ("methods", registry.EXACT_METHOD),
@@ -277,7 +315,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p", type=float, required=True, metavar="P", help="true proportion")
     _common(p)
 
-    p = command(
+
+def _bootstrap(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci bootstrap``."""
+    p = _command(
+        sub,
         "bootstrap",
         "bootstrap interval from confusion-matrix cells or a proportion",
         ("intervals", registry.BOOTSTRAP_INTERVAL),
@@ -329,7 +371,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p)
 
-    p = command(
+
+def _report(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci report``."""
+    p = _command(
+        sub,
         "report",
         "every metric with its recommended interval",
         ("formats", registry.OUTPUT_FORMAT),
@@ -352,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--text", metavar="COL", help="with --run, the column of text ids (default: none)"
     )
+    _sep(p)
     _group(p)
     p.add_argument(
         "--by",
@@ -419,13 +466,18 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p)
 
-    p = command(
+
+def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci compare``."""
+    p = _command(
+        sub,
         "compare",
         "paired difference of a metric between two classifiers",
         ("metrics", registry.COMPARE_METRIC),
         ("methods", registry.COMPARE_METHOD),
     )
     _file_columns(p, pred=("--pred-a", "--pred-b"))
+    _sep(p)
     _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
     _group(p)
@@ -433,7 +485,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p)
 
-    p = command(
+
+def _bayes(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci bayes``."""
+    p = _command(
+        sub,
         "bayes",
         "hierarchical Bayesian credible intervals beside the frequentist interval",
         ("metrics", registry.PROPORTION_METRIC),
@@ -441,6 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("priors", registry.PRIOR),
     )
     _file_columns(p)
+    _sep(p)
     _group(p, required=True)
     _choice(p, "--metric", registry.PROPORTION_METRIC, required=True)
     _choice(p, "--sampler", registry.SAMPLER, default="auto")
@@ -481,7 +538,11 @@ def build_parser() -> argparse.ArgumentParser:
     _seed(p)
     _common(p, level=None)
 
-    p = command(
+
+def _validate(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci validate``."""
+    p = _command(
+        sub,
         "validate",
         "coverage validation suites: list, run, report",
         ("actions", registry.VALIDATE_ACTION),
@@ -542,7 +603,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
     _common(p, level=None)
 
-    p = command(
+
+def _plan(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci plan``."""
+    p = _command(
+        sub,
         "plan",
         "relevant texts (and persons) for a target half-width, from expected values or a pilot",
         ("methods", registry.PLAN_METHOD),
@@ -611,6 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="pilot labelled texts: CSV, TSV or Parquet, one row per text, read as by "
         "`perfci report` (default: none, plan from --metric-value)",
     )
+    _sep(pilot)
     pilot.add_argument(
         "--truth",
         metavar="COL",
@@ -632,9 +698,15 @@ def build_parser() -> argparse.ArgumentParser:
     _labels(pilot)
     _common(p)
 
-    p = command("demo", "report, comparison and plan for the bundled example")
+
+def _demo(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci demo``."""
+    p = _command(sub, "demo", "report, comparison and plan for the bundled example")
     _common(p)
-    return parser
+
+
+#: The builder of each subcommand, in the order of ``perfci --help``.
+_COMMANDS = (_interval, _coverage, _bootstrap, _report, _compare, _bayes, _validate, _plan, _demo)
 
 
 #: Library arguments that a command's flags feed under another name; every other argument

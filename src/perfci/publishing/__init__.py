@@ -24,7 +24,8 @@ and ``--format markdown``).
 
 The modules: :mod:`~perfci.publishing.tables` (short method names, the tables and their
 LaTeX and Markdown), :mod:`~perfci.publishing.methods` (the methods paragraph and its
-references), :mod:`~perfci.publishing.report` (the report, its figures and its HTML).
+references), :mod:`~perfci.publishing.report` (the report and its figures),
+:mod:`~perfci.publishing.page` (its HTML page).
 """
 
 from __future__ import annotations
