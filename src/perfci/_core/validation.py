@@ -23,6 +23,9 @@ from .registry import choice_message
 
 __all__ = [
     "MAX_COUNT",
+    "N_RESAMPLES",
+    "UNSET",
+    "Unset",
     "UndefinedMetricWarning",
     "check_choice",
     "check_confidence_level",
@@ -33,6 +36,8 @@ __all__ = [
     "check_real_scalar",
     "check_rng",
     "dataset_generators",
+    "given",
+    "or_default",
     "warn_undefined",
 ]
 
@@ -41,6 +46,61 @@ __all__ = [
 #: and below the sizes where binomial quantiles stop converging (about 10**16) and where
 #: draws overflow 64-bit integers.
 MAX_COUNT = 10**15
+
+
+#: Bootstrap resamples when `n_resamples` is left unset: the one home of this default.
+N_RESAMPLES = 2000
+
+
+class Unset:
+    """The type of :data:`UNSET`, the default of an option that was not passed.
+
+    An option whose use depends on other options (a bootstrap option beside an analytic
+    method) must tell "left unset" from "passed its default value": ``n_resamples=2000``
+    passed to a method that does not resample is an error, as 1999 is. Comparing with the
+    default value cannot tell them apart; this sentinel can (``value is UNSET``).
+    """
+
+    _instance: Unset | None = None
+
+    def __new__(cls) -> Unset:  # one instance, so that `is` compares it, also after pickling
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __reduce__(self) -> str:
+        return "UNSET"
+
+
+#: The default of an option left unset (see :class:`Unset`).
+UNSET = Unset()
+
+
+def given(value: Any) -> bool:
+    """Whether an option was passed (is not :data:`UNSET`).
+
+    Examples
+    --------
+    >>> from perfci._core.validation import UNSET, given
+    >>> given(UNSET), given(2000), given(None)
+    (False, True, True)
+    """
+    return value is not UNSET
+
+
+def or_default(value: Any, default: Any) -> Any:
+    """`value`, or `default` when it was left unset.
+
+    Examples
+    --------
+    >>> from perfci._core.validation import N_RESAMPLES, UNSET, or_default
+    >>> or_default(UNSET, N_RESAMPLES), or_default(200, N_RESAMPLES)
+    (2000, 200)
+    """
+    return default if value is UNSET else value
 
 
 class UndefinedMetricWarning(RuntimeWarning):
