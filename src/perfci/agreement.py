@@ -33,6 +33,14 @@ import pandas as pd
 
 from ._core import registry
 from ._core.labels import as_label_array, listing, sorted_labels
+from ._core.replicates import (
+    MIN_PERSONS,
+    ONE_PERSON,
+    canonical_cells,
+    check_bootstrap_options,
+    resample_intervals,
+    warn_about,
+)
 from ._core.resampling import AUTO_BATCH_ELEMENTS, Statistic
 from ._core.results import ResultMixin
 from ._core.validation import (
@@ -42,16 +50,7 @@ from ._core.validation import (
     dataset_generators,
 )
 from .auc import DegenerateIntervalWarning
-from .bootstrap import (
-    MIN_PERSONS,
-    ONE_PERSON,
-    BootstrapCI,
-    assemble,
-    canonical_cells,
-    check_bootstrap_options,
-    resample_intervals,
-    warn_about,
-)
+from .bootstrap import BootstrapCI, assemble
 from .counting import normalize_labels
 from .design import effective_clusters, two_sided_quantile
 from .policy import recommended_scheme

@@ -30,6 +30,15 @@ from scipy import special
 from . import policy
 from ._core import registry
 from ._core.labels import as_label_array
+from ._core.replicates import (
+    MIN_PERSONS,
+    ONE_PERSON,
+    batch_shaped,
+    canonical_cells,
+    check_bootstrap_options,
+    resample_intervals,
+    warn_about,
+)
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -40,17 +49,7 @@ from ._core.validation import (
     check_real_array,
     dataset_generators,
 )
-from .bootstrap import (
-    MIN_PERSONS,
-    ONE_PERSON,
-    BootstrapCI,
-    assemble,
-    batch_shaped,
-    canonical_cells,
-    check_bootstrap_options,
-    resample_intervals,
-    warn_about,
-)
+from .bootstrap import BootstrapCI, assemble
 from .counting import factorize_sorted, normalize_labels
 from .design import effective_clusters, two_sided_quantile
 from .policy import (
