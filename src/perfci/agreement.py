@@ -49,7 +49,7 @@ from ._core.validation import (
     check_memory,
     dataset_generators,
 )
-from .auc import DegenerateIntervalWarning
+from .auc_kernels import DegenerateIntervalWarning
 from .bootstrap import BootstrapCI, assemble
 from .counting import normalize_labels
 from .design import effective_clusters, two_sided_quantile
