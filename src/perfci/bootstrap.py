@@ -27,7 +27,8 @@ import numpy as np
 
 from ._core.intervals import BCA_FALLBACK_REASONS, exact_percentile_bounds
 
-# The engine glue lives in the core; the names other modules take from here stay here.
+# The engine glue lives in the core (perfci._core.replicates); other modules still take
+# some of it from here.
 from ._core.replicates import (
     MIN_PERSONS,
     N_RESAMPLES,
@@ -43,6 +44,7 @@ from ._core.replicates import (
     unswapped,
     warn_about,
 )
+from ._core.replicates import check_bootstrap_options as check_bootstrap_options
 from ._core.resampling import Statistic, check_resample_size, proportion_statistic
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
@@ -561,10 +563,10 @@ def shared_bootstrap_cis(
     are drawn once, and every metric is evaluated on the same resampled cells. The
     metrics' counts must have the same cells (binary ``[tp, fp, fn, tn]`` or one k x k
     matrix) and no leading data-set axes. Persons are put in the canonical form of the
-    rater-symmetric metrics (:func:`canonical_cells`), so each rater-symmetric metric's
-    interval is that of :func:`bootstrap_ci` with a generator in the same state, draw for
-    draw; the other metrics see the same resamples with fp and fn in their own places,
-    which has the same distribution as their own call's.
+    rater-symmetric metrics (:func:`~perfci._core.replicates.canonical_cells`), so each
+    rater-symmetric metric's interval is that of :func:`bootstrap_ci` with a generator in
+    the same state, draw for draw; the other metrics see the same resamples with fp and fn
+    in their own places, which has the same distribution as their own call's.
 
     Raises and warns as :func:`bootstrap_ci` does, per metric, except that a metric
     undefined in every resample is left out of the returned dict (its own call raises).

@@ -62,24 +62,17 @@ __all__ = [
 
 #: Resamples drawn when a caller leaves `n_resamples` at its default.
 N_RESAMPLES = 2000
-
-
-# Metrics unchanged when the raters swap roles (fp and fn trade places).
+#: Metrics unchanged when the raters swap roles (fp and fn trade places).
 RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
-
-
-# Share of dropped (undefined) replicates above which a warning is raised.
-_INVALID_WARN_SHARE = 0.10
-
-
 #: Persons a cluster or hierarchical bootstrap needs: with one, every resample draws it.
 MIN_PERSONS = 2
-
-
+#: Why a data set of one person has no cluster or hierarchical interval (for messages).
 ONE_PERSON = (
     "a cluster or hierarchical bootstrap of one person says nothing about the population "
     "of persons (every resample draws that person again)"
 )
+# Share of dropped (undefined) replicates above which a warning is raised.
+_INVALID_WARN_SHARE = 0.10
 
 
 class DegenerateBootstrapWarning(RuntimeWarning):
