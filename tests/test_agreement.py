@@ -24,7 +24,8 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss
 
 import perfci as pc
 from perfci._core import registry
-from perfci.agreement import _cells, _read_codes, _unit_counts
+from perfci.agreement_codes import read_codes
+from perfci.agreement_statistics import agreement_cells, unit_counts
 
 TOL = 1e-10
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -332,9 +333,9 @@ def test_statistics_of_a_batch_of_cell_counts_equal_a_loop(statistic, level, ann
     codes = _codes(
         12, n=50, annotators=annotators, missing=0.0 if statistic == "fleiss_kappa" else 0.2
     )
-    data, _ = _read_codes("codes", codes, level=level, categories=None, groups=None)
-    cells = _cells(data, statistic, level)
-    observed = _unit_counts(cells, data, per_person=False)
+    data, _ = read_codes("codes", codes, level=level, categories=None, groups=None)
+    cells = agreement_cells(data, statistic, level)
+    observed = unit_counts(cells, data, per_person=False)
     rows = np.random.default_rng(0).multinomial(int(observed.sum()), observed / observed.sum(), 40)
     rows = np.vstack([rows, np.zeros_like(rows[:1])]).astype(float)  # and an empty resample
     batched = cells.fn(rows)

@@ -19,7 +19,8 @@ import pytest
 from scipy import special, stats
 
 import perfci as pc
-from perfci.auc import _CellAUC, auc_ci_counts, placements
+from perfci.auc import auc_ci_counts, placements
+from perfci.auc_kernels import CellAUC
 from perfci.cli import main
 
 REFERENCE = Path(__file__).parent / "reference"
@@ -268,7 +269,7 @@ def test_cell_auc_of_weights_equals_the_weighted_pair_sum():
     positive = rng.random(14) < 0.5
     weights = rng.integers(0, 4, size=(50, 14)).astype(float)
     weights[0, positive] = 0  # a resample without positives: undefined
-    got = _CellAUC(levels, positive)(weights)
+    got = CellAUC(levels, positive)(weights)
     for row, w in enumerate(weights):
         pairs = sum(
             w[i] * w[j] * _psi(levels[i], levels[j])

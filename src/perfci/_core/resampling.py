@@ -15,6 +15,9 @@ Memory: resamples are drawn in batches; a batch holds about :data:`AUTO_BATCH_EL
 numbers (resamples x cells for ``"iid"``, resamples x persons for the person schemes, the
 person picks being int32), so memory does not grow with the number of resamples.
 
+Size: :func:`check_resample_size` refuses more resamples, or more replicates, than
+memory holds, before anything is drawn.
+
 Random streams: a data set's generator spawns two children, one for person draws and one
 for text draws. Every stream is consumed resample by resample, so the replicates do not
 depend on `batch`. Person draws are the same for ``"cluster"`` and ``"hierarchical"``.
@@ -27,15 +30,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .registry import MAX_RESAMPLES
+from .resources import check_memory
+
 __all__ = [
     "AUTO_BATCH_ELEMENTS",
     "EXACT_GRID_CELLS",
     "Statistic",
     "augment",
+    "check_resample_size",
     "draw_replicates",
     "draw_replicates_batch",
     "draw_replicates_many",
     "jackknife",
+    "proportion_statistic",
     "replicate_cells",
 ]
 
@@ -81,6 +89,43 @@ class Statistic:
     n_cells: int
     fn: Callable[[np.ndarray], np.ndarray]
     proportion: bool = False
+
+
+def proportion_statistic() -> Statistic:
+    """Return the pooled proportion ``cells[..., 0] / cells.sum(-1)`` of two-cell counts.
+
+    NaN where a resample holds no text. It is marked `proportion`: under person
+    resampling its replicates may be drawn from their exact distribution.
+    """
+
+    def proportion(cells: np.ndarray) -> np.ndarray:
+        total = cells.sum(-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(total > 0, cells[..., 0] / np.where(total > 0, total, 1), np.nan)
+
+    return Statistic("proportion", 2, proportion, proportion=True)
+
+
+def check_resample_size(n_resamples: int, n_data_sets: int = 1) -> None:
+    """Refuse too many resamples, or more replicates than fit in memory, before allocating.
+
+    At most :data:`~perfci._core.registry.MAX_RESAMPLES` resamples are drawn. Every
+    replicate is kept (``distribution``, 8 bytes each, and about twice as much while the
+    interval is computed), so `n_resamples` times the number of data sets is what memory
+    must hold.
+    """
+    if n_resamples > MAX_RESAMPLES:
+        raise ValueError(
+            f"`n_resamples` must be at most {MAX_RESAMPLES} (every replicate is kept, 8 "
+            f"bytes each); got {n_resamples}. A few thousand resamples give an interval "
+            "whose Monte-Carlo error is small; ask for fewer."
+        )
+    sets = "1 data set" if n_data_sets == 1 else f"{n_data_sets} data sets"
+    check_memory(
+        3 * 8 * n_resamples * n_data_sets,
+        f"`n_resamples` = {n_resamples} for {sets}",
+        "ask for fewer resamples, or pass fewer data sets per call",
+    )
 
 
 def augment(cells: np.ndarray, scheme: str, pseudo_count: int) -> np.ndarray:

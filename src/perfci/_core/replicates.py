@@ -1,0 +1,441 @@
+"""Bootstrap intervals of many data sets through the one engine: the glue around it.
+
+What every bootstrap caller (:func:`perfci.bootstrap_ci`, :func:`perfci.compare`,
+:func:`perfci.auc_ci`, :func:`perfci.annotator_agreement`, the subgroup differences and
+runs) shares, above the draws of :mod:`perfci._core.resampling` and the interval ends of
+:mod:`perfci._core.intervals`:
+
+- a data set's canonical form (:func:`canonical_cells`), so that results do not depend on
+  how persons are ordered, labelled or padded, nor, for a rater-symmetric metric, on
+  which rater is "truth";
+- the checks of the bootstrap options (:func:`check_bootstrap_options`,
+  :func:`check_pseudo_count`);
+- canonical data sets to replicates and percentile or BCa intervals
+  (:func:`resample_intervals`, one dict of per-data-set arrays), the warnings they call
+  for (:func:`warn_about`) and a result's fields shaped like the batch
+  (:func:`batch_shaped`).
+
+NumPy and SciPy only, as the rest of the core.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import registry
+from .intervals import BCA_FALLBACK_REASONS, bca_levels, percentile_levels, type7_quantiles
+from .resampling import (
+    Statistic,
+    augment,
+    check_resample_size,
+    draw_replicates_batch,
+    jackknife,
+)
+from .validation import (
+    MAX_COUNT,
+    UndefinedMetricWarning,
+    check_positive_int,
+    check_rng,
+)
+
+__all__ = [
+    "MIN_PERSONS",
+    "N_RESAMPLES",
+    "ONE_PERSON",
+    "RATER_SYMMETRIC",
+    "DegenerateBootstrapWarning",
+    "batch_shaped",
+    "canonical_cells",
+    "check_bootstrap_options",
+    "check_pseudo_count",
+    "is_positive_int",
+    "resample_intervals",
+    "resample_intervals_many",
+    "unswapped",
+    "warn_about",
+]
+
+#: Resamples drawn when a caller leaves `n_resamples` at its default.
+N_RESAMPLES = 2000
+#: Metrics unchanged when the raters swap roles (fp and fn trade places).
+RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
+#: Persons a cluster or hierarchical bootstrap needs: with one, every resample draws it.
+MIN_PERSONS = 2
+#: Why a data set of one person has no cluster or hierarchical interval (for messages).
+ONE_PERSON = (
+    "a cluster or hierarchical bootstrap of one person says nothing about the population "
+    "of persons (every resample draws that person again)"
+)
+# Share of dropped (undefined) replicates above which a warning is raised.
+_INVALID_WARN_SHARE = 0.10
+
+
+class DegenerateBootstrapWarning(RuntimeWarning):
+    """The BCa interval could not be formed and the percentile interval was used."""
+
+
+def _canonical_key(cells: np.ndarray, scheme: str) -> tuple:
+    """Return a comparable form of cells: totals, then persons in their canonical order.
+
+    The iid scheme adds persons up, so its totals decide alone.
+    """
+    flat = cells.reshape(-1, cells.shape[-1])
+    totals = tuple(flat.sum(0).tolist())
+    if scheme == "iid":
+        return (totals,)
+    return (totals, tuple(map(tuple, flat[np.lexsort(flat.T[::-1])].tolist())))
+
+
+def canonical_cells(
+    cells: np.ndarray, scheme: str, *, nested: bool, rater_symmetric: bool
+) -> np.ndarray:
+    """One data set's cells in canonical form: ``(C,)`` for iid, ``(m, C)`` otherwise.
+
+    Persons without texts are dropped (they are not persons) and the rest sorted, so
+    that the result does not depend on how persons are ordered, labelled or padded,
+    draw for draw. For rater-symmetric metrics the orientation (fp and fn as given, or
+    swapped) with the smaller canonical key is kept, so that swapping which rater is
+    "truth" gives the very same input.
+    """
+    if nested:
+        cells = cells[cells.sum(-1) > 0]
+    if rater_symmetric:
+        swapped = cells[..., [0, 2, 1, 3]]
+        if _canonical_key(swapped, scheme) < _canonical_key(cells, scheme):
+            cells = swapped
+    if scheme == "iid":
+        return cells.sum(0) if nested else cells
+    return cells[np.lexsort(cells.T[::-1])]
+
+
+def unswapped(statistic: Statistic) -> Statistic:
+    """Return `statistic` of cells whose fp and fn were swapped, read back in place.
+
+    A binary metric evaluated on resamples of cells put in the canonical orientation of
+    the rater-symmetric metrics (:func:`canonical_cells`) sees its own fp and fn again.
+    """
+
+    def fn(cells: np.ndarray) -> np.ndarray:
+        return statistic.fn(cells[..., [0, 2, 1, 3]])
+
+    return Statistic(statistic.metric, statistic.n_cells, fn, statistic.proportion)
+
+
+def is_positive_int(value: Any) -> bool:
+    """Whether `value` is a positive integer (bools excluded)."""
+    return not isinstance(value, bool) and isinstance(value, int | np.integer) and bool(value >= 1)
+
+
+def check_pseudo_count(pseudo_count: Any) -> int:
+    """Return `pseudo_count` as an int after checking it is a non-negative whole number.
+
+    One number: not a string, a boolean, an array, NaN or infinity.
+    """
+    value = (
+        pseudo_count.item()
+        if isinstance(pseudo_count, np.ndarray) and not pseudo_count.ndim
+        else pseudo_count
+    )
+    number = (
+        float(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+        else math.nan
+    )
+    if not math.isfinite(number) or number < 0 or number != round(number):
+        raise ValueError(
+            f"`pseudo_count` must be a non-negative whole number; got {pseudo_count!r}."
+        )
+    if number > MAX_COUNT:
+        raise ValueError(f"`pseudo_count` must be at most {MAX_COUNT:.0e}; got {pseudo_count!r}.")
+    return int(number)
+
+
+def check_bootstrap_options(
+    method: str,
+    scheme: Any,
+    interval: Any,
+    n_resamples: Any,
+    rng: Any,
+    batch: Any,
+    default_resamples: int = N_RESAMPLES,
+) -> tuple[int, np.random.Generator]:
+    """Check the bootstrap options of a function whose `method` may be another interval.
+
+    `scheme` (None for the recommended one), `interval`, `n_resamples` and `batch` are
+    checked whatever the method; with a `method` other than ``"bootstrap"``, passing
+    `scheme`, or `interval` or `n_resamples` other than their defaults, is an error (an
+    option the method cannot use is never silently ignored). Returns the resamples and
+    the generator.
+
+    Examples
+    --------
+    >>> from perfci._core.replicates import check_bootstrap_options
+    >>> check_bootstrap_options("bootstrap", "cluster", "bca", 500, 1, None)[0]
+    500
+    >>> check_bootstrap_options("delong", "cluster", "bca", 2000, 1, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `scheme` is an option of the bootstrap, but `method` is 'delong'; ...
+    """
+    if scheme is not None:
+        registry.BOOTSTRAP_SCHEME.check(scheme)
+    registry.BOOTSTRAP_INTERVAL.check(interval)
+    resamples = check_positive_int("n_resamples", n_resamples)
+    check_resample_size(resamples)
+    generator = check_rng(rng)
+    if batch is not None:
+        check_positive_int("batch", batch, " or None")
+    if method != "bootstrap":
+        given = {
+            "scheme": scheme is not None,
+            "interval": interval != "percentile",
+            "n_resamples": resamples != default_resamples,
+        }
+        for name, passed in given.items():
+            if passed:
+                raise ValueError(
+                    f"`{name}` is an option of the bootstrap, but `method` is {method!r}; "
+                    f"leave `{name}` unset or pass method='bootstrap'."
+                )
+    return resamples, generator
+
+
+def resample_intervals(
+    units: list[np.ndarray],
+    statistic: Statistic,
+    *,
+    scheme: str,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    confidence_level: float,
+    generators: list[np.random.Generator],
+    batch: int | None,
+) -> dict[str, np.ndarray]:
+    """Replicates and intervals of canonical data sets (``(C,)`` or ``(m, C)`` each).
+
+    The engine path shared by :func:`perfci.bootstrap_ci`, :func:`perfci.compare`,
+    the ROC AUC and agreement bootstraps. An empty
+    data set (no texts) gets NaN everywhere and ``empty=True``; a data set of one person
+    under a cluster scheme gets its estimate, NaN intervals and ``one_person=True``
+    (nothing is drawn: see :data:`ONE_PERSON`).
+    """
+    [parts] = resample_intervals_many(
+        units,
+        (statistic,),
+        scheme=scheme,
+        interval=interval,
+        pseudo_count=pseudo_count,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        generators=generators,
+        batch=batch,
+    )
+    return parts
+
+
+def resample_intervals_many(
+    units: list[np.ndarray],
+    statistics: tuple[Statistic, ...],
+    *,
+    scheme: str,
+    interval: str,
+    pseudo_count: int,
+    n_resamples: int,
+    confidence_level: float,
+    generators: list[np.random.Generator],
+    batch: int | None,
+) -> list[dict[str, np.ndarray]]:
+    """:func:`resample_intervals` of several statistics from one set of resamples.
+
+    Every statistic is evaluated on the same resampled cells of each data set
+    (:func:`~perfci._core.resampling.draw_replicates_batch`, which draws the data sets
+    one after the other, each with its own generator, and evaluates them together); one
+    dict per statistic. With a single statistic the draws are those of
+    :func:`~perfci._core.resampling.draw_replicates`.
+    """
+    size, n_stats = len(units), len(statistics)
+    n_cells = statistics[0].n_cells
+    observed = np.zeros((size, n_cells))
+    n_clusters = np.zeros(size, dtype=np.int64)
+    for k, cells in enumerate(units):
+        observed[k] = cells if scheme == "iid" else cells.sum(0)
+        n_clusters[k] = 0 if scheme == "iid" else cells.shape[0]
+    n_texts = observed.sum(-1).astype(np.int64)
+    empty = n_texts == 0
+    one_person = ~empty & (scheme != "iid") & (n_clusters < MIN_PERSONS)
+    estimate = np.full((n_stats, size), np.nan)
+    for s, statistic in enumerate(statistics):
+        estimate[s, ~empty] = statistic.fn(observed[~empty])
+    drawn = np.flatnonzero(~empty & ~one_person)
+    samples = [augment(units[k], scheme, pseudo_count) for k in drawn]
+    replicates = np.full((n_stats, size, n_resamples), np.nan)
+    replicates[:, drawn] = draw_replicates_batch(
+        samples,
+        scheme,
+        n_resamples,
+        statistics,
+        [generators[k] for k in drawn],
+        batch=batch,
+    )
+    theta_hat = np.full((n_stats, size), np.nan)
+    nothing = (np.empty(0), np.empty(0))
+    jack: list[list[tuple[np.ndarray, np.ndarray]]] = [[nothing] * size for _ in statistics]
+    if interval == "bca":
+        for j, augmented in zip(drawn.tolist(), samples, strict=True):
+            total = augmented if scheme == "iid" else augmented.sum(0)
+            for s, statistic in enumerate(statistics):
+                theta_hat[s, j] = statistic.fn(total.astype(float))
+                jack[s][j] = jackknife(augmented, scheme, statistic)
+    return [
+        _intervals(
+            replicates[s],
+            estimate[s],
+            theta_hat[s],
+            jack[s],
+            interval=interval,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            empty=empty,
+            one_person=one_person,
+            n_texts=n_texts,
+            n_clusters=n_clusters,
+        )
+        for s in range(n_stats)
+    ]
+
+
+def _intervals(
+    replicates: np.ndarray,
+    estimate: np.ndarray,
+    theta_hat: np.ndarray,
+    jack: list[tuple[np.ndarray, np.ndarray]],
+    *,
+    interval: str,
+    n_resamples: int,
+    confidence_level: float,
+    empty: np.ndarray,
+    one_person: np.ndarray,
+    n_texts: np.ndarray,
+    n_clusters: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Percentile or BCa intervals of one statistic's replicates ``(data sets, B)``."""
+    size = replicates.shape[0]
+    n_valid = np.sum(~np.isnan(replicates), -1)
+    no_valid = (n_valid == 0) & ~empty & ~one_person
+    levels = percentile_levels(confidence_level, size)
+    z0 = np.full(size, np.nan)
+    a = np.full(size, np.nan)
+    fallback = np.zeros(size, dtype=np.int64)
+    if interval == "bca":
+        width = max((v.size for v, _ in jack), default=0)
+        jack_values = np.zeros((size, width))
+        jack_weights = np.zeros((size, width))
+        for k, (values, weights) in enumerate(jack):
+            jack_values[k, : values.size] = values
+            jack_weights[k, : weights.size] = weights
+        usable = ~empty & ~no_valid & ~one_person
+        if usable.any():
+            bca = bca_levels(
+                replicates[usable],
+                theta_hat[usable],
+                jack_values[usable],
+                jack_weights[usable],
+                confidence_level,
+            )
+            levels[usable] = bca.levels
+            z0[usable] = bca.bias_correction
+            a[usable] = bca.acceleration
+            fallback[usable] = bca.fallback
+    ends = type7_quantiles(replicates, levels)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows with fewer than 2 values
+        se = np.nanstd(replicates, axis=-1, ddof=1)
+    se = np.where(n_valid > 1, se, np.nan)
+    return {
+        "estimate": estimate,
+        "low": ends[:, 0],
+        "high": ends[:, 1],
+        "replicates": replicates,
+        "n_invalid": n_resamples - n_valid,
+        "standard_error": se,
+        "bias_correction": z0,
+        "acceleration": a,
+        "fallback": fallback,
+        "empty": empty,
+        "one_person": one_person,
+        "no_valid": no_valid,
+        "n_texts": n_texts,
+        "n_clusters": n_clusters,
+    }
+
+
+def warn_about(
+    parts: dict[str, np.ndarray], metric: str, interval: str, n_resamples: int, single: bool
+) -> None:
+    """Warn once per kind: undefined estimates, many dropped resamples, BCa fallbacks."""
+    sets = parts["estimate"].size
+    where = "" if single else " data sets"
+    undefined = np.isnan(parts["estimate"]) & ~parts["empty"]
+    drawn = ~parts["empty"] & ~parts["one_person"]
+    if undefined.any():
+        what = "the observed counts" if single else f"{int(undefined.sum())} of {sets}{where}"
+        warnings.warn(
+            f"{metric} is undefined on {what}; the estimate is NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    many = (parts["n_invalid"] > _INVALID_WARN_SHARE * n_resamples) & drawn
+    if single and many.any():
+        n_invalid = int(parts["n_invalid"][0])
+        warnings.warn(
+            f"{metric} was undefined in {n_invalid} of {n_resamples} resamples "
+            f"({100 * n_invalid / n_resamples:.1f}%); they were dropped.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    elif many.any():
+        warnings.warn(
+            f"{metric} was undefined in more than {100 * _INVALID_WARN_SHARE:.0f}% of the "
+            f"resamples of {int(many.sum())} of {sets} data sets; they were dropped.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if not single and (parts["empty"] | parts["no_valid"]).any():
+        warnings.warn(
+            f"{int((parts['empty'] | parts['no_valid']).sum())} of {sets} data sets have no "
+            f"texts or a {metric} undefined in every resample; their intervals are NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if not single and parts["one_person"].any():
+        warnings.warn(
+            f"{int(parts['one_person'].sum())} of {sets} data sets have a single person with "
+            f"texts: {ONE_PERSON}; their intervals are NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    fell_back = parts["fallback"] > 0
+    if interval == "bca" and fell_back.any():
+        if single:
+            reason = BCA_FALLBACK_REASONS[int(parts["fallback"][0])]
+            message = f"BCa interval not available ({reason}); returning the percentile interval."
+        else:
+            message = (
+                f"BCa interval not available for {int(fell_back.sum())} of {sets} data sets; "
+                "the percentile interval is returned for them (see `fallback_reason`)."
+            )
+        warnings.warn(message, DegenerateBootstrapWarning, stacklevel=3)
+
+
+def batch_shaped(values: Any, batch_shape: tuple[int, ...], kind: type = float) -> Any:
+    """Return a float, int or bool for a single data set, else an array of the batch shape."""
+    values = np.asarray(values)
+    if not batch_shape:
+        return kind(values.reshape(-1)[0])
+    return values.reshape(batch_shape)
