@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core import registry
+from ._core import registry, validation
 
 __all__ = [
     "HIERARCHICAL_MIN_TEXTS",
@@ -97,8 +97,8 @@ NESTED_DF_ADJUST = "dean_pagano"
 BOOTSTRAP_INTERVAL = "percentile"
 #: The recommended bootstrap pseudo count lambda.
 PSEUDO_COUNT = 1
-#: The default number of bootstrap resamples.
-N_RESAMPLES = 2000
+#: The default number of bootstrap resamples (declared once, in :mod:`perfci._core.validation`).
+N_RESAMPLES = validation.N_RESAMPLES
 
 #: The recommended interval of a paired difference on independent texts.
 COMPARISON_METHOD = "bootstrap"

@@ -38,6 +38,7 @@ from .resampling import (
 )
 from .validation import (
     MAX_COUNT,
+    N_RESAMPLES,
     UndefinedMetricWarning,
     check_positive_int,
     check_rng,
@@ -60,8 +61,6 @@ __all__ = [
     "warn_about",
 ]
 
-#: Resamples drawn when a caller leaves `n_resamples` at its default.
-N_RESAMPLES = 2000
 #: Metrics unchanged when the raters swap roles (fp and fn trade places).
 RATER_SYMMETRIC = frozenset({"accuracy", "f1", "ppa", "pna", "kappa", "mcc"})
 #: Persons a cluster or hierarchical bootstrap needs: with one, every resample draws it.
