@@ -28,6 +28,7 @@ import pandas as pd
 from ._core import registry
 from ._core.labels import as_label_array
 from ._core.replicates import N_RESAMPLES
+from ._core.validation import UNSET, Unset
 from .agreement_codes import Codes, read_codes
 
 # The result and the interval of one statistic have their own module; AgreementCI is
@@ -71,8 +72,8 @@ def annotator_agreement(
     level_of_measurement: str = "nominal",
     categories: Any = None,
     scheme: str | None = None,
-    interval: str = "percentile",
-    n_resamples: int = N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
     batch: int | None = None,
 ) -> AgreementCI:
@@ -107,10 +108,11 @@ def annotator_agreement(
     scheme : {"iid", "cluster", "hierarchical"}, optional
         Bootstrap scheme. Default :func:`perfci.policy.recommended_scheme`: iid without
         groups (or with one text per person), hierarchical with them.
-    interval : {"percentile", "bca"}, default "percentile"
-        Bootstrap interval.
-    n_resamples : int, default 2000
-        Bootstrap resamples.
+    interval : {"percentile", "bca"}, optional
+        Bootstrap interval; percentile when unset.
+    n_resamples : int, optional
+        Bootstrap resamples; 2000 when unset. Passing it (or `interval`) with a method
+        other than the bootstrap is an error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap.
     batch : int, optional
@@ -274,8 +276,8 @@ def agreement_report(
     confidence_level: float = 0.95,
     categories: Any = None,
     scheme: str | None = None,
-    interval: str = "percentile",
-    n_resamples: int = N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
     batch: int | None = None,
 ) -> pd.DataFrame:

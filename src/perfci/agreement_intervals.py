@@ -22,7 +22,6 @@ from ._core import registry
 from ._core.labels import listing
 from ._core.replicates import (
     MIN_PERSONS,
-    N_RESAMPLES,
     ONE_PERSON,
     canonical_cells,
     check_bootstrap_options,
@@ -167,8 +166,8 @@ def agreement_options_iv(
     registry.AGREEMENT_METHOD.check(method)
     level = float(check_confidence_level(confidence_level, scalar=True))
     registry.LEVEL_OF_MEASUREMENT.check(level_of_measurement)
-    resamples, generator = check_bootstrap_options(
-        method, scheme, interval, n_resamples, rng, batch, N_RESAMPLES
+    interval, resamples, generator = check_bootstrap_options(
+        method, scheme, interval, n_resamples, rng, batch
     )
     options = AgreementOptions(
         method, level, level_of_measurement, scheme, interval, resamples, batch

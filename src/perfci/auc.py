@@ -33,9 +33,9 @@ from scipy import special
 
 from . import policy
 from ._core import registry
-from ._core.replicates import MIN_PERSONS, N_RESAMPLES, batch_shaped
+from ._core.replicates import MIN_PERSONS, batch_shaped
 from ._core.results import ResultMixin, sources_of
-from ._core.validation import UndefinedMetricWarning, check_real_array
+from ._core.validation import UNSET, UndefinedMetricWarning, Unset, check_real_array
 
 # The paired comparison of two AUCs, the kernels and score reading have their own modules;
 # the names other modules take from here stay importable from here.
@@ -177,8 +177,8 @@ def auc_ci(
     confidence_level: float = 0.95,
     positive: Any = None,
     scheme: str | None = None,
-    interval: str = "percentile",
-    n_resamples: int = N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
     batch: int | None = None,
 ) -> RocAucCI:
@@ -211,10 +211,11 @@ def auc_ci(
         Bootstrap scheme (``method="bootstrap"`` only). Default
         :func:`perfci.policy.recommended_scheme`: iid without groups (or with one text per
         person), hierarchical with them.
-    interval : {"percentile", "bca"}, default "percentile"
-        Bootstrap interval (``method="bootstrap"`` only).
-    n_resamples : int, default 2000
-        Bootstrap resamples (``method="bootstrap"`` only).
+    interval : {"percentile", "bca"}, optional
+        Bootstrap interval (``method="bootstrap"`` only); percentile when unset.
+    n_resamples : int, optional
+        Bootstrap resamples (``method="bootstrap"`` only); 2000 when unset. Passing it (or
+        `interval`) with another method is an error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap (the DeLong methods draw nothing).
     batch : int, optional
@@ -376,13 +377,13 @@ def auc_ci_named(
     confidence_level: float,
     positive: Any,
     scheme: str | None,
-    interval: str,
-    n_resamples: int,
+    interval: str | Unset,
+    n_resamples: int | Unset,
     rng: Any,
     batch: int | None,
 ) -> RocAucCI:
     """:func:`auc_ci` of the score named by `score`'s one key (the caller's argument)."""
-    level, n_resamples, generator = auc_options_iv(
+    level, interval, n_resamples, generator = auc_options_iv(
         method,
         registry.METRIC_CI_AUC_METHOD,
         confidence_level,
@@ -485,8 +486,8 @@ def auc_ci_counts(
     method: str = "delong",
     confidence_level: float = 0.95,
     scheme: str | None = None,
-    interval: str = "percentile",
-    n_resamples: int = N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
     batch: int | None = None,
 ) -> RocAucCI:
@@ -550,7 +551,7 @@ def auc_ci_counts(
     >>> ci.estimate.shape, ci.low.shape, ci.description
     ((3,), (3,), 'DeLong, logit scale (clustered: Obuchowski, t on the effective persons minus 1)')
     """
-    level, n_resamples, generator = auc_options_iv(
+    level, interval, n_resamples, generator = auc_options_iv(
         method,
         registry.METRIC_CI_AUC_METHOD,
         confidence_level,

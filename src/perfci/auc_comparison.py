@@ -19,14 +19,13 @@ from scipy import special
 
 from ._core import registry
 from ._core.replicates import (
-    N_RESAMPLES,
     canonical_cells,
     resample_intervals,
     warn_about,
 )
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
-from ._core.validation import dataset_generators
+from ._core.validation import UNSET, Unset, dataset_generators
 from .auc_kernels import CellAUC, check_some_valid, delong_parts, placements, warn_zero_width
 from .bootstrap import BootstrapCI, assemble
 from .design import two_sided_quantile
@@ -173,8 +172,8 @@ def compare_auc(
     positive: Any = None,
     confidence_level: float = 0.95,
     scheme: str | None = None,
-    interval: str = "percentile",
-    n_resamples: int = N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
     batch: int | None = None,
 ) -> RocAucComparison:
@@ -285,13 +284,13 @@ def compare_auc_named(
     positive: Any,
     confidence_level: float,
     scheme: str | None,
-    interval: str,
-    n_resamples: int,
+    interval: str | Unset,
+    n_resamples: int | Unset,
     rng: Any,
     batch: int | None,
 ) -> RocAucComparison:
     """:func:`compare_auc` of the two scores named by `scores`' keys (the caller's arguments)."""
-    level, n_resamples, generator = auc_options_iv(
+    level, interval, n_resamples, generator = auc_options_iv(
         method,
         registry.COMPARE_AUC_METHOD,
         confidence_level,

@@ -34,6 +34,7 @@ from ._core.labels import has_columns
 from ._core.resampling import Statistic
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
+    UNSET,
     UndefinedMetricWarning,
     check_choice,
     check_confidence_level,
@@ -782,8 +783,8 @@ def compare(
             positive=positive,
             confidence_level=confidence_level,
             scheme=scheme,
-            interval=interval,
-            n_resamples=n_resamples,
+            interval=UNSET if interval == _BOOTSTRAP_DEFAULTS["interval"] else interval,
+            n_resamples=UNSET if n_resamples == _N_RESAMPLES else n_resamples,
             rng=rng,
             batch=None,
         )

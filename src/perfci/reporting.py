@@ -18,6 +18,7 @@ from . import policy
 from ._core import registry
 from ._core.labels import as_label_array, has_columns, sorted_labels
 from ._core.validation import (
+    UNSET,
     UndefinedMetricWarning,
     check_label,
     check_positive_int,
@@ -393,8 +394,8 @@ def _auc_metric_ci(
     chosen = method  # "recommended" is resolved by auc_ci's core, which sees the persons
     given: dict[str, Any] = {
         "scheme": None if scheme == RECOMMENDED else scheme,
-        "interval": "percentile" if interval == RECOMMENDED else interval,
-        "n_resamples": policy.N_RESAMPLES if n_resamples == RECOMMENDED else n_resamples,
+        "interval": UNSET if interval == RECOMMENDED else interval,
+        "n_resamples": UNSET if n_resamples == RECOMMENDED else n_resamples,
     }
     ci = auc_ci_named(
         y_true,
@@ -1238,8 +1239,8 @@ def report(
                         confidence_level=level,
                         positive=positive,
                         scheme=None,
-                        interval="percentile",
-                        n_resamples=policy.N_RESAMPLES,
+                        interval=UNSET,
+                        n_resamples=UNSET,
                         rng=None,
                         batch=None,
                     )

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ._core import registry
 from ._core.labels import as_label_array
-from ._core.replicates import MIN_PERSONS, N_RESAMPLES, ONE_PERSON, check_bootstrap_options
+from ._core.replicates import MIN_PERSONS, ONE_PERSON, check_bootstrap_options
 from ._core.validation import (
     check_confidence_level,
     check_label,
@@ -56,15 +56,19 @@ def auc_options_iv(
     n_resamples: Any,
     rng: Any,
     batch: Any,
-) -> tuple[float, int, np.random.Generator]:
-    """Check the options of :func:`perfci.auc_ci` and :func:`perfci.compare_auc` before the data."""
+) -> tuple[float, str, int, np.random.Generator]:
+    """Check the options of :func:`perfci.auc_ci` and :func:`perfci.compare_auc` before the data.
+
+    Returns the level, the bootstrap interval and resamples (defaults filled in) and the
+    generator.
+    """
     choices.check(method)
     level = float(check_confidence_level(confidence_level, scalar=True))
     check_label("positive", positive)
-    resamples, generator = check_bootstrap_options(
-        method, scheme, interval, n_resamples, rng, batch, N_RESAMPLES
+    interval, resamples, generator = check_bootstrap_options(
+        method, scheme, interval, n_resamples, rng, batch
     )
-    return level, resamples, generator
+    return level, interval, resamples, generator
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ from .validation import (
     UndefinedMetricWarning,
     check_positive_int,
     check_rng,
+    given,
+    or_default,
 )
 
 __all__ = [
@@ -161,47 +163,52 @@ def check_bootstrap_options(
     n_resamples: Any,
     rng: Any,
     batch: Any,
-    default_resamples: int = N_RESAMPLES,
-) -> tuple[int, np.random.Generator]:
+) -> tuple[str, int, np.random.Generator]:
     """Check the bootstrap options of a function whose `method` may be another interval.
 
     `scheme` (None for the recommended one), `interval`, `n_resamples` and `batch` are
-    checked whatever the method; with a `method` other than ``"bootstrap"``, passing
-    `scheme`, or `interval` or `n_resamples` other than their defaults, is an error (an
-    option the method cannot use is never silently ignored). Returns the resamples and
-    the generator.
+    checked whatever the method; `interval` and `n_resamples` may be left
+    :data:`~perfci._core.validation.UNSET` (``"percentile"`` and
+    :data:`~perfci._core.validation.N_RESAMPLES`). With a `method` other than
+    ``"bootstrap"``, passing `scheme`, `interval` or `n_resamples` at all is an error (an
+    option the method cannot use is never silently ignored, and passing the default value
+    is passing it). Returns the interval, the resamples and the generator.
 
     Examples
     --------
     >>> from perfci._core.replicates import check_bootstrap_options
-    >>> check_bootstrap_options("bootstrap", "cluster", "bca", 500, 1, None)[0]
-    500
-    >>> check_bootstrap_options("delong", "cluster", "bca", 2000, 1, None)  # doctest: +ELLIPSIS
+    >>> from perfci._core.validation import UNSET
+    >>> check_bootstrap_options("bootstrap", "cluster", "bca", 500, 1, None)[:2]
+    ('bca', 500)
+    >>> check_bootstrap_options("delong", None, UNSET, UNSET, 1, None)[:2]
+    ('percentile', 2000)
+    >>> check_bootstrap_options("delong", None, UNSET, 2000, 1, None)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: `scheme` is an option of the bootstrap, but `method` is 'delong'; ...
+    ValueError: `n_resamples` is an option of the bootstrap, but `method` is 'delong'; ...
     """
     if scheme is not None:
         registry.BOOTSTRAP_SCHEME.check(scheme)
-    registry.BOOTSTRAP_INTERVAL.check(interval)
-    resamples = check_positive_int("n_resamples", n_resamples)
+    chosen_interval = or_default(interval, "percentile")
+    registry.BOOTSTRAP_INTERVAL.check(chosen_interval)
+    resamples = check_positive_int("n_resamples", or_default(n_resamples, N_RESAMPLES))
     check_resample_size(resamples)
     generator = check_rng(rng)
     if batch is not None:
         check_positive_int("batch", batch, " or None")
     if method != "bootstrap":
-        given = {
+        passed_options = {
             "scheme": scheme is not None,
-            "interval": interval != "percentile",
-            "n_resamples": resamples != default_resamples,
+            "interval": given(interval),
+            "n_resamples": given(n_resamples),
         }
-        for name, passed in given.items():
+        for name, passed in passed_options.items():
             if passed:
                 raise ValueError(
                     f"`{name}` is an option of the bootstrap, but `method` is {method!r}; "
                     f"leave `{name}` unset or pass method='bootstrap'."
                 )
-    return resamples, generator
+    return chosen_interval, resamples, generator
 
 
 def resample_intervals(
