@@ -482,17 +482,17 @@ def annotator_table(
     for a, name in enumerate(names):
         keep = ~np.isnan(truth[:, a])
         person = None if ids is None else factorize_sorted(ids[keep])[1]  # as confusion orders
-        ci = _one_reference(
+        one = _one_reference(
             truth[keep, a], said[keep], person, metric, confidence_level, streams[a]
         )
         rows.append(
             {
                 "reference": name,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "method": ci.method,
-                "sources": ", ".join(ci.sources),
+                "estimate": one.estimate,
+                "low": one.low,
+                "high": one.high,
+                "method": one.method,
+                "sources": ", ".join(one.sources),
                 "texts": int(keep.sum()),
             }
         )

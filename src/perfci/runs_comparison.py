@@ -205,11 +205,11 @@ def compare_runs(
             )
         sides[name] = arr
     is_pos, said, person = read_run_labels(y_true, sides, positive, groups)
-    cells = []
-    for name in sides:
-        cell = 2 * (~said[name]) + (~is_pos)[:, None]
-        cells.append(np.eye(4)[cell] if person is None else person_run_cells(cell, person))
-    return _compare_cells(*cells, metric, estimand, level, nested=person is not None)
+    cells_a, cells_b = (
+        np.eye(4)[cell] if person is None else person_run_cells(cell, person)
+        for cell in (2 * (~said[name]) + (~is_pos)[:, None] for name in sides)
+    )
+    return _compare_cells(cells_a, cells_b, metric, estimand, level, nested=person is not None)
 
 
 def _compare_iv(metric: Any, estimand: Any, confidence_level: Any) -> float:

@@ -238,8 +238,8 @@ class LabelTable(NamedTuple):
     values: np.ndarray
     #: Where a label is missing (None, NaN, ``pd.NA``, NaT), the shape of `values`.
     missing: np.ndarray
-    #: The columns' names: a DataFrame's, else ``"{prefix} 1"``, ... (None without a prefix).
-    names: list[str] | None
+    #: The columns' names: a DataFrame's, else ``"{prefix} 1"``, ``"{prefix} 2"``, ...
+    names: list[str]
     #: Whether `names` are a DataFrame's column names.
     named: bool
 
@@ -278,7 +278,8 @@ def label_table(
     entry : str, default "code"
         What an entry is, in messages: ``"code"`` or ``"label"``.
     prefix : str, optional
-        Names of the columns of a table without names: ``"{prefix} 1"``, ``"{prefix} 2"``, ...
+        Names of the columns of a table without names: ``"{prefix} 1"``, ``"{prefix} 2"``,
+        ...; default `column`.
     allow_missing : bool, default True
         Whether an entry may be missing (an annotator who did not code a text); if not, a
         missing label is refused, naming its row and column.
@@ -311,8 +312,9 @@ def label_table(
     shown, entries = f"`{name}`", f"{entry}s"
     what = f"a table of {entries}, one row per text and one column per {column}"
     named = isinstance(values, pd.DataFrame)
+    names: list[str] = []
     if named:
-        names: list[str] | None = [str(c) for c in values.columns]
+        names = [str(c) for c in values.columns]
         table = values.to_numpy(dtype=object)
     else:
         if values is None or isinstance(values, str | bytes | dict | set):
@@ -325,11 +327,10 @@ def label_table(
                 f"{shown} must be a table of {entries} with the same number of columns in "
                 f"every row{gap}."
             ) from None
-        names = None
     if table.ndim != 2:
         raise ValueError(f"{shown} must be {what}; got shape {table.shape}.")
-    if names is None and prefix is not None:
-        names = [f"{prefix} {j + 1}" for j in range(table.shape[1])]
+    if not named:
+        names = [f"{prefix or column} {j + 1}" for j in range(table.shape[1])]
     if table.shape[0] == 0:
         raise ValueError(f"{shown} must hold at least one text (row); got none.")
     if table.dtype.kind not in "biufOUS":
@@ -337,7 +338,7 @@ def label_table(
     missing = np.asarray(pd.isna(table), dtype=bool)
     if not allow_missing and missing.any():
         row, col = (int(v[0]) for v in np.nonzero(missing))
-        which = repr(names[col]) if named and names is not None else f"{col}"
+        which = repr(names[col]) if named else f"{col}"
         raise ValueError(
             f"{shown} contains missing labels (NaN or None): {int(missing.sum())} of "
             f"{missing.size}, the first at row {row}, {column} {which}; every {column} labels "
