@@ -259,4 +259,4 @@ def test_one_reader_of_tables_with_missing_codes():
     with pytest.raises(ValueError, match=r"^`y_true` holds infinity, which is not a code"):
         annotator_ci([[1, np.inf], [0, 1], [1, 1]], [1, 0, 1], "recall")
     with pytest.raises(ValueError, match=r"^`y_pred` holds infinity, which is not a label"):
-        pc.runs.runs_ci([1, 0, 1], [[1, np.inf], [0, 1], [1, 1]], "recall")
+        pc.runs_ci([1, 0, 1], [[1, np.inf], [0, 1], [1, 1]], "recall")

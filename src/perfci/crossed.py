@@ -20,6 +20,9 @@ coded none of a person's texts).
   levels as counts; its percentile ends are :mod:`perfci._core.intervals`'.
 - :func:`person_run_cells`: the cells of each person under each level, from the texts';
   :func:`confusion_cells` those of one labelling (a majority vote, one annotator).
+- :func:`runs_table` and :func:`read_run_labels`: a classifier's table of runs read (by
+  the one wide-table reader, :func:`perfci._core.labels.label_table`) and brought to one
+  coding with the reference, for :mod:`perfci.runs` and :mod:`perfci.runs_comparison`.
 
 The options every interval of this design takes are checked once by :func:`crossed_iv`.
 """
@@ -56,6 +59,8 @@ __all__ = [
     "crossed_iv",
     "paired_variance",
     "person_run_cells",
+    "read_run_labels",
+    "runs_table",
     "variance_components",
 ]
 

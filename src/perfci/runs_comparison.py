@@ -168,7 +168,7 @@ def compare_runs(
     Notes
     -----
     Both classifiers labelled the same texts, so the units' part is paired: with each
-    side's influence values (:func:`runs_ci_counts`) averaged over its runs,
+    side's influence values (:func:`perfci.runs.runs_ci_counts`) averaged over its runs,
     :math:`V_{units} = \frac{m}{m-1}\sum_u (\bar z^A_u - \bar z^B_u)^2`. The two
     classifiers' runs are independent, so for ``"new_run"`` each adds its own run
     variance :math:`\max(S^2_{runs} - S^2_{noise}, 0)/R`. The interval is
