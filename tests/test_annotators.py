@@ -208,3 +208,55 @@ def test_report_and_cli_with_runs_and_annotators_say_their_sources(texts, tmp_pa
     assert main([*argv, "--pred", "model", "--by", "site"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "`--by` is not available with several `--truth`" in err
+
+
+def test_n_resamples_given_is_a_bootstrap_option_even_at_2000():
+    codes, pred = _coders(11)
+    for given in (200, 2000):
+        with pytest.raises(ValueError, match=r"^`n_resamples` is an option of the bootstrap"):
+            annotator_ci(codes, pred, "recall", n_resamples=given)
+        with pytest.raises(ValueError, match=r"^`n_resamples` is an option of the bootstrap"):
+            pc.metric_ci(codes, pred, "recall", n_resamples=given)
+    unset = annotator_ci(codes, pred, "recall", method="bootstrap", rng=2)
+    given = annotator_ci(codes, pred, "recall", method="bootstrap", n_resamples=2000, rng=2)
+    assert (unset.low, unset.high) == (given.low, given.high)
+
+
+def test_the_majority_code_is_the_one_majority_vote_with_ties_left_out():
+    from perfci._core.labels import majority_vote
+
+    codes, _ = _coders(12, missing=0.3)
+    majority, ties = majority_reference(codes)
+    index = np.where(np.isnan(codes), -1, codes).astype(int)
+    core = majority_vote(index, 2)  # tie="none": -1 for a tie
+    np.testing.assert_array_equal(np.where(core < 0, np.nan, core), majority)
+    assert ties == int(np.sum(core < 0)) > 0
+    # a plurality with three codes, as agreement_report's majority label
+    three = np.array([[0, 1, 1, 2], [2, 2, 0, -1], [0, 1, 2, -1], [-1, -1, -1, -1]])
+    assert majority_vote(three, 3).tolist() == [1, 2, -1, -1]
+    assert majority_vote(three, 3, tie=0).tolist() == [1, 2, 0, -1]
+
+
+def test_one_reader_of_tables_with_missing_codes():
+    from perfci._core.labels import label_table
+
+    frame = pd.DataFrame({"ana": [1, None, 0], "ben": pd.array([1, 0, None], dtype="Int64")})
+    table = label_table("y_true", frame)
+    assert table.names == ["ana", "ben"] and table.named
+    assert table.missing.tolist() == [[False, False], [True, False], [False, True]]
+    assert label_table("codes", [[1, 0], [0, 1]], prefix="human").names == ["human 1", "human 2"]
+    cases = [
+        (None, r"^`y_true` must be a table of codes, one row per text and one column per"),
+        ([1, 0, 1], r"^`y_true` must be a table of codes, .* got shape \(3,\)"),
+        (np.zeros((0, 2)), r"^`y_true` must hold at least one text"),
+        ([[1, np.inf], [0, 1]], r"^`y_true` holds infinity, which is not a code, at text 0"),
+        (np.array([["2020-01-01"] * 2], dtype="datetime64[D]"), r"^`y_true` must hold labels"),
+    ]
+    for values, match in cases:
+        with pytest.raises(ValueError, match=match):
+            label_table("y_true", values)
+    # the same reader behind annotator_ci, agreement and repeated runs
+    with pytest.raises(ValueError, match=r"^`y_true` holds infinity, which is not a code"):
+        annotator_ci([[1, np.inf], [0, 1], [1, 1]], [1, 0, 1], "recall")
+    with pytest.raises(ValueError, match=r"^`y_pred` holds infinity, which is not a label"):
+        pc.runs_ci([1, 0, 1], [[1, np.inf], [0, 1], [1, 1]], "recall")

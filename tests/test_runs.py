@@ -298,3 +298,92 @@ def test_a_missing_run_label_is_named_by_its_row_and_run(texts):
         pc.metric_ci(texts["human"], runs, "recall")
     with pytest.raises(ValueError, match=r"^`pred_a` contains missing labels .* row 3, run 'run2'"):
         pc.compare(texts["human"], runs, texts["model_b"], "recall")
+
+
+def test_n_resamples_given_is_a_bootstrap_option_even_at_2000():
+    # "left unset" is the sentinel "recommended", never the default value: 2000 passed
+    # explicitly is a given value, as 200 is
+    truth, pred = _texts(9)
+    for given in (200, 2000):
+        with pytest.raises(ValueError, match=r"^`n_resamples` is an option of the bootstrap"):
+            runs_ci(truth, pred, "recall", n_resamples=given)
+        with pytest.raises(ValueError, match=r"^`n_resamples` is an option of the bootstrap"):
+            runs_ci_counts(_cells(truth, pred), "recall", n_resamples=given)
+        with pytest.raises(ValueError, match=r"^`n_resamples` is an option of the bootstrap"):
+            pc.metric_ci(truth, pred, "recall", n_resamples=given)
+    # with the bootstrap, unset and "recommended" are 2000 resamples, and 2000 is used
+    unset = runs_ci(truth, pred, "recall", method="bootstrap", rng=3)
+    named = runs_ci(truth, pred, "recall", method="bootstrap", n_resamples="recommended", rng=3)
+    given = runs_ci(truth, pred, "recall", method="bootstrap", n_resamples=2000, rng=3)
+    assert (unset.low, unset.high) == (named.low, named.high) == (given.low, given.high)
+    fewer = runs_ci(truth, pred, "recall", method="bootstrap", n_resamples=200, rng=3)
+    assert (fewer.low, fewer.high) != (given.low, given.high)
+    with pytest.raises(ValueError, match=r"^`n_resamples` must be a positive integer"):
+        runs_ci(truth, pred, "recall", method="bootstrap", n_resamples="many")
+
+
+def test_the_bootstrap_draws_compressed_and_single_units_alike():
+    # the two ways the crossed bootstrap draws its units through the engine, as counts of
+    # identical units (Multinomial(m, multiplicities / m)) or each unit as a person, are
+    # the same distribution: the intervals agree within their Monte-Carlo error
+    truth, pred = _texts(10, n=2000, runs=3)
+    cells = _cells(truth, pred)
+    flat = cells.reshape(cells.shape[0], -1)
+    patterns, counts = np.unique(flat, axis=0, return_counts=True)
+    compressed = patterns.reshape(-1, *cells.shape[1:])
+    options = {"method": "bootstrap", "n_resamples": 20000}
+    one = runs_ci_counts(cells, "f1", rng=4, **options)
+    many = runs_ci_counts(compressed, "f1", multiplicity=counts, rng=5, **options)
+    assert many.estimate == pytest.approx(one.estimate, abs=1e-12)
+    assert many.se == pytest.approx(one.se, rel=0.03)
+    assert (many.low, many.high) == pytest.approx((one.low, one.high), abs=0.003)
+    # and the counts' draws do not depend on the batch either
+    small = runs_ci_counts(compressed, "f1", multiplicity=counts, rng=5, batch=7, **options)
+    assert (small.low, small.high, small.se) == (many.low, many.high, many.se)
+
+
+def test_compare_runs_counts_is_what_compare_runs_computes(texts):
+    from perfci.crossed import person_run_cells
+    from perfci.runs import compare_runs_counts
+
+    runs = texts[["run1", "run2", "run3"]]
+    person = pd.factorize(texts["person"])[0]
+    truth = texts["human"].to_numpy() == 1
+
+    def cells(labels):
+        said = np.asarray(labels).reshape(len(truth), -1) == 1
+        return person_run_cells(2 * (~said) + (~truth)[:, None], person)
+
+    for estimand in ("new_run", "these_runs"):
+        mine = compare_runs_counts(
+            cells(runs), cells(texts["model_b"]), "precision", nested=True, estimand=estimand
+        )
+        ref = compare_runs(
+            texts["human"],
+            runs,
+            texts["model_b"],
+            "precision",
+            groups=texts["person"],
+            estimand=estimand,
+        )
+        assert mine == ref
+    with pytest.raises(ValueError, match=r"^`cells_b` must hold the units of `cells_a`"):
+        compare_runs_counts(cells(runs), cells(texts["model_b"])[:-1], "precision")
+    with pytest.raises(ValueError, match=r"same number of texts in every run"):
+        compare_runs_counts(cells(runs), cells(texts["model_b"]) * 2, "precision")
+
+
+def test_the_majority_vote_of_runs_is_the_one_majority_vote_with_ties_negative():
+    from perfci._core.labels import majority_of_counts
+    from perfci._core.labels import majority_vote as core_vote
+
+    votes = np.array([0, 1, 2, 3, 4])
+    labels, ties = majority_vote(votes, 4)
+    counts = np.stack([4 - votes, votes], axis=-1)
+    assert labels.tolist() == (majority_of_counts(counts, tie=0) == 1).tolist()
+    assert ties == int(np.sum(majority_of_counts(counts) < 0)) == 1
+    # from the runs' labels (0 negative, 1 positive), the same votes
+    table = (np.arange(4)[None, :] < votes[:, None]).astype(int)
+    assert (core_vote(table, 2, tie=0) == 1).tolist() == labels.tolist()
+    with pytest.raises(ValueError, match=r"^`tie` must be one of \['none'\] or a code index"):
+        majority_of_counts(counts, tie="negative")

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import registry
-from ._core.labels import as_label_array
+from ._core.labels import as_label_array, majority_vote
 from ._core.replicates import N_RESAMPLES
 from ._core.validation import UNSET, Unset
 from .agreement_codes import Codes, read_codes
@@ -40,7 +40,6 @@ from .agreement_intervals import (
     agreement_options_iv,
     resolve_statistic,
 )
-from .agreement_statistics import category_counts
 
 __all__ = [
     "AGREEMENT_METHODS",
@@ -259,14 +258,6 @@ def annotator_agreement(
     return agreement_interval(data, chosen, options, generator)
 
 
-def _majority(index: np.ndarray, k: int) -> np.ndarray:
-    """Each text's majority code index: the code most humans gave; -1 for a tie or none."""
-    counts = category_counts(index, k)
-    top = counts.max(-1)
-    winners = np.sum(counts == top[:, None], -1)
-    return np.where((top > 0) & (winners == 1), counts.argmax(-1), -1)
-
-
 def agreement_report(
     human_codes: Any,
     machine_labels: Any,
@@ -417,7 +408,7 @@ def agreement_report(
     for a in range(humans):
         pair = data.pair(np.column_stack([machine_index, data.index[:, a]]), ("machine", names[a]))
         rows.append((f"machine vs {names[a]}", "machine_human", "cohen_kappa", pair))
-    majority = _majority(data.index, data.categories.size)
+    majority = majority_vote(data.index, data.categories.size)
     pair = data.pair(np.column_stack([machine_index, majority]), ("machine", "the majority label"))
     rows.append(("machine vs majority", "machine_majority", "cohen_kappa", pair))
     streams = generator.spawn(len(rows))

@@ -10,7 +10,6 @@ of an interval or ratio level of measurement are read as numbers.
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._core.labels import as_label_array, listing, sorted_labels
+from ._core.labels import as_label_array, label_table, listing, sorted_labels
 from .counting import normalize_labels
 
 __all__ = ["Codes", "read_codes"]
@@ -40,55 +39,6 @@ class Codes:
         return Codes(index, self.categories, self.values, annotators, self.person, self.name)
 
 
-def _is_infinite(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isinf(value)
-
-
-def _code_table(name: str, codes: Any, prefix: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """`codes` as a 2-D object array, its missing entries and the annotators' names."""
-    if isinstance(codes, pd.DataFrame):
-        names = [str(c) for c in codes.columns]
-        table = codes.to_numpy(dtype=object)
-    else:
-        if codes is None or isinstance(codes, str | bytes | dict | set):
-            raise ValueError(
-                f"`{name}` must be a table of codes, one row per text and one column per "
-                f"annotator; got {codes!r}."
-            )
-        try:
-            table = (
-                np.asarray(codes)
-                if isinstance(codes, np.ndarray)
-                else np.asarray(codes, dtype=object)
-            )
-        except (TypeError, ValueError):  # ragged rows
-            raise ValueError(
-                f"`{name}` must be a table of codes with the same number of columns in every "
-                "row (NaN or None where an annotator did not code a text)."
-            ) from None
-        names = []
-    if table.ndim != 2:
-        raise ValueError(
-            f"`{name}` must be a table of codes, one row per text and one column per "
-            f"annotator; got shape {table.shape}."
-        )
-    if not names:
-        names = [f"{prefix} {j + 1}" for j in range(table.shape[1])]
-    if table.shape[0] == 0:
-        raise ValueError(f"`{name}` must hold at least one text (row); got none.")
-    if table.dtype.kind not in "biufOUS":
-        raise ValueError(f"`{name}` must hold labels; got an array of dtype {table.dtype}.")
-    missing = np.asarray(pd.isna(table), dtype=bool)
-    infinite = np.vectorize(_is_infinite, otypes=[bool])(table) if table.size else missing
-    if infinite.any():
-        row, column = (int(i) for i in np.argwhere(infinite)[0])
-        raise ValueError(
-            f"`{name}` holds infinity, which is not a code, at text {row} and annotator "
-            f"{column} ({int(infinite.sum())} in all)."
-        )
-    return table, missing, names
-
-
 def read_codes(
     name: str,
     codes: Any,
@@ -105,7 +55,7 @@ def read_codes(
     `extra` holds further label arguments (a machine's labels) read in the same coding;
     they are returned as category indices, by name.
     """
-    table, missing, names = _code_table(name, codes, prefix)
+    table, missing, names, _ = label_table(name, codes, prefix=prefix)
     n, n_annotators = table.shape
     if n_annotators < min_annotators:
         raise ValueError(

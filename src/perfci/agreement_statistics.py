@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._core.labels import vote_counts as category_counts
 from ._core.validation import check_memory
 from .agreement_codes import Codes
 
@@ -183,14 +184,6 @@ class Cells:
     def used(self) -> np.ndarray:
         """Whether each text enters the statistic."""
         return self.cell >= 0
-
-
-def category_counts(index: np.ndarray, k: int) -> np.ndarray:
-    """Per-text counts of each code ``(n_texts, K)``."""
-    n = index.shape[0]
-    rows, _ = np.nonzero(index >= 0)
-    flat = rows * k + index[index >= 0]
-    return np.bincount(flat, minlength=n * k).reshape(n, k)
 
 
 def agreement_cells(data: Codes, statistic: str, level: str) -> Cells:

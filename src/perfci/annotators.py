@@ -20,8 +20,10 @@ Agreement among the annotators themselves is :func:`perfci.annotator_agreement` 
 
 An annotator need not code every text: a text an annotator did not code is missing for
 that annotator only, and each annotator's metric is over the texts they coded. The
-intervals come from the crossed design of :mod:`perfci.runs` (annotators in the place of
-runs), whose linearized variance components allow such missing cells.
+intervals come from the crossed design of :mod:`perfci.crossed` (annotators in the place
+of the runs of :mod:`perfci.runs`), whose linearized variance components allow such
+missing cells; the majority label and each single annotator get the recommended interval
+of one reference, :func:`perfci.metric_ci_counts` on their cells.
 """
 
 from __future__ import annotations
@@ -34,17 +36,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._core import registry
+from ._core.labels import as_label_array, factorize_sorted, label_table, majority_of_counts
 from ._core.results import ResultMixin, sources_of
 from ._core.validation import UndefinedMetricWarning, check_label, check_rng, dataset_generators
+from .crossed import confusion_cells, crossed_intervals, crossed_iv, person_run_cells
+from .metric import MetricCI, metric_ci_counts
 from .metrics import metric_values
-from .runs import _runs_iv, crossed_intervals
+from .policy import RECOMMENDED
 
 __all__ = ["ANNOTATOR_ESTIMANDS", "AnnotatorsCI", "annotator_ci", "annotator_table"]
 
 #: What an interval with several annotators is about (:data:`registry.ANNOTATOR_ESTIMAND`).
 ANNOTATOR_ESTIMANDS: tuple[str, ...] = registry.ANNOTATOR_ESTIMAND.names
-
-_N_RESAMPLES = 2000
 
 
 @dataclass(frozen=True, repr=False)
@@ -166,21 +169,13 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
 
     from .counting import normalize_labels
 
-    if isinstance(y_true, pd.DataFrame):
-        codes = y_true.astype(object).where(y_true.notna(), None).to_numpy(dtype=object)
-    else:
-        codes = np.asarray(y_true, dtype=object)
-    if codes.ndim != 2:
-        raise ValueError(
-            "`y_true` must be two-dimensional for several annotators, (n_texts, "
-            f"n_annotators): one column per annotator; got shape {codes.shape}."
-        )
+    table = label_table("y_true", y_true)
+    codes, missing = np.asarray(table.values, dtype=object), table.missing
     if codes.shape[1] < 2:
         raise ValueError(
             f"`y_true` must hold at least 2 annotators (columns); got {codes.shape[1]}. With "
             "one annotator use perfci.metric_ci."
         )
-    missing = pd.isna(pd.DataFrame(codes)).to_numpy()
     if missing.all(axis=1).any():
         rows = np.flatnonzero(missing.all(axis=1))
         raise ValueError(
@@ -208,8 +203,6 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
 
 def _cells(truth: np.ndarray, said: np.ndarray, person: np.ndarray | None) -> np.ndarray:
     """Cells ``(units, annotators, 4)``: per text, or summed per person; zeros where missing."""
-    from .runs import person_run_cells
-
     coded = ~np.isnan(truth)
     cell = 2 * (~said)[:, None] + (1 - np.nan_to_num(truth)).astype(int)  # 0 tp .. 3 tn
     if person is None:
@@ -232,8 +225,9 @@ def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:
     """
     votes = np.nansum(truth, axis=1)
     coders = np.sum(~np.isnan(truth), axis=1)
-    majority = np.where(2 * votes > coders, 1.0, np.where(2 * votes < coders, 0.0, np.nan))
-    return majority, int(np.count_nonzero(np.isnan(majority)))
+    code = majority_of_counts(np.stack([coders - votes, votes], axis=-1))  # -1: a tie, or none
+    majority = np.where(code < 0, np.nan, code.astype(float))
+    return majority, int(np.count_nonzero(code < 0))
 
 
 def annotator_ci(
@@ -246,7 +240,7 @@ def annotator_ci(
     method: str = "recommended",
     positive: Any = None,
     confidence_level: float = 0.95,
-    n_resamples: int = _N_RESAMPLES,
+    n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
 ) -> AnnotatorsCI:
     r"""Confidence interval for a classifier's metric against several human annotators.
@@ -274,7 +268,9 @@ def annotator_ci(
     confidence_level : float, default 0.95
         Confidence level.
     n_resamples, rng
-        Bootstrap options (``method="bootstrap"``; `rng` also for ``"majority"``).
+        Bootstrap options (``method="bootstrap"``; `rng` also for ``"majority"``); as in
+        :func:`perfci.runs.runs_ci_counts`, `n_resamples` left at "recommended" is 2000,
+        and any number given is a bootstrap option.
 
     Returns
     -------
@@ -320,15 +316,13 @@ def annotator_ci(
     """
     import pandas as pd
 
-    from ._core.labels import as_label_array
-
     registry.ANNOTATOR_ESTIMAND.check(estimand)
     if metric not in registry.BINARY_METRIC:
         raise ValueError(
             f"`metric` must be a binary metric, one of {sorted(registry.BINARY_METRIC.names)}; "
             f"got {metric!r}."
         )
-    level, n_resamples = _runs_iv(metric, "new_run", method, confidence_level, n_resamples, None)
+    level, n_resamples = crossed_iv(metric, method, confidence_level, n_resamples, None)
     check_label("positive", positive)
     if estimand == "majority" and method != "recommended":
         raise ValueError(
@@ -344,7 +338,6 @@ def annotator_ci(
             raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
         person = pd.factorize(ids)[0]
     nested = person is not None
-    coded = np.sum(~np.isnan(truth), axis=0)
     per_annotator = np.einsum("uac->ac", _cells(truth, said, None))
     with np.errstate(invalid="ignore", divide="ignore"):
         estimates = metric_values(per_annotator, metric)
@@ -357,45 +350,13 @@ def annotator_ci(
         "n_texts": n,
         "annotator_estimates": estimates,
         "annotator_sd": float(np.std(estimates, ddof=1)),
-        "coded": coded,
+        "coded": np.sum(~np.isnan(truth), axis=0),
         "persons": None if person is None else int(person.max()) + 1,
     }
     if estimand == "majority":
-        from .reporting import metric_ci
-
-        majority, ties = majority_reference(truth)
-        if ties:
-            warnings.warn(
-                f"{ties} of {n} texts have as many positive as negative codes; they have no "
-                "majority label and are left out.",
-                UndefinedMetricWarning,
-                stacklevel=2,
-            )
-        keep = ~np.isnan(majority)
-        ci = metric_ci(
-            majority[keep].astype(int),
-            said[keep].astype(int),
-            metric,
-            groups=None if person is None else person[keep],
-            confidence_level=level,
-            rng=rng,
-        )
-        return AnnotatorsCI(
-            estimate=ci.estimate,
-            low=ci.low,
-            high=ci.high,
-            method=f"majority of {annotators} annotators; {ci.method}",
-            se=math.nan,
-            df=math.nan,
-            units=int(ci.persons) if ci.persons is not None else ci.relevant_n,
-            var_units=math.nan,
-            var_annotators=math.nan,
-            **common,
-        )
+        return _majority_ci(truth, said, person, metric, level, rng, common)
+    generators = dataset_generators(check_rng(rng), 1, False) if method == "bootstrap" else None
     cells = _cells(truth, said, person)
-    generators = None
-    if method == "bootstrap":
-        generators = dataset_generators(check_rng(rng), 1, False)
     crossed = crossed_intervals(
         cells[None],
         np.ones((1, cells.shape[0])),
@@ -420,6 +381,42 @@ def annotator_ci(
         units=int(parts["units"][0]),
         var_units=float(parts["var_units"][0]),
         var_annotators=float(parts["var_runs"][0]),
+        **common,
+    )
+
+
+def _majority_ci(
+    truth: np.ndarray,
+    said: np.ndarray,
+    person: np.ndarray | None,
+    metric: str,
+    level: float,
+    rng: Any,
+    common: dict[str, Any],
+) -> AnnotatorsCI:
+    """Compute the ``"majority"`` estimand: the recommended interval against the majority."""
+    majority, ties = majority_reference(truth)
+    if ties:
+        warnings.warn(
+            f"{ties} of {truth.shape[0]} texts have as many positive as negative codes; they "
+            "have no majority label and are left out.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    keep = ~np.isnan(majority)
+    ci = _one_reference(
+        majority[keep], said[keep], None if person is None else person[keep], metric, level, rng
+    )
+    return AnnotatorsCI(
+        estimate=ci.estimate,
+        low=ci.low,
+        high=ci.high,
+        method=f"majority of {common['annotators']} annotators; {ci.method}",
+        se=math.nan,
+        df=math.nan,
+        units=int(ci.persons) if ci.persons is not None else ci.relevant_n,
+        var_units=math.nan,
+        var_annotators=math.nan,
         **common,
     )
 
@@ -462,36 +459,40 @@ def annotator_table(
     """
     import pandas as pd
 
-    from .reporting import metric_ci
-
-    truth, said, positive_label = read_codes(y_true, y_pred, positive)
+    if metric not in registry.BINARY_METRIC:
+        raise ValueError(
+            f"`metric` must be a binary metric, one of {sorted(registry.BINARY_METRIC.names)}; "
+            f"got {metric!r}."
+        )
+    truth, said, _ = read_codes(y_true, y_pred, positive)
     names = (
         [str(c) for c in y_true.columns]
         if isinstance(y_true, pd.DataFrame)
         else [f"annotator {i}" for i in range(truth.shape[1])]
     )
-    ids = None if groups is None else np.asarray(groups, dtype=object)
-    root = np.random.default_rng(rng)
-    streams = root.spawn(truth.shape[1] + 2)
+    ids = None
+    if groups is not None:
+        ids = as_label_array("groups", np.asarray(groups, dtype=object))
+        if ids.shape != (truth.shape[0],):
+            raise ValueError(
+                f"`groups` must have one id per text ({truth.shape[0]}); got {ids.size}."
+            )
+    streams = np.random.default_rng(rng).spawn(truth.shape[1] + 2)
     rows = []
     for a, name in enumerate(names):
         keep = ~np.isnan(truth[:, a])
-        ci = metric_ci(
-            truth[keep, a].astype(int),
-            said[keep].astype(int),
-            metric,
-            groups=None if ids is None else ids[keep],
-            confidence_level=confidence_level,
-            rng=streams[a],
+        person = None if ids is None else factorize_sorted(ids[keep])[1]  # as confusion orders
+        one = _one_reference(
+            truth[keep, a], said[keep], person, metric, confidence_level, streams[a]
         )
         rows.append(
             {
                 "reference": name,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "method": ci.method,
-                "sources": ", ".join(ci.sources),
+                "estimate": one.estimate,
+                "low": one.low,
+                "high": one.high,
+                "method": one.method,
+                "sources": ", ".join(one.sources),
                 "texts": int(keep.sum()),
             }
         )
@@ -529,5 +530,26 @@ def annotator_table(
                 "texts": texts,
             }
         )
-    del positive_label
     return pd.DataFrame(rows)
+
+
+def _one_reference(
+    reference: np.ndarray,
+    said: np.ndarray,
+    person: np.ndarray | None,
+    metric: str,
+    confidence_level: Any,
+    rng: np.random.Generator,
+) -> MetricCI:
+    """Compute the recommended interval against one reference's codes (1 or 0) of each text.
+
+    With `person` codes, on the cells of each person, in the order of their codes.
+    """
+    cell = 2 * (~said) + (1 - reference).astype(np.int64)  # 0 tp .. 3 tn
+    return metric_ci_counts(
+        confusion_cells(cell, person),
+        metric,
+        nested=person is not None,
+        confidence_level=confidence_level,
+        rng=rng,
+    )

@@ -351,7 +351,6 @@ def _crossed_metric_ci(
             raise ValueError(
                 f"`{name}` is an option of the intervals {one}; with {where} leave `{name}` unset."
             )
-    resamples = 2000 if isinstance(n_resamples, str) and n_resamples == RECOMMENDED else n_resamples
     interval = runs_ci if source == "runs" else annotator_ci
     if estimand is None:
         estimand = "new_run" if source == "runs" else "new_annotator"
@@ -364,7 +363,7 @@ def _crossed_metric_ci(
         method=method,
         positive=positive,
         confidence_level=confidence_level,
-        n_resamples=resamples,
+        n_resamples=n_resamples,
         rng=rng,
     )
 
@@ -794,10 +793,10 @@ def _annotators_report(
     which sources it includes: no one interval includes both runs and annotators.
     """
     from .annotators import annotator_ci, majority_reference, read_codes
-    from .runs import _pred_runs, majority_vote, runs_ci
+    from .runs import majority_vote, runs_ci, runs_table
 
     runs = has_columns(y_pred)
-    pred_runs = _pred_runs(y_pred) if runs else None
+    pred_runs = runs_table(y_pred) if runs else None
     first = pred_runs[:, 0] if pred_runs is not None else y_pred
     truth, said, positive = read_codes(y_true, first, positive)
     rows: list[dict] = []
@@ -1162,11 +1161,11 @@ def report(
         )
     # the labels are read once, for all texts, so that every subgroup has one coding
     if runs:
-        from .runs import _pred_runs
+        from .runs import runs_table
 
         truth_in = y_true.to_numpy() if isinstance(y_true, pd.Series | pd.Index) else y_true
         given = normalize_labels(
-            {"y_true": truth_in, "y_pred": _pred_runs(y_pred).T}, positive=positive, ndim=None
+            {"y_true": truth_in, "y_pred": runs_table(y_pred).T}, positive=positive, ndim=None
         )
         t, p_runs = given.values["y_true"], np.asarray(given.values["y_pred"]).T
         if t.ndim != 1 or p_runs.shape[0] != t.size:

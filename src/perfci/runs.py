@@ -21,39 +21,44 @@ these: far too narrow, as the stress atlas shows (``validation/ATLAS.md``).
 Everything works on counts: the confusion cells ``[tp, fp, fn, tn]`` of each unit (a
 text, or with ``nested=True`` a person with all their texts) in each run, shape
 ``(*batch, units, runs, 4)``. :func:`runs_ci_counts` is the batched core, what
-:func:`runs_ci` computes after the labels and what the validation harness scores.
+:func:`runs_ci` computes after the labels and what the validation harness scores;
+:func:`compare_runs_counts` the core of :func:`compare_runs`. The crossed arithmetic
+(variance components, the two-way bootstrap) is :mod:`perfci.crossed`'s, shared with
+several annotators (:mod:`perfci.annotators`).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special, stats
 
 from ._core import registry
-from ._core.results import ResultMixin, sources_of
+from ._core.labels import majority_of_counts
+from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
-    check_confidence_level,
     check_label,
-    check_positive_int,
     check_real_array,
     check_rng,
     dataset_generators,
 )
-from .analytic import proportion_ci
-from .bootstrap import batch_shaped, check_resample_size
-from .metrics import (
-    BINARY_METRICS,
-    PROPORTION_METRICS,
-    RELEVANT_TEXTS,
-    metric_gradient,
-    metric_values,
+from .bootstrap import batch_shaped
+from .crossed import (  # crossed_intervals, person_run_cells, runs_table: runs' names too
+    confusion_cells,
+    crossed_intervals,
+    crossed_iv,
+    person_run_cells,
+    read_run_labels,
+    runs_table,
 )
+from .metric import metric_ci_counts
+from .metrics import metric_values
+from .policy import RECOMMENDED
+from .runs_comparison import RunsComparison, compare_runs, compare_runs_counts
 
 __all__ = [
     "RUN_ESTIMANDS",
@@ -61,6 +66,8 @@ __all__ = [
     "RunsCI",
     "RunsComparison",
     "compare_runs",
+    "compare_runs_counts",
+    "majority_vote",
     "runs_ci",
     "runs_ci_counts",
 ]
@@ -69,10 +76,6 @@ __all__ = [
 RUN_ESTIMANDS: tuple[str, ...] = registry.RUN_ESTIMAND.names
 #: Interval methods of repeated runs (:data:`perfci._core.registry.RUN_METHOD`).
 RUN_METHODS: tuple[str, ...] = registry.RUN_METHOD.names
-
-_N_RESAMPLES = 2000
-#: Resamples drawn at once by default (each holds a weight per unit and per run).
-_AUTO_BATCH_ELEMENTS = 4_000_000
 
 
 @dataclass(frozen=True, repr=False)
@@ -232,266 +235,15 @@ def _check_cells(cells: Any, multiplicity: Any) -> tuple[np.ndarray, np.ndarray]
     return arr.astype(float), weights.astype(float)
 
 
-def _runs_iv(
+def runs_iv(
     metric: Any, estimand: Any, method: Any, confidence_level: Any, n_resamples: Any, batch: Any
 ) -> tuple[float, int]:
-    if metric not in BINARY_METRICS:
-        raise ValueError(
-            f"`metric` must be a binary metric, one of {sorted(BINARY_METRICS)}; got {metric!r}."
-        )
+    """Check the options of an interval of repeated runs; return the level and resamples."""
     registry.RUN_ESTIMAND.check(estimand)
-    registry.RUN_METHOD.check(method)
-    level = float(check_confidence_level(confidence_level, scalar=True))
-    resamples = check_positive_int("n_resamples", n_resamples)
-    check_resample_size(resamples)
-    if batch is not None:
-        check_positive_int("batch", batch, " or None")
-    if method != "bootstrap" and resamples != _N_RESAMPLES:
-        raise ValueError(
-            f"`n_resamples` is an option of the bootstrap, but `method` is {method!r}; leave "
-            "it unset or pass method='bootstrap'."
-        )
-    return level, resamples
+    return crossed_iv(metric, method, confidence_level, n_resamples, batch)
 
 
 # ------------------------------------------------------------------------- the core
-
-
-def _variance_components(
-    cells: np.ndarray, weights: np.ndarray, metric: str, new_run: bool
-) -> dict[str, np.ndarray]:
-    """Linearized crossed (units x runs) variance of the mean of the runs' metrics.
-
-    ``cells`` ``(B, m, R, 4)``, ``weights`` ``(B, m)`` (identical units). A unit may lack
-    texts in some runs (an annotator who did not code a text): its cells there are 0 and
-    the cell is not observed. Returns the estimate, the per-run metrics, the two variance
-    parts and Satterthwaite's df.
-    """
-    # units with a text the metric is computed from, in any run (the others have no
-    # influence and are not units: persons with no relevant text do not count)
-    relevant_cells = list(RELEVANT_TEXTS[metric][0])
-    has_relevant = cells[..., relevant_cells].sum((-2, -1)) > 0
-    units = np.einsum("bm,bm->b", weights, has_relevant.astype(float))
-    runs = cells.shape[-2]
-    per_run = np.einsum("bm,bmrc->brc", weights, cells)  # (B, R, 4)
-    run_values = metric_values(per_run, metric)  # (B, R)
-    estimate = run_values.mean(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # shares of each run's texts: runs with different numbers of texts weigh alike
-        texts = per_run.sum(-1)  # (B, R)
-        pooled = (per_run / texts[..., None]).mean(-2)  # (B, 4): the runs' mean shares
-        gradient = metric_gradient(pooled, metric)  # (B, 4), at the mean shares
-        z = np.einsum("bmrc,bc->bmr", cells, gradient) / texts[:, None, :]
-        z = np.where(np.isfinite(z), z, 0.0)
-        unit_means = z.mean(-1)  # (B, m); the weighted sum over units is 0 (Euler)
-        var_units = units / (units - 1) * np.einsum("bm,bm->b", weights, unit_means**2)
-        run_totals = np.einsum("bm,bmr->br", weights, z)  # f(C_r) - f(C) to first order
-        s2_runs = np.sum(run_totals**2, -1) / (runs - 1)
-        # each unit's share of the run's relevant texts carries its part of the run effect
-        relevant = cells[..., relevant_cells].sum(-1)  # (B, m, R)
-        share = relevant / np.einsum("bm,bmr->br", weights, relevant)[:, None, :]
-        observed = (cells.sum(-1) > 0) & has_relevant[..., None]  # (B, m, R)
-        seen = observed.sum(-1)
-        observed_means = np.where(seen > 0, z.sum(-1) / np.maximum(seen, 1), 0.0)
-        residual = np.where(
-            observed, z - observed_means[..., None] - share * run_totals[:, None, :], 0.0
-        )
-        # the interaction's part of the run totals' variance: (units - 1)(runs - 1) df
-        # when every unit is in every run, fewer with missing cells
-        cells_seen = np.einsum("bm,bmr->b", weights, observed.astype(float))
-        noise_df = cells_seen - units - runs + 1
-        s2_noise = cells_seen / runs * np.einsum("bm,bmr->b", weights, residual**2) / noise_df
-    excess = np.maximum(s2_runs - s2_noise, 0.0) if new_run else np.zeros_like(s2_runs)
-    var_runs = excess / runs
-    variance = var_units + var_runs
-    with np.errstate(invalid="ignore", divide="ignore"):
-        parts = (
-            var_units**2 / (units - 1)
-            + np.where(excess > 0, (s2_runs / runs) ** 2 / (runs - 1), 0.0)
-            + np.where(excess > 0, (s2_noise / runs) ** 2 / noise_df, 0.0)
-        )
-        df = np.where(parts > 0, variance**2 / parts, units - 1)
-    return {
-        "estimate": estimate,
-        "run_values": run_values,
-        "var_units": var_units,
-        "var_runs": var_runs if new_run else np.full_like(var_runs, np.nan),
-        "variance": variance,
-        "df": np.maximum(df, 1.0),
-        "units": units,
-        "relevant": _relevant(per_run, metric).mean(-1),
-        "runs": np.full(estimate.shape, float(runs)),
-        "unit_means": unit_means,
-        "s2_runs": s2_runs,
-        "s2_noise": s2_noise,
-        "noise_df": noise_df,
-        "excess": excess,
-    }
-
-
-def _relevant(per_run: np.ndarray, metric: str) -> np.ndarray:
-    """Relevant texts of a proportion metric in each run (the denominator), else all."""
-    from .metrics import proportion_counts
-
-    if metric in PROPORTION_METRICS:
-        return proportion_counts(per_run, metric)[1]
-    return per_run.sum(-1)
-
-
-def _analytic_ends(
-    parts: dict[str, np.ndarray], metric: str, level: float
-) -> tuple[np.ndarray, np.ndarray, str]:
-    """Interval ends from the crossed variance: effective n for proportions, else t."""
-    estimate, variance, df = parts["estimate"], parts["variance"], parts["df"]
-    q_t = stats.t.ppf(0.5 + level / 2, df)
-    if metric in PROPORTION_METRICS:
-        z = special.ndtri(0.5 + level / 2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            n_eff = np.where(variance > 0, estimate * (1 - estimate) / variance, parts["relevant"])
-            # at most the stacked texts: runs cannot tell more than that
-            n_eff = np.minimum(n_eff, parts["relevant"] * parts["runs"])
-            n_star = n_eff * (z / q_t) ** 2  # Dean and Pagano's df adjustment
-        ok = np.isfinite(estimate) & np.isfinite(n_star) & (n_star > 0)
-        low, high = np.full(estimate.shape, np.nan), np.full(estimate.shape, np.nan)
-        if ok.any():
-            ci = proportion_ci(
-                estimate[ok] * n_star[ok],
-                n_star[ok],
-                method="agresti_coull",
-                confidence_level=level,
-            )
-            low[ok], high[ok] = ci.low, ci.high
-        return low, high, "agresti_coull on n_eff (dean_pagano)"
-    se = np.sqrt(variance)
-    return estimate - q_t * se, estimate + q_t * se, "t"
-
-
-def _bootstrap_ends(
-    cells: np.ndarray,
-    weights: np.ndarray,
-    metric: str,
-    new_run: bool,
-    level: float,
-    n_resamples: int,
-    generators: list[np.random.Generator],
-    batch: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two-way (units x runs) percentile bootstrap of the mean of the runs' metrics.
-
-    A resample takes m units with replacement (a multinomial draw of the units'
-    multiplicities) and, for ``new_run``, R runs with replacement; its value is the mean
-    over the drawn runs of each run's metric on the drawn units. Returns low, high and
-    the bootstrap SD.
-    """
-    size, m, runs = cells.shape[0], cells.shape[1], cells.shape[2]
-    step = batch or max(1, _AUTO_BATCH_ELEMENTS // max(m + runs * 4, 1))
-    low, high, sd = (np.full(size, np.nan) for _ in range(3))
-    alpha = (1 - level) / 2
-    for k, generator in enumerate(generators):  # data sets; each draws its resamples in batches
-        present = (weights[k] > 0) & (cells[k].sum((-2, -1)) > 0)  # units with texts
-        unit_cells, unit_weights = cells[k, present], weights[k, present]
-        n_units = int(unit_weights.sum())
-        if unit_cells.shape[0] < 2 or n_units < 2:
-            continue
-        unit_rng, run_rng = generator.spawn(2)
-        shares = unit_weights / unit_weights.sum()
-        values = np.empty(n_resamples)
-        for start in range(0, n_resamples, step):
-            b = min(step, n_resamples - start)
-            drawn = unit_rng.multinomial(n_units, shares, size=b).astype(float)  # (b, m)
-            per_run = np.einsum("bm,mrc->brc", drawn, unit_cells)
-            run_values = metric_values(per_run, metric)  # (b, R)
-            if new_run:
-                taken = run_rng.multinomial(runs, np.full(runs, 1 / runs), size=b)
-            else:
-                taken = np.ones((b, runs))
-            used = taken > 0
-            total = np.sum(np.where(used, run_values, 0.0) * taken, -1) / runs
-            # a resample in which a drawn run's metric is undefined is dropped
-            values[start : start + b] = np.where(
-                np.any(used & np.isnan(run_values), -1), np.nan, total
-            )
-        valid = values[~np.isnan(values)]
-        if valid.size:
-            low[k], high[k] = np.quantile(valid, [alpha, 1 - alpha])
-            sd[k] = valid.std(ddof=1) if valid.size > 1 else np.nan
-    return low, high, sd
-
-
-def crossed_intervals(
-    flat: np.ndarray,
-    weights: np.ndarray,
-    metric: str,
-    *,
-    new_source: bool,
-    method: str,
-    level: float,
-    n_resamples: int,
-    generators: list[np.random.Generator] | None,
-    batch: int | None,
-    unit: str,
-    source: str,
-) -> dict[str, Any]:
-    """Intervals of the mean over a crossed source (runs, annotators) of its metrics.
-
-    The engine of :func:`runs_ci_counts` and of :mod:`perfci.annotators`: `flat` is
-    ``(B, units, sources, 4)``, `weights` ``(B, units)``; `new_source` adds the source's
-    variance (a new run or annotator) to the units'. Warns once per kind of data set
-    without an interval. Returns the variance parts, the ends, the standard error, df
-    and a description.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from perfci.runs import crossed_intervals
-    >>> cells = np.eye(4)[np.random.default_rng(0).integers(0, 4, (1, 50, 3))]  # 50 texts x 3 runs
-    >>> out = crossed_intervals(cells, np.ones((1, 50)), "accuracy", new_source=True,
-    ...                         method="recommended", level=0.95, n_resamples=2000,
-    ...                         generators=None, batch=None, unit="texts", source="runs")
-    >>> out["how"]
-    'variance components (texts x runs), agresti_coull on n_eff (dean_pagano)'
-    """
-    with np.errstate(invalid="ignore", divide="ignore"):
-        parts = _variance_components(flat, weights, metric, new_source)
-    undefined = np.isnan(parts["run_values"]).any(-1)
-    few = parts["units"] < 2
-    if undefined.any():
-        warnings.warn(
-            f"{metric} is undefined in at least one of the {source} of "
-            f"{int(undefined.sum())} of {undefined.size} data sets (a zero denominator); "
-            "their interval is NaN.",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-    if (few & ~undefined).any():
-        warnings.warn(
-            f"{int((few & ~undefined).sum())} of {few.size} data sets have fewer than 2 "
-            "units (texts or persons) with texts: no variance between them, and no interval.",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-    if method == "bootstrap":
-        assert generators is not None
-        low, high, se = _bootstrap_ends(
-            flat, weights, metric, new_source, level, n_resamples, generators, batch
-        )
-        df = np.full(low.shape, np.nan)
-        how = (
-            f"two-way bootstrap ({unit} x {source}), percentile"
-            if new_source
-            else f"bootstrap of {unit} ({source} fixed), percentile"
-        )
-    else:
-        low, high, rule = _analytic_ends(parts, metric, level)
-        se, df = np.sqrt(parts["variance"]), parts["df"]
-        how = (
-            f"variance components ({unit} x {source}), {rule}"
-            if new_source
-            else f"cluster-robust ({unit}, {source} averaged within them), {rule}"
-        )
-    bad = undefined | few
-    low, high = (np.where(bad, np.nan, v) for v in (low, high))
-    return {"parts": parts, "low": low, "high": high, "se": se, "df": df, "how": how}
 
 
 def runs_ci_counts(
@@ -503,7 +255,7 @@ def runs_ci_counts(
     estimand: str = "new_run",
     method: str = "recommended",
     confidence_level: float = 0.95,
-    n_resamples: int = _N_RESAMPLES,
+    n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     batch: int | None = None,
 ) -> RunsCI:
@@ -534,8 +286,9 @@ def runs_ci_counts(
         notes) or the two-way bootstrap of units and runs (percentile).
     confidence_level : float, default 0.95
         Confidence level.
-    n_resamples : int, default 2000
-        Bootstrap resamples (``method="bootstrap"`` only).
+    n_resamples : int or "recommended", default "recommended"
+        Bootstrap resamples (``method="bootstrap"`` only; "recommended": 2000). Any
+        number given, 2000 too, is a bootstrap option.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap; data set k of a batch draws from
         ``np.random.default_rng(rng).spawn(size)[k]``.
@@ -627,7 +380,7 @@ def runs_ci_counts(
     >>> new.sources, these.sources
     (('texts', 'runs'), ('texts',))
     """
-    level, n_resamples = _runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
+    level, n_resamples = runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
     if estimand == "majority":
         raise ValueError(
             "`estimand` 'majority' is the majority vote of the runs on each text, which the "
@@ -692,78 +445,13 @@ def runs_ci_counts(
 # ------------------------------------------------------------------------- labels
 
 
-def _refuse_missing_runs(name: str, values: np.ndarray, columns: list[str] | None) -> None:
-    """Raise for a missing label in a text x run table, naming the text's row and the run."""
-    import pandas as pd
-
-    missing = pd.isna(pd.DataFrame(values)).to_numpy()
-    if missing.any():
-        row, col = (int(v[0]) for v in np.nonzero(missing))
-        run = repr(columns[col]) if columns is not None else f"{col}"
-        raise ValueError(
-            f"`{name}` contains missing labels (NaN or None): {int(missing.sum())} of "
-            f"{missing.size}, the first at row {row}, run {run}; every run labels every text."
-        )
-
-
-def _pred_runs(y_pred: Any, name: str = "y_pred") -> np.ndarray:
-    """Return the runs' labels as an ``(n_texts, n_runs)`` object array, or raise."""
-    import pandas as pd
-
-    columns = None
-    if isinstance(y_pred, pd.DataFrame):
-        values = y_pred.to_numpy(dtype=object)
-        columns = [str(c) for c in y_pred.columns]
-    else:
-        values = np.asarray(y_pred, dtype=object)
-    if values.ndim == 2:
-        _refuse_missing_runs(name, values, columns)
-    if values.ndim != 2:
-        raise ValueError(
-            "`y_pred` must be two-dimensional for repeated runs, (n_texts, n_runs): one "
-            f"column per run; got shape {values.shape}."
-        )
-    if values.shape[1] < 2:
-        raise ValueError(
-            f"`y_pred` must hold at least 2 runs (columns) to include the runs' variation; "
-            f"got {values.shape[1]}. With one run use perfci.metric_ci."
-        )
-    return values
-
-
-def person_run_cells(
-    cell: np.ndarray,
-    person: np.ndarray,
-    persons: int | None = None,
-    observed: np.ndarray | None = None,
-) -> np.ndarray:
-    """Return the confusion cells of each person in each run, ``(persons, runs, 4)``.
-
-    `cell` ``(n_texts, runs)`` is each text's cell in each run (0 tp, 1 fp, 2 fn, 3 tn)
-    and `person` its person's code 0..m-1 (`persons`, default the largest code + 1); only
-    the (text, run) pairs where `observed` is True count (an annotator who coded the
-    text). One bincount, no loop.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from perfci.runs import person_run_cells
-    >>> person_run_cells(np.array([[0, 2], [3, 3], [0, 0]]), np.array([0, 0, 1])).tolist()
-    [[[1, 0, 0, 1], [0, 0, 1, 1]], [[1, 0, 0, 0], [1, 0, 0, 0]]]
-    """
-    m = int(person.max()) + 1 if persons is None else persons
-    runs = cell.shape[1]
-    flat = (person[:, None] * runs + np.arange(runs)) * 4 + cell
-    flat = flat.ravel() if observed is None else flat[observed]
-    return np.bincount(flat, minlength=m * runs * 4).reshape(m, runs, 4)
-
-
 def majority_vote(positive_votes: np.ndarray, runs: int) -> tuple[np.ndarray, int]:
     """Return the majority-vote labels (True: positive) and the number of tied texts.
 
     A text is positive when more than half of the runs label it positive; a tie (an
     even number of runs split evenly) counts as negative, the label that needs no
-    majority. Ties are counted so that the caller can say how many there were.
+    majority (:func:`perfci._core.labels.majority_of_counts` with ``tie=0``). Ties are
+    counted so that the caller can say how many there were.
 
     Examples
     --------
@@ -773,7 +461,9 @@ def majority_vote(positive_votes: np.ndarray, runs: int) -> tuple[np.ndarray, in
     (array([False, False, False,  True,  True]), 1)
     """
     votes = np.asarray(positive_votes)
-    return 2 * votes > runs, int(np.count_nonzero(2 * votes == runs))
+    counts = np.stack([runs - votes, votes], axis=-1)  # negative and positive votes
+    ties = int(np.count_nonzero(counts[..., 0] == counts[..., 1]))
+    return majority_of_counts(counts, tie=0) == 1, ties
 
 
 def runs_ci(
@@ -786,7 +476,7 @@ def runs_ci(
     method: str = "recommended",
     positive: Any = None,
     confidence_level: float = 0.95,
-    n_resamples: int = _N_RESAMPLES,
+    n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     batch: int | None = None,
 ) -> RunsCI:
@@ -856,50 +546,27 @@ def runs_ci(
     >>> print(f"run SD {ci.run_sd:.3f}, {ci.flip_share:.1%} of texts flip")
     run SD 0.021, 5.7% of texts flip
     """
-    import pandas as pd
-
-    from ._core.labels import as_label_array
-    from .counting import normalize_labels
-
-    level, n_resamples = _runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
+    level, _ = runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
     check_label("positive", positive)
     if estimand == "majority" and method != "recommended":
         raise ValueError(
             "`method` must be 'recommended' for estimand 'majority': the majority vote is one "
             "classifier, whose interval is perfci.metric_ci's."
         )
-    pred = _pred_runs(y_pred)
-    truth_in = y_true.to_numpy() if isinstance(y_true, pd.Series | pd.Index) else y_true
-    given = normalize_labels({"y_true": truth_in, "y_pred": pred.T}, positive=positive, ndim=None)
-    truth = np.asarray(given.values["y_true"])
-    runs_labels = np.asarray(given.values["y_pred"]).T  # (n, R)
-    if truth.ndim != 1:
-        raise ValueError(f"`y_true` must be one-dimensional; got shape {truth.shape}.")
-    n, runs = runs_labels.shape
-    if truth.size != n:
-        raise ValueError(
-            f"`y_pred` must have one row per text of `y_true` ({truth.size}); got {n}."
-        )
-    if given.positive is None:
-        raise ValueError(
-            f"`positive` must name the positive class: the labels are "
-            f"{given.classes.tolist()!r} and {metric} is a binary metric."
-        )
-    is_pos = truth == given.positive
-    said = runs_labels == given.positive
-    person = None
-    if groups is not None:
-        ids = as_label_array("groups", groups)
-        if ids.shape != truth.shape:
-            raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
-        person = pd.factorize(ids)[0]
+    is_pos, runs_said, person = read_run_labels(
+        y_true,
+        {"y_pred": runs_table(y_pred)},
+        positive,
+        groups,
+        f" and {metric} is a binary metric",
+    )
+    said = runs_said["y_pred"]
+    n = said.shape[0]
     flips = float(np.mean(said.any(1) & ~said.all(1))) if n else math.nan
     cell = 2 * (~said) + (~is_pos)[:, None]  # (n, R): 0 tp, 1 fp, 2 fn, 3 tn
     nested = person is not None
     if estimand == "majority":
-        return _majority(
-            truth, said, is_pos, cell, person, metric, given.positive, level, rng, flips
-        )
+        return _majority(said, is_pos, cell, person, metric, level, rng, flips)
     if person is not None:
         cells = person_run_cells(cell, person)
         weights = None
@@ -919,26 +586,20 @@ def runs_ci(
         rng=rng,
         batch=batch,
     )
-    from dataclasses import replace
-
     return replace(result, flip_share=flips, n_texts=n)
 
 
 def _majority(
-    truth: np.ndarray,
     said: np.ndarray,
     is_pos: np.ndarray,
     cell: np.ndarray,
     person: np.ndarray | None,
     metric: str,
-    positive: Any,
     level: float,
     rng: Any,
     flips: float,
 ) -> RunsCI:
-    """Compute the ``"majority"`` estimand: metric_ci of the majority-vote labels."""
-    from .reporting import metric_ci
-
+    """Compute the ``"majority"`` estimand: the recommended interval of the vote's cells."""
     runs = said.shape[1]
     vote, ties = majority_vote(said.sum(1), runs)
     if ties:
@@ -949,12 +610,10 @@ def _majority(
             UndefinedMetricWarning,
             stacklevel=3,
         )
-    labels = np.where(vote, 1, 0)
-    ci = metric_ci(
-        is_pos.astype(int),
-        labels,
+    ci = metric_ci_counts(
+        confusion_cells(2 * (~vote) + ~is_pos, person),
         metric,
-        groups=person,
+        nested=person is not None,
         confidence_level=level,
         rng=rng,
     )
@@ -981,292 +640,4 @@ def _majority(
         run_estimates=run_values,
         run_sd=float(np.std(run_values, ddof=1)),
         flip_share=flips,
-    )
-
-
-# ---------------------------------------------------------------------- comparison
-
-
-@dataclass(frozen=True, repr=False)
-class RunsComparison(ResultMixin):
-    r"""The paired difference of a metric between two classifiers with repeated runs (A - B).
-
-    Attributes
-    ----------
-    metric : str
-        The metric.
-    estimate_a, estimate_b : float
-        Each classifier's mean over its runs of the run's metric.
-    difference : float
-        ``estimate_a - estimate_b`` (also :attr:`estimate`).
-    low, high : float
-        The interval of the difference.
-    confidence_level : float
-        The confidence level.
-    method : str
-        How the interval was computed.
-    estimand : str
-        ``"new_run"`` (a new run of each) or ``"these_runs"``.
-    p_value : float
-        Two-sided p-value of the t test of no difference (Satterthwaite's df).
-    se, df : float
-        Standard error of the difference and the t quantile's degrees of freedom.
-    runs_a, runs_b : int
-        Runs of each classifier (1: a single, fixed run).
-    units : int
-        Texts, or with persons the persons, with a relevant text.
-    var_units, var_runs_a, var_runs_b : float
-        The variance of the difference from sampling the units (paired: both
-        classifiers labelled the same texts) and from sampling each classifier's runs.
-    """
-
-    _derived: ClassVar[tuple[str, ...]] = ("sources",)
-
-    metric: str
-    estimate_a: float
-    estimate_b: float
-    difference: float
-    low: float
-    high: float
-    confidence_level: float
-    method: str
-    estimand: str
-    p_value: float
-    se: float
-    df: float
-    runs_a: int
-    runs_b: int
-    units: int
-    var_units: float
-    var_runs_a: float
-    var_runs_b: float
-    persons: int | None = None
-
-    @property
-    def estimate(self) -> float:
-        """The difference A - B (the name other results use for the point estimate)."""
-        return self.difference
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        Texts; persons with groups; runs for ``"new_run"`` when a classifier has several.
-        """
-        runs = self.estimand == "new_run" and max(self.runs_a, self.runs_b) > 1
-        return sources_of(persons=self.persons is not None, runs=runs)
-
-    def __repr__(self) -> str:
-        return (
-            f"RunsComparison(metric={self.metric!r}, difference={self.difference:.4g}, "
-            f"low={self.low:.4g}, high={self.high:.4g}, estimand={self.estimand!r}, "
-            f"sources={self.sources!r})"
-        )
-
-
-def compare_runs(
-    y_true: Any,
-    pred_a: Any,
-    pred_b: Any,
-    metric: str,
-    *,
-    groups: Any = None,
-    estimand: str = "new_run",
-    positive: Any = None,
-    confidence_level: float = 0.95,
-) -> RunsComparison:
-    r"""Paired difference of a metric between two classifiers, with repeated runs of either.
-
-    :func:`perfci.compare` calls this function when `pred_a` or `pred_b` has a column per
-    run.
-
-    Parameters
-    ----------
-    y_true : array_like
-        Reference labels, one per text.
-    pred_a, pred_b : array_like or DataFrame
-        Each classifier's labels: ``(n_texts, n_runs)``, a column per run, or one label
-        per text (a single run, taken as fixed).
-    metric : str
-        A binary metric.
-    groups : array_like, optional
-        Person ids, one per text.
-    estimand : {"new_run", "these_runs"}, default "new_run"
-        ``"new_run"``: the difference between a new run of A and a new run of B on the
-        population of texts (each classifier's runs random); ``"these_runs"``: between
-        the means over these runs.
-    positive : object, optional
-        The positive label.
-    confidence_level : float, default 0.95
-        Confidence level.
-
-    Returns
-    -------
-    RunsComparison
-        The difference with its interval and t test, and the variance parts.
-
-    Raises
-    ------
-    ValueError
-        For labels of the wrong shape or coding, a metric that is not binary, an unknown
-        estimand or ``"majority"`` (compare the majority votes with :func:`perfci.compare`
-        instead).
-
-    Warns
-    -----
-    UndefinedMetricWarning
-        When the metric is undefined in a run, or there are fewer than 2 units: NaN.
-
-    Notes
-    -----
-    Both classifiers labelled the same texts, so the units' part is paired: with each
-    side's influence values (:func:`runs_ci_counts`) averaged over its runs,
-    :math:`V_{units} = \frac{m}{m-1}\sum_u (\bar z^A_u - \bar z^B_u)^2`. The two
-    classifiers' runs are independent, so for ``"new_run"`` each adds its own run
-    variance :math:`\max(S^2_{runs} - S^2_{noise}, 0)/R`. The interval is
-    :math:`\hat d \pm t\sqrt V` with Satterthwaite's degrees of freedom, clipped to the
-    range a difference of the metric can take.
-
-    Examples
-    --------
-    >>> import perfci as pc
-    >>> texts = pc.load_example()
-    >>> result = pc.compare(texts["human"], texts[["run1", "run2", "run3"]], texts["model_b"],
-    ...                     "recall", groups=texts["person"])
-    >>> print(f"{result.difference:.3f} [{result.low:.3f}, {result.high:.3f}] about "
-    ...       f"{result.sources}")
-    0.044 [0.004, 0.084] about ('texts', 'persons', 'runs')
-    """
-    import pandas as pd
-
-    from ._core.labels import as_label_array
-    from .counting import normalize_labels
-    from .metrics import difference_bound
-
-    if estimand not in ("new_run", "these_runs"):
-        raise ValueError(
-            f"`estimand` must be one of ['new_run', 'these_runs'] for a comparison of runs; "
-            f"got {estimand!r} (compare two majority votes with perfci.compare)."
-        )
-    level, _ = _runs_iv(metric, estimand, "recommended", confidence_level, _N_RESAMPLES, None)
-    check_label("positive", positive)
-    sides = []
-    for name, value in (("pred_a", pred_a), ("pred_b", pred_b)):
-        arr = (
-            value.to_numpy(dtype=object)
-            if isinstance(value, pd.Series)
-            else _pred_runs(value, name)
-            if isinstance(value, pd.DataFrame) or np.ndim(np.asarray(value, dtype=object)) == 2
-            else np.asarray(value, dtype=object)
-        )
-        if arr.ndim == 1:
-            arr = arr[:, None]
-        if arr.ndim != 2:
-            raise ValueError(
-                f"`{name}` must be one label per text or (n_texts, n_runs); got shape {arr.shape}."
-            )
-        sides.append(arr)
-    truth_in = y_true.to_numpy() if isinstance(y_true, pd.Series | pd.Index) else y_true
-    given = normalize_labels(
-        {"y_true": truth_in, "pred_a": sides[0].T, "pred_b": sides[1].T},
-        positive=positive,
-        ndim=None,
-    )
-    truth = np.asarray(given.values["y_true"])
-    if truth.ndim != 1:
-        raise ValueError(f"`y_true` must be one-dimensional; got shape {truth.shape}.")
-    n = truth.size
-    labels = []
-    for name in ("pred_a", "pred_b"):
-        arr = np.asarray(given.values[name]).T
-        if arr.shape[0] != n:
-            raise ValueError(
-                f"`{name}` must have one row per text of `y_true` ({n}); got {arr.shape[0]}."
-            )
-        labels.append(arr)
-    if given.positive is None:
-        raise ValueError(
-            f"`positive` must name the positive class: the labels are {given.classes.tolist()!r}."
-        )
-    person = None
-    if groups is not None:
-        ids = as_label_array("groups", groups)
-        if ids.shape != truth.shape:
-            raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
-        person = pd.factorize(ids)[0]
-    is_pos = truth == given.positive
-    parts = []
-    for arr in labels:
-        said = arr == given.positive
-        cell = 2 * (~said) + (~is_pos)[:, None]
-        cells = np.eye(4)[cell] if person is None else person_run_cells(cell, person)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append(
-                _variance_components(
-                    cells[None].astype(float),
-                    np.ones((1, cells.shape[0])),
-                    metric,
-                    estimand == "new_run" and cells.shape[1] > 1,
-                )
-            )
-    a, b = parts
-    undefined = bool(np.isnan(a["run_values"]).any() or np.isnan(b["run_values"]).any())
-    units = float(max(a["units"][0], b["units"][0]))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diff_means = a["unit_means"][0] - b["unit_means"][0]
-        var_units = units / (units - 1) * float(np.sum(diff_means**2))
-    runs_a, runs_b = len(a["run_values"][0]), len(b["run_values"][0])
-    var_a = float(a["excess"][0]) / runs_a if runs_a > 1 else 0.0
-    var_b = float(b["excess"][0]) / runs_b if runs_b > 1 else 0.0
-    variance = var_units + var_a + var_b
-    terms = var_units**2 / (units - 1) if units > 1 else math.inf
-    for side, runs, extra in ((a, runs_a, var_a), (b, runs_b, var_b)):
-        if extra > 0:
-            terms += float(side["s2_runs"][0] / runs) ** 2 / (runs - 1)
-            terms += float(side["s2_noise"][0] / runs) ** 2 / float(side["noise_df"][0])
-    df = max(variance**2 / terms, 1.0) if terms > 0 and np.isfinite(terms) else units - 1
-    difference = float(a["estimate"][0] - b["estimate"][0])
-    se = math.sqrt(variance) if variance >= 0 else math.nan
-    if undefined or units < 2 or not np.isfinite(se):
-        warnings.warn(
-            f"no interval of the {metric} difference: the metric is undefined in a run, or "
-            "there are fewer than 2 units (texts or persons) with a relevant text.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-        low = high = p_value = math.nan
-    else:
-        q = float(stats.t.ppf(0.5 + level / 2, df))
-        bound = difference_bound(metric)
-        low, high = max(difference - q * se, -bound), min(difference + q * se, bound)
-        p_value = (
-            float(2 * stats.t.sf(abs(difference) / se, df))
-            if se > 0
-            else (1.0 if difference == 0 else 0.0)
-        )
-    unit = "persons" if person is not None else "texts"
-    return RunsComparison(
-        metric=metric,
-        estimate_a=float(a["estimate"][0]),
-        estimate_b=float(b["estimate"][0]),
-        difference=difference,
-        low=float(low),
-        high=float(high),
-        confidence_level=level,
-        method=(
-            f"variance components ({unit}, paired, x each classifier's runs), t"
-            if estimand == "new_run"
-            else f"cluster-robust ({unit}, paired, runs averaged within them), t"
-        ),
-        estimand=estimand,
-        p_value=float(p_value),
-        se=se,
-        df=float(df),
-        runs_a=runs_a,
-        runs_b=runs_b,
-        units=int(units),
-        var_units=var_units,
-        var_runs_a=var_a,
-        var_runs_b=var_b,
-        persons=None if person is None else int(person.max()) + 1,
     )

@@ -1,13 +1,19 @@
 """Label intake shared by every labels wrapper: arrays checked once, labels shown in messages.
 
+Also the two things several label layers share: the one reader of a wide table of labels
+(a row per text, a column per run or annotator, missing codes allowed where they mean "did
+not code": :func:`label_table`), and the one majority vote (:func:`majority_vote`, with a
+`tie` rule).
+
 pandas is imported inside the functions that need it (missing-value tests), so this
 module loads with NumPy alone, as the rest of the core does.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -15,17 +21,23 @@ __all__ = [
     "CODE_TEXTS",
     "MAX_FRACTIONAL_LABELS",
     "SHOWN",
+    "LabelTable",
     "as_label_array",
     "binary_code",
-    "label_array",
     "factorize_sorted",
+    "has_columns",
+    "label_array",
     "label_kind",
+    "label_table",
     "listing",
+    "majority_of_counts",
+    "majority_vote",
     "places",
     "plain",
     "same_label",
     "sorted_labels",
     "text_key",
+    "vote_counts",
 ]
 
 
@@ -214,3 +226,213 @@ def has_columns(values: Any) -> bool:
     if isinstance(values, pd.DataFrame):
         return True
     return not isinstance(values, pd.Series) and np.ndim(np.asarray(values, dtype=object)) == 2
+
+
+# ------------------------------------------------------------------ wide tables
+
+
+class LabelTable(NamedTuple):
+    """A table of labels read by :func:`label_table`: a row per text, a column per source."""
+
+    #: ``(n_texts, n_columns)``: a DataFrame's or a list's entries as objects, an array as given.
+    values: np.ndarray
+    #: Where a label is missing (None, NaN, ``pd.NA``, NaT), the shape of `values`.
+    missing: np.ndarray
+    #: The columns' names: a DataFrame's, else ``"{prefix} 1"``, ``"{prefix} 2"``, ...
+    names: list[str]
+    #: Whether `names` are a DataFrame's column names.
+    named: bool
+
+
+def _is_infinite(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isinf(value)
+
+
+def label_table(
+    name: str,
+    values: Any,
+    *,
+    column: str = "annotator",
+    entry: str = "code",
+    prefix: str | None = None,
+    allow_missing: bool = True,
+) -> LabelTable:
+    """Read a wide table of labels: one row per text, one column per run or annotator.
+
+    The one reader of such tables (several annotators' codes, a classifier's repeated
+    runs): a :class:`pandas.DataFrame` (its column names name the columns), a 2-D array
+    or a list of rows. Checked here: that it is a table (not None, a string or a mapping;
+    rows of one length; two-dimensional), that it has a row, that it holds labels (not,
+    say, dates), that no entry is infinite, and, unless `allow_missing`, that no label is
+    missing. How many columns it needs, and what a row without any label means, are the
+    caller's.
+
+    Parameters
+    ----------
+    name : str
+        The argument, as messages name it (``"codes"``).
+    values : DataFrame or array_like
+        The table.
+    column : str, default "annotator"
+        What a column is, in messages: ``"annotator"`` or ``"run"``.
+    entry : str, default "code"
+        What an entry is, in messages: ``"code"`` or ``"label"``.
+    prefix : str, optional
+        Names of the columns of a table without names: ``"{prefix} 1"``, ``"{prefix} 2"``,
+        ...; default `column`.
+    allow_missing : bool, default True
+        Whether an entry may be missing (an annotator who did not code a text); if not, a
+        missing label is refused, naming its row and column.
+
+    Returns
+    -------
+    LabelTable
+        The entries, where they are missing, and the columns' names.
+
+    Raises
+    ------
+    ValueError
+        For anything that is not such a table, naming `name`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from perfci._core.labels import label_table
+    >>> table = label_table("codes", pd.DataFrame({"ana": ["yes", None], "ben": ["no", "no"]}))
+    >>> table.values.tolist(), table.missing.tolist(), table.names
+    ([['yes', 'no'], [nan, 'no']], [[False, False], [True, False]], ['ana', 'ben'])
+    >>> label_table("y_pred", [[1, 0], [1, None]], column="run", entry="label",
+    ...             allow_missing=False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `y_pred` contains missing labels ...: 1 of 4, the first at row 1, run 1; ...
+    """
+    import pandas as pd
+
+    shown, entries = f"`{name}`", f"{entry}s"
+    what = f"a table of {entries}, one row per text and one column per {column}"
+    named = isinstance(values, pd.DataFrame)
+    names: list[str] = []
+    if named:
+        names = [str(c) for c in values.columns]
+        table = values.to_numpy(dtype=object)
+    else:
+        if values is None or isinstance(values, str | bytes | dict | set):
+            raise ValueError(f"{shown} must be {what}; got {values!r}.")
+        try:
+            table = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        except (TypeError, ValueError):  # ragged rows
+            gap = f" (NaN or None where an {column} did not code a text)" if allow_missing else ""
+            raise ValueError(
+                f"{shown} must be a table of {entries} with the same number of columns in "
+                f"every row{gap}."
+            ) from None
+    if table.ndim != 2:
+        raise ValueError(f"{shown} must be {what}; got shape {table.shape}.")
+    if not named:
+        names = [f"{prefix or column} {j + 1}" for j in range(table.shape[1])]
+    if table.shape[0] == 0:
+        raise ValueError(f"{shown} must hold at least one text (row); got none.")
+    if table.dtype.kind not in "biufOUS":
+        raise ValueError(f"{shown} must hold labels; got an array of dtype {table.dtype}.")
+    missing = np.asarray(pd.isna(table), dtype=bool)
+    if not allow_missing and missing.any():
+        row, col = (int(v[0]) for v in np.nonzero(missing))
+        which = repr(names[col]) if named else f"{col}"
+        raise ValueError(
+            f"{shown} contains missing labels (NaN or None): {int(missing.sum())} of "
+            f"{missing.size}, the first at row {row}, {column} {which}; every {column} labels "
+            "every text."
+        )
+    if table.dtype.kind == "f":
+        infinite = np.isinf(table)
+    elif table.dtype.kind == "O" and table.size:
+        infinite = np.vectorize(_is_infinite, otypes=[bool])(table)
+    else:
+        infinite = np.zeros(table.shape, dtype=bool)
+    if infinite.any():
+        row, col = (int(i) for i in np.argwhere(infinite)[0])
+        raise ValueError(
+            f"{shown} holds infinity, which is not a {entry}, at text {row} and {column} "
+            f"{col} ({int(infinite.sum())} in all)."
+        )
+    return LabelTable(table, missing, names, named)
+
+
+# ------------------------------------------------------------------ majority vote
+
+#: The tie rules of :func:`majority_of_counts`: ``"none"`` (no majority), or a code.
+MAJORITY_TIES = ("none",)
+
+
+def vote_counts(labels: np.ndarray, categories: int | None = None) -> np.ndarray:
+    """Per-text counts of each code ``(n_texts, K)`` from code indices ``(n_texts, voters)``.
+
+    `labels` hold each voter's code index 0..K-1 for each text, -1 where the voter gave
+    none; `categories` is K (default the largest index + 1). One bincount, no loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci._core.labels import vote_counts
+    >>> vote_counts(np.array([[0, 1, 1], [2, -1, 2]]), 3).tolist()
+    [[1, 2, 0], [0, 0, 2]]
+    """
+    index = np.asarray(labels)
+    n = index.shape[0]
+    k = int(index.max(initial=-1)) + 1 if categories is None else int(categories)
+    rows, _ = np.nonzero(index >= 0)
+    flat = rows * k + index[index >= 0]
+    return np.bincount(flat, minlength=n * k).reshape(n, k)
+
+
+def majority_of_counts(counts: Any, *, tie: str | int = "none") -> np.ndarray:
+    """Each text's majority code from its vote counts ``(..., K)``: the one majority vote.
+
+    The majority code is the code with more votes than any other (a plurality; with two
+    codes, more than half of the votes). A text with no vote has none (-1). A text whose
+    most frequent codes tie gets `tie`: ``"none"`` leaves it without a majority (-1: the
+    annotators' majority label, :func:`perfci.annotators.majority_reference`,
+    :func:`perfci.agreement_report`); a code index gives it that code (0, the negative of
+    a binary code: the majority vote of repeated runs, :func:`perfci.runs.majority_vote`,
+    where a tie counts as the label that needs no majority).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci._core.labels import majority_of_counts
+    >>> votes = np.array([[2, 1], [1, 1], [0, 3], [0, 0]])  # negative, positive votes
+    >>> majority_of_counts(votes).tolist(), majority_of_counts(votes, tie=0).tolist()
+    ([0, -1, 1, -1], [0, 0, 1, -1])
+    """
+    counts = np.asarray(counts)
+    if not (
+        (isinstance(tie, str) and tie in MAJORITY_TIES)
+        or (isinstance(tie, numbers.Integral) and not isinstance(tie, bool) and tie >= 0)
+    ):
+        raise ValueError(
+            f"`tie` must be one of {list(MAJORITY_TIES)} or a code index; got {tie!r}."
+        )
+    top = counts.max(-1)
+    winners = np.sum(counts == top[..., None], -1)
+    tied = -1 if isinstance(tie, str) else int(tie)
+    return np.where(top > 0, np.where(winners == 1, counts.argmax(-1), tied), -1)
+
+
+def majority_vote(
+    labels: np.ndarray, categories: int | None = None, *, tie: str | int = "none"
+) -> np.ndarray:
+    """Each text's majority code index from its voters' code indices ``(n_texts, voters)``.
+
+    :func:`majority_of_counts` of :func:`vote_counts`: -1 in `labels` is a missing vote,
+    -1 in the result a text without a majority (no vote, or a tie with ``tie="none"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci._core.labels import majority_vote
+    >>> codes = np.array([[0, 1, 1], [2, 0, -1], [-1, -1, -1]])
+    >>> majority_vote(codes, 3).tolist(), majority_vote(codes, 3, tie=0).tolist()
+    ([1, -1, -1], [1, 0, -1])
+    """
+    return majority_of_counts(vote_counts(labels, categories), tie=tie)

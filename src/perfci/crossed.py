@@ -1,0 +1,502 @@
+r"""The crossed engine: texts (or persons) x runs, texts (or persons) x annotators.
+
+Repeated runs of a classifier (:mod:`perfci.runs`) and several annotators
+(:mod:`perfci.annotators`) are one design: every unit (a text, or a person with all
+their texts) is seen under every level of a second source of variation (a run, an
+annotator), the two crossed. This module holds what both compute, on counts: the
+confusion cells ``[tp, fp, fn, tn]`` of each unit under each level of the source,
+``(data sets, units, sources, 4)``, with a multiplicity per unit (identical units stand
+for one another) and zeros where a unit has no text under a level (an annotator who
+coded none of a person's texts).
+
+- :func:`variance_components`: the linearized crossed variance of the mean over the
+  source of its metrics (units, source and their interaction), with Satterthwaite's
+  degrees of freedom; :func:`paired_variance` the same for the difference of two
+  classifiers that labelled the same units.
+- :func:`crossed_intervals`: the intervals, analytic from the variance components or the
+  two-way (pigeonhole) bootstrap of units and of the source's levels. The bootstrap draws
+  through the one resampling engine (:func:`perfci._core.resampling.replicate_cells`):
+  the units as the engine resamples persons (or, with multiplicities, as counts), the
+  levels as counts; its percentile ends are :mod:`perfci._core.intervals`'.
+- :func:`person_run_cells`: the cells of each person under each level, from the texts';
+  :func:`confusion_cells` those of one labelling (a majority vote, one annotator).
+- :func:`runs_table` and :func:`read_run_labels`: a classifier's table of runs read (by
+  the one wide-table reader, :func:`perfci._core.labels.label_table`) and brought to one
+  coding with the reference, for :mod:`perfci.runs` and :mod:`perfci.runs_comparison`.
+
+The options every interval of this design takes are checked once by :func:`crossed_iv`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from ._core import registry
+from ._core.intervals import percentile_levels, type7_quantiles
+from ._core.labels import as_label_array, label_table
+from ._core.resampling import AUTO_BATCH_ELEMENTS, replicate_cells
+from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_positive_int
+from .analytic import proportion_ci
+from .bootstrap import check_resample_size
+from .counting import normalize_labels
+from .metrics import (
+    BINARY_METRICS,
+    PROPORTION_METRICS,
+    RELEVANT_TEXTS,
+    metric_gradient,
+    metric_values,
+    proportion_counts,
+)
+from .policy import N_RESAMPLES, RECOMMENDED
+
+__all__ = [
+    "confusion_cells",
+    "crossed_intervals",
+    "crossed_iv",
+    "paired_variance",
+    "person_run_cells",
+    "read_run_labels",
+    "runs_table",
+    "variance_components",
+]
+
+#: Texts x runs per unit, on average, from which the bootstrap draws the units' counts
+#: (the engine's iid draw of a count vector, whose cost grows with the units) rather than
+#: each copy of a unit as a person (whose cost grows with the copies and runs): the two
+#: are the same distribution, and only speed depends on the choice.
+_COUNTS_FROM = 300
+
+
+def crossed_iv(
+    metric: Any, method: Any, confidence_level: Any, n_resamples: Any, batch: Any
+) -> tuple[float, int]:
+    """Check the options of a crossed interval; return the level and the resamples to draw.
+
+    `n_resamples` left at ``"recommended"`` is :data:`perfci.policy.N_RESAMPLES`; given
+    (any number, 2000 too), it must go with ``method="bootstrap"``.
+    """
+    if metric not in BINARY_METRICS:
+        raise ValueError(
+            f"`metric` must be a binary metric, one of {sorted(BINARY_METRICS)}; got {metric!r}."
+        )
+    registry.RUN_METHOD.check(method)
+    level = float(check_confidence_level(confidence_level, scalar=True))
+    given = not (isinstance(n_resamples, str) and n_resamples == RECOMMENDED)
+    resamples = N_RESAMPLES
+    if given:
+        resamples = check_positive_int("n_resamples", n_resamples, " or 'recommended'")
+        check_resample_size(resamples)
+    if batch is not None:
+        check_positive_int("batch", batch, " or None")
+    if method != "bootstrap" and given:
+        raise ValueError(
+            f"`n_resamples` is an option of the bootstrap, but `method` is {method!r}; leave "
+            "it unset or pass method='bootstrap'."
+        )
+    return level, resamples
+
+
+# ----------------------------------------------------------------------- the cells
+
+
+def person_run_cells(
+    cell: np.ndarray,
+    person: np.ndarray,
+    persons: int | None = None,
+    observed: np.ndarray | None = None,
+) -> np.ndarray:
+    """Return the confusion cells of each person in each run, ``(persons, runs, 4)``.
+
+    `cell` ``(n_texts, runs)`` is each text's cell in each run (0 tp, 1 fp, 2 fn, 3 tn)
+    and `person` its person's code 0..m-1 (`persons`, default the largest code + 1); only
+    the (text, run) pairs where `observed` is True count (an annotator who coded the
+    text). One bincount, no loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.crossed import person_run_cells
+    >>> person_run_cells(np.array([[0, 2], [3, 3], [0, 0]]), np.array([0, 0, 1])).tolist()
+    [[[1, 0, 0, 1], [0, 0, 1, 1]], [[1, 0, 0, 0], [1, 0, 0, 0]]]
+    """
+    m = int(person.max()) + 1 if persons is None else persons
+    runs = cell.shape[1]
+    flat = (person[:, None] * runs + np.arange(runs)) * 4 + cell
+    flat = flat.ravel() if observed is None else flat[observed]
+    return np.bincount(flat, minlength=m * runs * 4).reshape(m, runs, 4)
+
+
+def confusion_cells(cell: np.ndarray, person: np.ndarray | None = None) -> np.ndarray:
+    """Return the confusion cells of one labelling: ``(4,)``, or per person ``(persons, 4)``.
+
+    `cell` ``(n_texts,)`` is each text's cell (0 tp, 1 fp, 2 fn, 3 tn) and `person` its
+    person's code; the persons with a text come in the order of their codes (as
+    :func:`perfci.confusion` orders sorted ids), persons without one are left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.crossed import confusion_cells
+    >>> confusion_cells(np.array([0, 3, 3, 1])).tolist()
+    [1, 1, 0, 2]
+    >>> confusion_cells(np.array([0, 3, 3, 1]), np.array([2, 0, 2, 0])).tolist()
+    [[0, 1, 0, 1], [1, 0, 0, 1]]
+    """
+    cell = np.asarray(cell, dtype=np.int64)
+    if person is None:
+        return np.bincount(cell, minlength=4)
+    m = int(person.max()) + 1 if person.size else 0
+    cells = np.bincount(np.asarray(person) * 4 + cell, minlength=4 * m).reshape(m, 4)
+    return cells[cells.sum(-1) > 0]
+
+
+# ---------------------------------------------------------------- labels of runs
+
+
+def runs_table(y_pred: Any, name: str = "y_pred") -> np.ndarray:
+    """Return the runs' labels as an ``(n_texts, n_runs)`` object array, or raise."""
+    table = label_table(name, y_pred, column="run", entry="label", allow_missing=False)
+    if table.values.shape[1] < 2:
+        raise ValueError(
+            f"`{name}` must hold at least 2 runs (columns) to include the runs' variation; "
+            f"got {table.values.shape[1]}. With one run use perfci.metric_ci."
+        )
+    return np.asarray(table.values, dtype=object)
+
+
+def read_run_labels(
+    y_true: Any, preds: dict[str, np.ndarray], positive: Any, groups: Any, why: str = ""
+) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray | None]:
+    """Bring the reference and each classifier's runs to one coding; read the persons.
+
+    `preds` are ``(n_texts, runs)`` tables by argument name. Returns whether each text is
+    a reference positive, whether each run labels it positive (by name), and the person
+    codes (None without `groups`).
+    """
+    import pandas as pd
+
+    truth_in = y_true.to_numpy() if isinstance(y_true, pd.Series | pd.Index) else y_true
+    given = normalize_labels(
+        {"y_true": truth_in, **{k: v.T for k, v in preds.items()}}, positive=positive, ndim=None
+    )
+    truth = np.asarray(given.values["y_true"])
+    if truth.ndim != 1:
+        raise ValueError(f"`y_true` must be one-dimensional; got shape {truth.shape}.")
+    n = truth.size
+    labels = {}
+    for name in preds:
+        arr = np.asarray(given.values[name]).T
+        if arr.shape[0] != n:
+            raise ValueError(
+                f"`{name}` must have one row per text of `y_true` ({n}); got {arr.shape[0]}."
+            )
+        labels[name] = arr
+    if given.positive is None:
+        raise ValueError(
+            f"`positive` must name the positive class: the labels are "
+            f"{given.classes.tolist()!r}{why}."
+        )
+    person = None
+    if groups is not None:
+        ids = as_label_array("groups", groups)
+        if ids.shape != truth.shape:
+            raise ValueError(f"`groups` must have one id per text ({n}); got {ids.size}.")
+        person = pd.factorize(ids)[0]
+    said = {name: arr == given.positive for name, arr in labels.items()}
+    return truth == given.positive, said, person
+
+
+# ------------------------------------------------------------ variance components
+
+
+def variance_components(
+    cells: np.ndarray, weights: np.ndarray, metric: str, new_run: bool
+) -> dict[str, np.ndarray]:
+    """Linearized crossed (units x runs) variance of the mean of the runs' metrics.
+
+    ``cells`` ``(B, m, R, 4)``, ``weights`` ``(B, m)`` (identical units). A unit may lack
+    texts in some runs (an annotator who did not code a text): its cells there are 0 and
+    the cell is not observed. Returns the estimate, the per-run metrics, the two variance
+    parts and Satterthwaite's df (see :func:`perfci.runs.runs_ci_counts`, Notes).
+    """
+    # units with a text the metric is computed from, in any run (the others have no
+    # influence and are not units: persons with no relevant text do not count)
+    relevant_cells = list(RELEVANT_TEXTS[metric][0])
+    has_relevant = cells[..., relevant_cells].sum((-2, -1)) > 0
+    units = np.einsum("bm,bm->b", weights, has_relevant.astype(float))
+    runs = cells.shape[-2]
+    per_run = np.einsum("bm,bmrc->brc", weights, cells)  # (B, R, 4)
+    run_values = metric_values(per_run, metric)  # (B, R)
+    estimate = run_values.mean(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # shares of each run's texts: runs with different numbers of texts weigh alike
+        texts = per_run.sum(-1)  # (B, R)
+        pooled = (per_run / texts[..., None]).mean(-2)  # (B, 4): the runs' mean shares
+        gradient = metric_gradient(pooled, metric)  # (B, 4), at the mean shares
+        z = np.einsum("bmrc,bc->bmr", cells, gradient) / texts[:, None, :]
+        z = np.where(np.isfinite(z), z, 0.0)
+        unit_means = z.mean(-1)  # (B, m); the weighted sum over units is 0 (Euler)
+        var_units = units / (units - 1) * np.einsum("bm,bm->b", weights, unit_means**2)
+        run_totals = np.einsum("bm,bmr->br", weights, z)  # f(C_r) - f(C) to first order
+        s2_runs = np.sum(run_totals**2, -1) / (runs - 1)
+        # each unit's share of the run's relevant texts carries its part of the run effect
+        relevant = cells[..., relevant_cells].sum(-1)  # (B, m, R)
+        share = relevant / np.einsum("bm,bmr->br", weights, relevant)[:, None, :]
+        observed = (cells.sum(-1) > 0) & has_relevant[..., None]  # (B, m, R)
+        seen = observed.sum(-1)
+        observed_means = np.where(seen > 0, z.sum(-1) / np.maximum(seen, 1), 0.0)
+        residual = np.where(
+            observed, z - observed_means[..., None] - share * run_totals[:, None, :], 0.0
+        )
+        # the interaction's part of the run totals' variance: (units - 1)(runs - 1) df
+        # when every unit is in every run, fewer with missing cells
+        cells_seen = np.einsum("bm,bmr->b", weights, observed.astype(float))
+        noise_df = cells_seen - units - runs + 1
+        s2_noise = cells_seen / runs * np.einsum("bm,bmr->b", weights, residual**2) / noise_df
+    excess = np.maximum(s2_runs - s2_noise, 0.0) if new_run else np.zeros_like(s2_runs)
+    var_runs = excess / runs
+    variance = var_units + var_runs
+    with np.errstate(invalid="ignore", divide="ignore"):
+        parts = (
+            var_units**2 / (units - 1)
+            + np.where(excess > 0, (s2_runs / runs) ** 2 / (runs - 1), 0.0)
+            + np.where(excess > 0, (s2_noise / runs) ** 2 / noise_df, 0.0)
+        )
+        df = np.where(parts > 0, variance**2 / parts, units - 1)
+    return {
+        "estimate": estimate,
+        "run_values": run_values,
+        "var_units": var_units,
+        "var_runs": var_runs if new_run else np.full_like(var_runs, np.nan),
+        "variance": variance,
+        "df": np.maximum(df, 1.0),
+        "units": units,
+        "relevant": _relevant(per_run, metric).mean(-1),
+        "runs": np.full(estimate.shape, float(runs)),
+        "unit_means": unit_means,
+        "s2_runs": s2_runs,
+        "s2_noise": s2_noise,
+        "noise_df": noise_df,
+        "excess": excess,
+    }
+
+
+def _relevant(per_run: np.ndarray, metric: str) -> np.ndarray:
+    """Relevant texts of a proportion metric in each run (the denominator), else all."""
+    if metric in PROPORTION_METRICS:
+        return proportion_counts(per_run, metric)[1]
+    return per_run.sum(-1)
+
+
+def paired_variance(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, float]:
+    """Return the crossed variance of the difference A - B of two classifiers on the same units.
+
+    `a` and `b` are :func:`variance_components` of one data set each (the same units, in
+    the same order). The units' part is paired (the difference of the units' mean
+    influences); each classifier's runs add their own run variance, and the degrees of
+    freedom are Satterthwaite's (see :func:`perfci.runs.compare_runs`, Notes).
+    """
+    units = float(max(a["units"][0], b["units"][0]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff_means = a["unit_means"][0] - b["unit_means"][0]
+        var_units = units / (units - 1) * float(np.sum(diff_means**2))
+    runs_a, runs_b = len(a["run_values"][0]), len(b["run_values"][0])
+    var_a = float(a["excess"][0]) / runs_a if runs_a > 1 else 0.0
+    var_b = float(b["excess"][0]) / runs_b if runs_b > 1 else 0.0
+    variance = var_units + var_a + var_b
+    terms = var_units**2 / (units - 1) if units > 1 else np.inf
+    for side, runs, extra in ((a, runs_a, var_a), (b, runs_b, var_b)):
+        if extra > 0:
+            terms += float(side["s2_runs"][0] / runs) ** 2 / (runs - 1)
+            terms += float(side["s2_noise"][0] / runs) ** 2 / float(side["noise_df"][0])
+    df = max(variance**2 / terms, 1.0) if terms > 0 and np.isfinite(terms) else units - 1
+    return {
+        "units": units,
+        "var_units": var_units,
+        "var_runs_a": var_a,
+        "var_runs_b": var_b,
+        "variance": variance,
+        "df": float(df),
+    }
+
+
+# ------------------------------------------------------------------- the intervals
+
+
+def _analytic_ends(
+    parts: dict[str, np.ndarray], metric: str, level: float
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Interval ends from the crossed variance: effective n for proportions, else t."""
+    estimate, variance, df = parts["estimate"], parts["variance"], parts["df"]
+    q_t = stats.t.ppf(0.5 + level / 2, df)
+    if metric in PROPORTION_METRICS:
+        z = special.ndtri(0.5 + level / 2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_eff = np.where(variance > 0, estimate * (1 - estimate) / variance, parts["relevant"])
+            # at most the stacked texts: runs cannot tell more than that
+            n_eff = np.minimum(n_eff, parts["relevant"] * parts["runs"])
+            n_star = n_eff * (z / q_t) ** 2  # Dean and Pagano's df adjustment
+        ok = np.isfinite(estimate) & np.isfinite(n_star) & (n_star > 0)
+        low, high = np.full(estimate.shape, np.nan), np.full(estimate.shape, np.nan)
+        if ok.any():
+            ci = proportion_ci(
+                estimate[ok] * n_star[ok],
+                n_star[ok],
+                method="agresti_coull",
+                confidence_level=level,
+            )
+            low[ok], high[ok] = ci.low, ci.high
+        return low, high, "agresti_coull on n_eff (dean_pagano)"
+    se = np.sqrt(variance)
+    return estimate - q_t * se, estimate + q_t * se, "t"
+
+
+def _unit_draws(
+    unit_cells: np.ndarray, unit_weights: np.ndarray, n_resamples: int, rng: Any, step: int
+) -> Any:
+    """Yield each block's resampled cells of the units in every run, ``(b, R, 4)``.
+
+    m units with replacement, through the engine: each unit copy as a person of the
+    cluster scheme (their cells in every run summed), or, where units stand for several
+    identical ones, the iid draw of the units' counts (Multinomial(m, multiplicities / m))
+    and their cells weighted by it. The two are the same distribution.
+    """
+    m, runs = unit_cells.shape[0], unit_cells.shape[1]
+    if float(unit_weights.sum()) * runs >= _COUNTS_FROM * m:
+        for drawn in replicate_cells(unit_weights, "iid", n_resamples, rng, batch=step):
+            yield np.einsum("bm,mrc->brc", drawn, unit_cells)
+        return
+    copies = np.repeat(unit_cells.reshape(m, runs * 4), unit_weights.astype(np.int64), axis=0)
+    for block in replicate_cells(copies, "cluster", n_resamples, rng, batch=step):
+        yield block.reshape(-1, runs, 4)
+
+
+def _bootstrap_ends(
+    cells: np.ndarray,
+    weights: np.ndarray,
+    metric: str,
+    new_run: bool,
+    level: float,
+    n_resamples: int,
+    generators: list[np.random.Generator],
+    batch: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two-way (units x runs) percentile bootstrap of the mean of the runs' metrics.
+
+    A resample takes m units with replacement (:func:`_unit_draws`) and, for `new_run`,
+    R runs with replacement (the engine's iid draw of R runs of one each); its value is
+    the mean over the drawn runs of each run's metric on the drawn units. Data set k draws
+    its units from ``generators[k].spawn(2)[0]`` and its runs from the second child.
+    Returns low, high and the bootstrap SD.
+    """
+    size, runs = cells.shape[0], cells.shape[2]
+    low, high, sd = (np.full(size, np.nan) for _ in range(3))
+    levels = percentile_levels(level, 1)
+    for k, generator in enumerate(generators):  # data sets; each draws its resamples in batches
+        present = (weights[k] > 0) & (cells[k].sum((-2, -1)) > 0)  # units with texts
+        unit_cells, unit_weights = cells[k, present], weights[k, present]
+        if unit_cells.shape[0] < 2 or int(unit_weights.sum()) < 2:
+            continue
+        unit_rng, run_rng = generator.spawn(2)
+        copies = int(unit_weights.sum())
+        step = batch or max(1, AUTO_BATCH_ELEMENTS // max(copies + runs * 4, 1))
+        run_draws = replicate_cells(np.ones(runs), "iid", n_resamples, run_rng, batch=step)
+        values = np.empty(n_resamples)
+        start = 0
+        for per_run in _unit_draws(unit_cells, unit_weights, n_resamples, unit_rng, step):
+            b = per_run.shape[0]
+            run_values = metric_values(per_run, metric)  # (b, R)
+            taken = next(run_draws) if new_run else np.ones((b, runs))
+            used = taken > 0
+            total = np.sum(np.where(used, run_values, 0.0) * taken, -1) / runs
+            # a resample in which a drawn run's metric is undefined is dropped
+            values[start : start + b] = np.where(
+                np.any(used & np.isnan(run_values), -1), np.nan, total
+            )
+            start += b
+        valid = values[~np.isnan(values)]
+        if valid.size:
+            low[k], high[k] = type7_quantiles(values[None], levels)[0]
+            sd[k] = valid.std(ddof=1) if valid.size > 1 else np.nan
+    return low, high, sd
+
+
+def crossed_intervals(
+    flat: np.ndarray,
+    weights: np.ndarray,
+    metric: str,
+    *,
+    new_source: bool,
+    method: str,
+    level: float,
+    n_resamples: int,
+    generators: list[np.random.Generator] | None,
+    batch: int | None,
+    unit: str,
+    source: str,
+) -> dict[str, Any]:
+    """Intervals of the mean over a crossed source (runs, annotators) of its metrics.
+
+    The engine of :func:`perfci.runs.runs_ci_counts` and of :mod:`perfci.annotators`:
+    `flat` is ``(B, units, sources, 4)``, `weights` ``(B, units)``; `new_source` adds the
+    source's variance (a new run or annotator) to the units'. Warns once per kind of data
+    set without an interval. Returns the variance parts, the ends, the standard error, df
+    and a description.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.crossed import crossed_intervals
+    >>> cells = np.eye(4)[np.random.default_rng(0).integers(0, 4, (1, 50, 3))]  # 50 texts x 3 runs
+    >>> out = crossed_intervals(cells, np.ones((1, 50)), "accuracy", new_source=True,
+    ...                         method="recommended", level=0.95, n_resamples=2000,
+    ...                         generators=None, batch=None, unit="texts", source="runs")
+    >>> out["how"]
+    'variance components (texts x runs), agresti_coull on n_eff (dean_pagano)'
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        parts = variance_components(flat, weights, metric, new_source)
+    undefined = np.isnan(parts["run_values"]).any(-1)
+    few = parts["units"] < 2
+    if undefined.any():
+        warnings.warn(
+            f"{metric} is undefined in at least one of the {source} of "
+            f"{int(undefined.sum())} of {undefined.size} data sets (a zero denominator); "
+            "their interval is NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if (few & ~undefined).any():
+        warnings.warn(
+            f"{int((few & ~undefined).sum())} of {few.size} data sets have fewer than 2 "
+            "units (texts or persons) with texts: no variance between them, and no interval.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if method == "bootstrap":
+        if generators is None:
+            raise ValueError("`generators` must be given for method='bootstrap'.")
+        low, high, se = _bootstrap_ends(
+            flat, weights, metric, new_source, level, n_resamples, generators, batch
+        )
+        df = np.full(low.shape, np.nan)
+        how = (
+            f"two-way bootstrap ({unit} x {source}), percentile"
+            if new_source
+            else f"bootstrap of {unit} ({source} fixed), percentile"
+        )
+    else:
+        low, high, rule = _analytic_ends(parts, metric, level)
+        se, df = np.sqrt(parts["variance"]), parts["df"]
+        how = (
+            f"variance components ({unit} x {source}), {rule}"
+            if new_source
+            else f"cluster-robust ({unit}, {source} averaged within them), {rule}"
+        )
+    bad = undefined | few
+    low, high = (np.where(bad, np.nan, v) for v in (low, high))
+    return {"parts": parts, "low": low, "high": high, "se": se, "df": df, "how": how}
