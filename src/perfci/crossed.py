@@ -15,9 +15,10 @@ coded none of a person's texts).
   classifiers that labelled the same units.
 - :func:`crossed_intervals`: the intervals, analytic from the variance components or the
   two-way (pigeonhole) bootstrap of units and of the source's levels. The bootstrap draws
-  through the one resampling engine (:func:`perfci._core.resampling.replicate_cells`):
-  the units as the engine resamples persons (or, with multiplicities, as counts), the
-  levels as counts; its percentile ends are :mod:`perfci._core.intervals`'.
+  through the one resampling engine
+  (:func:`perfci._core.resampling.weighted_multiplicities`: the units' multiplicities,
+  and the levels', as multinomial counts); its percentile ends are
+  :mod:`perfci._core.intervals`'.
 - :func:`person_run_cells`: the cells of each person under each level, from the texts';
   :func:`confusion_cells` those of one labelling (a majority vote, one annotator).
 - :func:`runs_table` and :func:`read_run_labels`: a classifier's table of runs read (by
@@ -38,7 +39,7 @@ from scipy import special, stats
 from ._core import registry
 from ._core.intervals import percentile_levels, type7_quantiles
 from ._core.labels import as_label_array, label_table
-from ._core.resampling import AUTO_BATCH_ELEMENTS, replicate_cells
+from ._core.resampling import AUTO_BATCH_ELEMENTS, weighted_multiplicities
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_positive_int
 from .analytic import proportion_ci
 from .bootstrap import check_resample_size
@@ -63,12 +64,6 @@ __all__ = [
     "runs_table",
     "variance_components",
 ]
-
-#: Texts x runs per unit, on average, from which the bootstrap draws the units' counts
-#: (the engine's iid draw of a count vector, whose cost grows with the units) rather than
-#: each copy of a unit as a person (whose cost grows with the copies and runs): the two
-#: are the same distribution, and only speed depends on the choice.
-_COUNTS_FROM = 300
 
 
 def crossed_iv(
@@ -355,26 +350,6 @@ def _analytic_ends(
     return estimate - q_t * se, estimate + q_t * se, "t"
 
 
-def _unit_draws(
-    unit_cells: np.ndarray, unit_weights: np.ndarray, n_resamples: int, rng: Any, step: int
-) -> Any:
-    """Yield each block's resampled cells of the units in every run, ``(b, R, 4)``.
-
-    m units with replacement, through the engine: each unit copy as a person of the
-    cluster scheme (their cells in every run summed), or, where units stand for several
-    identical ones, the iid draw of the units' counts (Multinomial(m, multiplicities / m))
-    and their cells weighted by it. The two are the same distribution.
-    """
-    m, runs = unit_cells.shape[0], unit_cells.shape[1]
-    if float(unit_weights.sum()) * runs >= _COUNTS_FROM * m:
-        for drawn in replicate_cells(unit_weights, "iid", n_resamples, rng, batch=step):
-            yield np.einsum("bm,mrc->brc", drawn, unit_cells)
-        return
-    copies = np.repeat(unit_cells.reshape(m, runs * 4), unit_weights.astype(np.int64), axis=0)
-    for block in replicate_cells(copies, "cluster", n_resamples, rng, batch=step):
-        yield block.reshape(-1, runs, 4)
-
-
 def _bootstrap_ends(
     cells: np.ndarray,
     weights: np.ndarray,
@@ -387,29 +362,35 @@ def _bootstrap_ends(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two-way (units x runs) percentile bootstrap of the mean of the runs' metrics.
 
-    A resample takes m units with replacement (:func:`_unit_draws`) and, for `new_run`,
-    R runs with replacement (the engine's iid draw of R runs of one each); its value is
-    the mean over the drawn runs of each run's metric on the drawn units. Data set k draws
-    its units from ``generators[k].spawn(2)[0]`` and its runs from the second child.
-    Returns low, high and the bootstrap SD.
+    A resample takes m units with replacement (a multinomial draw of the units'
+    multiplicities, :func:`perfci._core.resampling.weighted_multiplicities`) and, for
+    `new_run`, R runs with replacement (the same draw with equal shares); its value is the
+    mean over the drawn runs of each run's metric on the drawn units. Data set k draws its
+    units from ``generators[k].spawn(2)[0]`` and its runs from the second child. Returns
+    low, high and the bootstrap SD.
     """
-    size, runs = cells.shape[0], cells.shape[2]
+    size, m, runs = cells.shape[0], cells.shape[1], cells.shape[2]
+    step = batch or max(1, AUTO_BATCH_ELEMENTS // max(m + runs * 4, 1))
     low, high, sd = (np.full(size, np.nan) for _ in range(3))
     levels = percentile_levels(level, 1)
     for k, generator in enumerate(generators):  # data sets; each draws its resamples in batches
         present = (weights[k] > 0) & (cells[k].sum((-2, -1)) > 0)  # units with texts
         unit_cells, unit_weights = cells[k, present], weights[k, present]
-        if unit_cells.shape[0] < 2 or int(unit_weights.sum()) < 2:
+        n_units = int(unit_weights.sum())
+        if unit_cells.shape[0] < 2 or n_units < 2:
             continue
         unit_rng, run_rng = generator.spawn(2)
-        copies = int(unit_weights.sum())
-        step = batch or max(1, AUTO_BATCH_ELEMENTS // max(copies + runs * 4, 1))
-        run_draws = replicate_cells(np.ones(runs), "iid", n_resamples, run_rng, batch=step)
+        unit_draws = weighted_multiplicities(
+            n_units, unit_weights / unit_weights.sum(), n_resamples, unit_rng, batch=step
+        )
+        run_draws = weighted_multiplicities(
+            runs, np.full(runs, 1 / runs), n_resamples, run_rng, batch=step
+        )
         values = np.empty(n_resamples)
         start = 0
-        for per_run in _unit_draws(unit_cells, unit_weights, n_resamples, unit_rng, step):
-            b = per_run.shape[0]
-            run_values = metric_values(per_run, metric)  # (b, R)
+        for drawn in unit_draws:
+            b = drawn.shape[0]
+            run_values = metric_values(np.einsum("bm,mrc->brc", drawn, unit_cells), metric)
             taken = next(run_draws) if new_run else np.ones((b, runs))
             used = taken > 0
             total = np.sum(np.where(used, run_values, 0.0) * taken, -1) / runs

@@ -45,6 +45,7 @@ __all__ = [
     "jackknife",
     "proportion_statistic",
     "replicate_cells",
+    "weighted_multiplicities",
 ]
 
 #: Largest (texts, successes) grid, before padding, of the exact person-resampling
@@ -751,3 +752,28 @@ def jackknife(
         return statistic.fn(left_out), cells[kinds]
     total = cells.sum(0)
     return statistic.fn(total[None, :] - cells), np.ones(cells.shape[0])
+
+
+def weighted_multiplicities(
+    n: int, shares: np.ndarray, n_resamples: int, rng: np.random.Generator, *, batch: int
+) -> Iterator[np.ndarray]:
+    """Yield blocks ``(b, m)`` of Multinomial(`n`, `shares`) draws, `batch` resamples at a time.
+
+    How often each of m units is taken in each of `n_resamples` resamples of `n` draws with
+    replacement, unit j with probability ``shares[j]``: the draw of the two-way (units x
+    runs, units x annotators) bootstrap of :mod:`perfci.crossed`, where a unit may stand
+    for several identical ones (its share is their number over `n`), and where the runs
+    are drawn the same way with equal shares. Blocks change the memory, not the draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci._core.resampling import weighted_multiplicities
+    >>> rng = np.random.default_rng(0)
+    >>> blocks = list(weighted_multiplicities(5, np.array([0.6, 0.4]), 3, rng, batch=2))
+    >>> [b.shape for b in blocks], bool(np.all(np.concatenate(blocks).sum(1) == 5))
+    ([(2, 2), (1, 2)], True)
+    """
+    for start in range(0, n_resamples, batch):
+        b = min(batch, n_resamples - start)
+        yield rng.multinomial(n, shares, size=b).astype(float)
