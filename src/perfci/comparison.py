@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +30,6 @@ from ._core import registry
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.labels import has_columns
-from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -46,7 +44,6 @@ from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
     SCHEMES,
-    BootstrapCI,
     assemble,
     batch_shaped,
     check_pseudo_count,
@@ -60,6 +57,7 @@ from .metrics import (
 )
 from .paired import (
     TESTS,
+    Comparison,
     RobustInterval,
     newcombe_paired_interval,
     paired_bootstrap,
@@ -101,123 +99,6 @@ _BOOTSTRAP_DEFAULTS = {
     "pseudo_count": 0,
     "n_resamples": _N_RESAMPLES,
 }
-
-
-@dataclass(frozen=True, repr=False)
-class Comparison(ResultMixin):
-    r"""The paired difference of a metric between two classifiers (A minus B).
-
-    Numeric fields are scalars for a single data set and arrays of the batch's shape for
-    a batch of data sets (see :func:`compare`).
-
-    Attributes
-    ----------
-    metric : str
-        The metric.
-    estimate_a, estimate_b : float
-        The metric of classifier A and of classifier B (on the pooled counts).
-    difference : float
-        ``estimate_a - estimate_b``.
-    low, high : float
-        The interval of the difference by the chosen method (`method`): the paired
-        bootstrap's, the cluster-robust one (`robust_low`, `robust_high`) or Newcombe's
-        (`newcombe_low`, `newcombe_high`).
-    confidence_level : float
-        The confidence level.
-    method : str
-        The chosen interval with its options, e.g. ``"paired bootstrap (scheme=iid,
-        interval=percentile, pseudo_count=0)"`` or ``"cluster-robust linearization
-        (persons as clusters, t with G* - 1 df)"``.
-    p_value : float
-        Two-sided p-value of the test of equal performance named by `test`.
-    test : str
-        ``"exact McNemar"`` (accuracy, recall, specificity on independent texts; equals
-        `mcnemar_pvalue`), ``"Durkalski clustered McNemar"`` (the same metrics on nested
-        texts) or ``"cluster-robust t (effective persons - 1 df)"`` (every other metric, and with
-        ``groups``; without groups each text is its own cluster).
-    robust_low, robust_high : float
-        The cluster-robust (linearization) interval
-        ``difference -/+ t_{df} * robust_se``; NaN where `robust_se` is 0 (no
-        information on the difference: a zero-width interval would claim certainty) or
-        there are fewer than 2 persons (texts, without groups).
-    robust_se : float
-        The cluster-robust standard error of the difference (0 where the difference
-        has no variation between persons; NaN where it is undefined).
-    df : int
-        Degrees of freedom of the robust interval, the t test and the Newcombe
-        adjustment: m - 1, with m the persons with at least one text (without groups,
-        the texts).
-    disagreement : float
-        Share of texts on which A and B give different labels.
-    n_texts : int
-        Texts compared.
-    persons : int or None
-        Persons with at least one text (nested data), else None.
-    newcombe_low, newcombe_high : float
-        Newcombe's paired score interval of the difference, for accuracy, recall and
-        specificity (NaN for the other metrics). On independent texts it is Newcombe's
-        interval of the paired table; with ``groups`` it is Newcombe's interval of the
-        table scaled to the effective sample size (see `design_effect` and the Notes of
-        :func:`compare`).
-    design_effect : float
-        The design effect of the difference used for the nested Newcombe interval (the
-        cluster-robust variance over the variance of independent texts; 1 where that is
-        undefined, with a warning); NaN without groups or for the other metrics.
-    mcnemar_pvalue : float
-        Exact McNemar p-value (two-sided binomial test on the discordant texts) for
-        accuracy, recall and specificity on independent texts; NaN otherwise (kept as
-        it was; `p_value` is the test for every case).
-    discordant : tuple of int
-        Relevant texts that only A gets right and that only B gets right (accuracy,
-        recall, specificity; (0, 0) otherwise), over all persons.
-    bootstrap : BootstrapCI or None
-        The paired bootstrap, whose `distribution` holds the replicate differences, when
-        it is the chosen method; None otherwise (it is not computed then).
-    """
-
-    _derived: ClassVar[tuple[str, ...]] = ("sources",)
-
-    metric: str
-    estimate_a: Any
-    estimate_b: Any
-    difference: Any
-    low: Any
-    high: Any
-    confidence_level: float
-    method: str
-    p_value: Any
-    test: str
-    robust_low: Any
-    robust_high: Any
-    robust_se: Any
-    df: Any
-    disagreement: Any
-    n_texts: Any
-    persons: Any
-    newcombe_low: Any
-    newcombe_high: Any
-    design_effect: Any
-    mcnemar_pvalue: Any
-    discordant: Any
-    bootstrap: BootstrapCI | None
-
-    _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        ``("texts", "persons")`` with persons, else ``("texts",)``.
-        """
-        return sources_of(persons=self.persons is not None)
-
-    def __repr__(self) -> str:
-        return (
-            f"Comparison(metric={self.metric!r}, difference={self.difference:.4g}, "
-            f"low={self.low:.4g}, high={self.high:.4g}, estimate_a={self.estimate_a:.4g}, "
-            f"estimate_b={self.estimate_b:.4g}, disagreement={self.disagreement:.4g}, "
-            f"method={self.method!r})"
-        )
 
 
 def labelled_joint_cells(

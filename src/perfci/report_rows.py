@@ -32,7 +32,6 @@ from .metric import (
 from .metrics import BINARY_METRICS
 from .policy import RECOMMENDED
 from .report_table import COLUMNS, auc_row, metric_row
-from .subgroups import compare_groups_table, subgroup_cells, subgroup_levels
 
 __all__ = [
     "assembled_table",
@@ -173,6 +172,8 @@ def report_inputs(
             raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
         subsets += [(v, b == v) for v in sorted_labels(pd.unique(b))]
         if reference is not None:
+            from .subgroups import subgroup_levels  # SciPy's stats, when it is needed
+
             # a reference that is not a subgroup fails before the work
             subgroup_levels(b, reference)
     return g, scores, b, subsets
@@ -190,7 +191,9 @@ def difference_rows(
     n_resamples: int | str,
     rng: np.random.Generator,
 ) -> tuple[list[dict], list[str]]:
-    """Return the rows of :func:`perfci.report`'s differences between subgroups, and why not."""
+    """Return the report's rows of the differences between subgroups, and those left out."""
+    from .subgroups import compare_groups_table, subgroup_cells, subgroup_levels
+
     multiclass = positive is None
     classes = sorted_labels(pd.unique(np.concatenate([t, p]))) if multiclass else [positive]
     chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]

@@ -86,8 +86,12 @@ def _report_iv(
     differences: Any = False,
     has_by: bool = False,
     reference: Any = None,
-) -> tuple[float, list[str] | None, np.random.Generator]:
-    """Check every option of :func:`report` before the labels are read."""
+) -> tuple[dict[str, Any], list[str] | None, np.random.Generator]:
+    """Check every option of :func:`report` before the labels are read.
+
+    Return the options of the rows (the method options, the level and the Bayesian
+    options), the metrics and the generator.
+    """
     policy.check_options(design=design, df_adjust=df_adjust)
     check_label("positive", positive)
     level = check_level(confidence_level)
@@ -135,7 +139,44 @@ def _report_iv(
             "`reference` names the subgroup the differences are from: it needs "
             "differences=True (and `by`)."
         )
-    return level, metrics, generator
+    options = {
+        "method": RECOMMENDED,
+        "design": design,
+        "df_adjust": df_adjust,
+        "n_resamples": n_resamples,
+        "confidence_level": level,
+        "bayes_sampler": bayes_sampler if bayes else None,
+        "bayes_prior_sensitivity": bayes_prior_sensitivity,
+    }
+    return options, metrics, generator
+
+
+def _crossed_source(
+    y_true: Any, y_pred: Any, *, by: Any, differences: bool, bayes: bool, score: Any
+) -> str | None:
+    """Return the crossed source of :func:`report`'s labels: "annotators", "runs" or None.
+
+    A column per annotator in `y_true` or per run in `y_pred`; the options those reports
+    do not have are refused.
+    """
+    if has_columns(y_true):
+        unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}
+        unsupported["score"] = score is not None
+        for name, given_ in unsupported.items():
+            if given_:
+                raise ValueError(
+                    f"`{name}` is not available with several annotators (a column per "
+                    "annotator in `y_true`): report against one reference, or their majority."
+                )
+        return "annotators"
+    if not has_columns(y_pred):
+        return None
+    if differences or bayes:
+        raise ValueError(
+            f"`{'differences' if differences else 'bayes'}` is not available with repeated "
+            "runs (a column per run in `y_pred`): report one run, or their majority vote."
+        )
+    return "runs"
 
 
 def metric_ci(
@@ -440,6 +481,48 @@ def _auc_metric_ci(
     return metric_ci_of_auc(ci)
 
 
+def _subset_frames(
+    t: np.ndarray,
+    p: np.ndarray,
+    g: np.ndarray | None,
+    scores: np.ndarray | None,
+    subsets: list[tuple[Any, np.ndarray]],
+    *,
+    runs: bool,
+    by: bool,
+    positive: Any,
+    metrics: list[str] | None,
+    options: dict[str, Any],
+    rng: np.random.Generator,
+) -> tuple[list[pd.DataFrame], list[str]]:
+    """Return the rows of :func:`report` of each set of texts (all, then each subgroup).
+
+    One frame per set, with a leading ``by`` column when there are subgroups, and the rows
+    left out; `p` has a column per run when `runs`.
+    """
+    level = options["confidence_level"]
+    with_auc = scores is not None and (metrics is None or "roc_auc" in metrics)
+    frames, skipped = [], []
+    for value, mask in subsets:
+        shown = value.item() if isinstance(value, np.generic) else value
+        where = "" if not by else f" in subgroup {shown!r}"
+        persons = None if g is None else g[mask]
+        if runs:
+            rows, s = _runs_rows(t[mask], p[mask], persons, positive, metrics, level, rng, where)
+        else:
+            rows, s = subset_rows(t[mask], p[mask], persons, positive, metrics, options, rng, where)
+        skipped += s
+        if with_auc and scores is not None:
+            with_class = "class" in (rows[0] if rows else {})
+            r, s = auc_rows(t[mask], scores[mask], persons, positive, level, where, with_class)
+            rows, skipped = rows + r, skipped + s
+        frame = pd.DataFrame(rows)
+        if by:
+            frame.insert(0, "by", value)
+        frames.append(frame)
+    return frames, skipped
+
+
 def _runs_rows(
     t: np.ndarray,
     p: np.ndarray,
@@ -742,7 +825,7 @@ def report(
     2  clinic_b            recall     0.907  0.826  0.954
     3  clinic_b  clinic_a  recall     0.047 -0.052  0.147
     """
-    level, metrics, generator = _report_iv(
+    options, metrics, generator = _report_iv(
         design,
         df_adjust,
         positive,
@@ -758,31 +841,13 @@ def report(
         has_by=by is not None,
         reference=reference,
     )
-    options = {
-        "method": RECOMMENDED,
-        "design": design,
-        "df_adjust": df_adjust,
-        "n_resamples": n_resamples,
-        "confidence_level": level,
-        "bayes_sampler": bayes_sampler if bayes else None,
-        "bayes_prior_sensitivity": bayes_prior_sensitivity,
-    }
-    if has_columns(y_true):
-        unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}
-        unsupported["score"] = score is not None
-        for name, given_ in unsupported.items():
-            if given_:
-                raise ValueError(
-                    f"`{name}` is not available with several annotators (a column per "
-                    "annotator in `y_true`): report against one reference, or their majority."
-                )
+    level = options["confidence_level"]
+    source = _crossed_source(
+        y_true, y_pred, by=by, differences=differences, bayes=bayes, score=score
+    )
+    if source == "annotators":
         return _annotators_report(y_true, y_pred, groups, positive, metrics, level, generator)
-    runs = has_columns(y_pred)
-    if runs and (differences or bayes):
-        raise ValueError(
-            f"`{'differences' if differences else 'bayes'}` is not available with repeated "
-            "runs (a column per run in `y_pred`): report one run, or their majority vote."
-        )
+    runs = source == "runs"
     # the labels are read once, for all texts, so that every subgroup has one coding
     if runs:
         from .runs import _pred_runs
@@ -803,29 +868,19 @@ def report(
         t, p = given.values["y_true"], given.values["y_pred"]
     positive = given.positive
     g, scores, b, subsets = report_inputs(t, p, groups, score, by, reference)
-    with_auc = scores is not None and (metrics is None or "roc_auc" in metrics)
-    frames, skipped = [], []
-    for value, mask in subsets:
-        shown = value.item() if isinstance(value, np.generic) else value
-        where = "" if by is None else f" in subgroup {shown!r}"
-        persons = None if g is None else g[mask]
-        if runs:
-            rows, s = _runs_rows(
-                t[mask], p_runs[mask], persons, positive, metrics, level, generator, where
-            )
-        else:
-            rows, s = subset_rows(
-                t[mask], p[mask], persons, positive, metrics, options, generator, where
-            )
-        skipped += s
-        if with_auc and scores is not None:
-            with_class = "class" in (rows[0] if rows else {})
-            r, s = auc_rows(t[mask], scores[mask], persons, positive, level, where, with_class)
-            rows, skipped = rows + r, skipped + s
-        frame = pd.DataFrame(rows)
-        if by is not None:
-            frame.insert(0, "by", value)
-        frames.append(frame)
+    frames, skipped = _subset_frames(
+        t,
+        p_runs if runs else p,
+        g,
+        scores,
+        subsets,
+        runs=runs,
+        by=by is not None,
+        positive=positive,
+        metrics=metrics,
+        options=options,
+        rng=generator,
+    )
     if differences:
         assert b is not None  # `differences` needs `by`: checked above
         rows, s = difference_rows(

@@ -40,7 +40,6 @@ import pandas as pd
 
 from . import policy
 from ._core import registry
-from ._core.estimands import relevant_description
 from ._core.labels import as_label_array, listing, plain, same_label, sorted_labels
 from ._core.validation import (
     UndefinedMetricWarning,
@@ -51,9 +50,9 @@ from ._core.validation import (
     check_rng,
     dataset_generators,
 )
-from .bootstrap import MIN_PERSONS, check_resample_size
+from .bootstrap import check_resample_size
 from .counting import factorize_sorted, normalize_labels
-from .metrics import PROPORTION_METRICS, difference_bound, undefined_reason
+from .metrics import PROPORTION_METRICS, difference_bound
 from .policy import RECOMMENDED
 from .simultaneous import max_t_critical_value, simultaneous_band
 from .two_sample import (
@@ -64,6 +63,7 @@ from .two_sample import (
     replicates_of,
     robust_se,
     sides_of,
+    undefined_reasons,
 )
 
 __all__ = [
@@ -291,7 +291,7 @@ def compare_groups_counts(
             differences[k] = _replicates(flat[k], metric, scheme, n_resamples, mine) - _replicates(
                 flat_ref[k], metric, scheme, n_resamples, theirs
             )
-    problems = _problems(side, reference, nested, metric, chosen)
+    problems = undefined_reasons(side, reference, nested, metric, chosen)
     bad = np.array([bool(p) for p in problems], dtype=bool)
     low, high = difference_ends(
         chosen, side, reference, differences, level, bound=difference_bound(metric)
@@ -330,27 +330,6 @@ def compare_groups_counts(
         persons_reference=None if reference.persons is None else shaped(reference.persons, int),
         n_invalid_resamples=shaped(n_invalid, int),
     )
-
-
-def _problems(side: Sides, reference: Sides, nested: bool, metric: str, method: str) -> list[str]:
-    """Why each difference (row) is undefined, or "" where it is defined."""
-    out = []
-    for k in range(side.estimate.size):
-        why = []
-        for name, s in (("subgroup", side), ("reference", reference)):
-            if s.relevant_n[k] == 0:
-                why.append(f"the {name} has no relevant texts ({relevant_description(metric)})")
-            elif np.isnan(s.estimate[k]):
-                why.append(f"{metric} is undefined in the {name}: {undefined_reason(metric)}")
-            elif method == "cluster_robust" and not nested and s.relevant_n[k] < 2:
-                why.append(f"the {name} has one relevant text (a variance between texts needs two)")
-            elif nested and s.persons is not None and s.persons[k] < MIN_PERSONS:
-                why.append(
-                    f"the {name} has fewer than {MIN_PERSONS} persons with a relevant text "
-                    "(a variance between persons needs two of them)"
-                )
-        out.append("; ".join(why))
-    return out
 
 
 def _warn_about(
@@ -539,7 +518,7 @@ def compare_groups_table(
             ]
         )
         differences = replicates[others] - replicates[r]
-    problems = _problems(side, reference_side, nested, metric, chosen)
+    problems = undefined_reasons(side, reference_side, nested, metric, chosen)
     bad = np.array([bool(why) for why in problems], dtype=bool)
     low, high = difference_ends(
         chosen, side, reference_side, differences, level, bound=difference_bound(metric)

@@ -10,7 +10,8 @@ on counts, batched over data sets, and know nothing of labels or of the policy:
   cluster-robust (linearization) variance, with its effective number of clusters;
 - :func:`replicates_of`: one sample's pseudo-count bootstrap replicates;
 - :func:`difference_ends`: the interval of each difference at one level, by Newcombe's
-  interval, the cluster-robust t or the percentile of independent bootstraps;
+  interval, the cluster-robust t or the percentile of independent bootstraps, and
+  :func:`undefined_reasons`, why a difference has none;
 - :class:`GroupDifference`, the result of one such difference
   (:func:`perfci.subgroups.compare_groups_counts`).
 
@@ -25,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from ._core.estimands import relevant_texts
+from ._core.estimands import relevant_description, relevant_texts
 from ._core.intervals import percentile_levels, type7_quantiles
 from ._core.resampling import Statistic, augment, draw_replicates
 from ._core.results import ResultMixin, sources_of
@@ -33,7 +34,7 @@ from ._core.validation import check_confidence_level, check_real_array
 from .analytic import proportion_ci
 from .bootstrap import MIN_PERSONS, RATER_SYMMETRIC, canonical_cells
 from .design import effective_clusters
-from .metrics import PROPORTION_METRICS, metric_gradient, metric_values
+from .metrics import PROPORTION_METRICS, metric_gradient, metric_values, undefined_reason
 
 __all__ = [
     "GroupDifference",
@@ -44,6 +45,7 @@ __all__ = [
     "replicates_of",
     "robust_se",
     "sides_of",
+    "undefined_reasons",
     "wilson_ends",
 ]
 
@@ -289,12 +291,35 @@ def robust_se(side: Sides, reference: Sides) -> tuple[np.ndarray, np.ndarray]:
     return se, np.where(np.isfinite(se), df, np.nan)
 
 
+def undefined_reasons(
+    side: Sides, reference: Sides, nested: bool, metric: str, method: str
+) -> list[str]:
+    """Return why each difference (row) by `method` is undefined, or "" where it is defined."""
+    out = []
+    for k in range(side.estimate.size):
+        why = []
+        for name, s in (("subgroup", side), ("reference", reference)):
+            if s.relevant_n[k] == 0:
+                why.append(f"the {name} has no relevant texts ({relevant_description(metric)})")
+            elif np.isnan(s.estimate[k]):
+                why.append(f"{metric} is undefined in the {name}: {undefined_reason(metric)}")
+            elif method == "cluster_robust" and not nested and s.relevant_n[k] < 2:
+                why.append(f"the {name} has one relevant text (a variance between texts needs two)")
+            elif nested and s.persons is not None and s.persons[k] < MIN_PERSONS:
+                why.append(
+                    f"the {name} has fewer than {MIN_PERSONS} persons with a relevant text "
+                    "(a variance between persons needs two of them)"
+                )
+        out.append("; ".join(why))
+    return out
+
+
 @dataclass(frozen=True, repr=False)
 class GroupDifference(ResultMixin):
     r"""The difference of a metric between a subgroup and a reference subgroup.
 
     Numeric fields are scalars for a single data set and arrays of the batch's shape for
-    a batch (see :func:`compare_groups_counts`).
+    a batch (see :func:`perfci.subgroups.compare_groups_counts`).
 
     Attributes
     ----------
