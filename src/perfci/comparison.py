@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from ._core.validation import (
     check_real_array,
     check_rng,
 )
-from .auc import compare_auc_named
+from .auc import RocAucComparison, compare_auc_named
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
@@ -73,6 +73,9 @@ from .policy import (
     recommended_comparison,
     recommended_scheme,
 )
+
+if TYPE_CHECKING:
+    from .runs import RunsComparison
 
 __all__ = [
     "COMPARE_METHODS",
@@ -238,7 +241,7 @@ def compare(
     n_resamples: int = _N_RESAMPLES,
     rng: Any = None,
     estimand: str | None = None,
-) -> Any:
+) -> Comparison | RunsComparison | RocAucComparison:
     r"""Paired difference of a metric between two classifiers scored on the same texts.
 
     Parameters

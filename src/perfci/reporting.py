@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Set
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -57,6 +57,10 @@ from .report_table import (
     WIDE_HALF_WIDTH,
     interval_row,
 )
+
+if TYPE_CHECKING:
+    from .annotators import AnnotatorsCI
+    from .runs import RunsCI
 
 __all__ = [
     "FEW_PERSONS",  # the thresholds of the report's notes: from perfci.report_table
@@ -196,7 +200,7 @@ def metric_ci(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     estimand: str | None = None,
-) -> Any:
+) -> MetricCI | RunsCI | AnnotatorsCI:
     """Confidence interval for one metric from labels, with the paper's recommended method.
 
     Parameters
