@@ -336,7 +336,7 @@ def test_max_t_critical_value_matches_scipy_multivariate_cdfs():
 def test_max_t_probability_with_a_subgroup_of_tiny_variance():
     # the integrand steps sharply when v_j is small beside v0: the probability must still
     # be scipy's multivariate normal one (whose error here is about 1e-9)
-    from perfci.subgroups import _max_abs_probability
+    from perfci.simultaneous import _max_abs_probability
 
     for v in ([1e-4, 5.0], [1e-6, 1.0], [0.0, 1.0], [0.01, 0.3, 3.0]):
         v = np.asarray(v)

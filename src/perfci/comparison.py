@@ -22,17 +22,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
 
 from ._core import registry
+from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.labels import has_columns
-from ._core.resampling import Statistic
-from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UNSET,
     UndefinedMetricWarning,
@@ -42,32 +39,32 @@ from ._core.validation import (
     check_positive_int,
     check_real_array,
     check_rng,
-    dataset_generators,
 )
-from .analytic import proportion_ci
-from .auc import compare_auc_named
+from .auc import RocAucComparison, compare_auc_named
 from .bootstrap import (
     BOOTSTRAP_INTERVALS,
     MIN_PERSONS,
-    ONE_PERSON,
     SCHEMES,
-    BootstrapCI,
     assemble,
     batch_shaped,
     check_pseudo_count,
     check_resample_size,
-    resample_intervals,
     warn_about,
 )
 from .counting import joint_confusion
-from .design import effective_clusters, t_ratio
 from .metrics import (
     BINARY_METRICS,
-    PROPORTION_METRICS,
-    RELEVANT_TEXTS,
-    difference_bound,
-    metric_gradient,
     metric_values,
+)
+from .paired import (
+    TESTS,
+    Comparison,
+    RobustInterval,
+    newcombe_paired_interval,
+    paired_bootstrap,
+    proportion_tests,
+    robust_interval,
+    robust_t_test,
 )
 from .policy import (
     HIERARCHICAL_MIN_PERSONS,
@@ -78,7 +75,17 @@ from .policy import (
     recommended_scheme,
 )
 
-__all__ = ["COMPARE_METHODS", "JOINT_CELLS", "Comparison", "compare", "compare_counts"]
+if TYPE_CHECKING:
+    from .runs import RunsComparison
+
+__all__ = [
+    "COMPARE_METHODS",
+    "JOINT_CELLS",
+    "Comparison",
+    "compare",
+    "compare_counts",
+    "newcombe_paired_interval",  # from perfci.paired
+]
 
 #: Interval methods of :func:`compare` (:data:`perfci._core.registry.COMPARE_METHOD`).
 COMPARE_METHODS: tuple[str, ...] = registry.COMPARE_METHOD.names
@@ -96,204 +103,6 @@ _BOOTSTRAP_DEFAULTS = {
     "pseudo_count": 0,
     "n_resamples": _N_RESAMPLES,
 }
-
-# An influence that cancels to within rounding of the terms it is the sum of is zero, so
-# that "no information" is recognized exactly (identical classifiers, balanced persons).
-_ROUNDING = 64 * np.finfo(float).eps
-
-# Names of the tests behind ``Comparison.p_value``.
-_TESTS = {
-    "mcnemar": "exact McNemar",
-    "durkalski": "Durkalski clustered McNemar",
-    "robust_t": "cluster-robust t (effective persons - 1 df)",
-}
-
-
-@dataclass(frozen=True, repr=False)
-class Comparison(ResultMixin):
-    r"""The paired difference of a metric between two classifiers (A minus B).
-
-    Numeric fields are scalars for a single data set and arrays of the batch's shape for
-    a batch of data sets (see :func:`compare`).
-
-    Attributes
-    ----------
-    metric : str
-        The metric.
-    estimate_a, estimate_b : float
-        The metric of classifier A and of classifier B (on the pooled counts).
-    difference : float
-        ``estimate_a - estimate_b``.
-    low, high : float
-        The interval of the difference by the chosen method (`method`): the paired
-        bootstrap's, the cluster-robust one (`robust_low`, `robust_high`) or Newcombe's
-        (`newcombe_low`, `newcombe_high`).
-    confidence_level : float
-        The confidence level.
-    method : str
-        The chosen interval with its options, e.g. ``"paired bootstrap (scheme=iid,
-        interval=percentile, pseudo_count=0)"`` or ``"cluster-robust linearization
-        (persons as clusters, t with G* - 1 df)"``.
-    p_value : float
-        Two-sided p-value of the test of equal performance named by `test`.
-    test : str
-        ``"exact McNemar"`` (accuracy, recall, specificity on independent texts; equals
-        `mcnemar_pvalue`), ``"Durkalski clustered McNemar"`` (the same metrics on nested
-        texts) or ``"cluster-robust t (effective persons - 1 df)"`` (every other metric, and with
-        ``groups``; without groups each text is its own cluster).
-    robust_low, robust_high : float
-        The cluster-robust (linearization) interval
-        ``difference -/+ t_{df} * robust_se``; NaN where `robust_se` is 0 (no
-        information on the difference: a zero-width interval would claim certainty) or
-        there are fewer than 2 persons (texts, without groups).
-    robust_se : float
-        The cluster-robust standard error of the difference (0 where the difference
-        has no variation between persons; NaN where it is undefined).
-    df : int
-        Degrees of freedom of the robust interval, the t test and the Newcombe
-        adjustment: m - 1, with m the persons with at least one text (without groups,
-        the texts).
-    disagreement : float
-        Share of texts on which A and B give different labels.
-    n_texts : int
-        Texts compared.
-    persons : int or None
-        Persons with at least one text (nested data), else None.
-    newcombe_low, newcombe_high : float
-        Newcombe's paired score interval of the difference, for accuracy, recall and
-        specificity (NaN for the other metrics). On independent texts it is Newcombe's
-        interval of the paired table; with ``groups`` it is Newcombe's interval of the
-        table scaled to the effective sample size (see `design_effect` and the Notes of
-        :func:`compare`).
-    design_effect : float
-        The design effect of the difference used for the nested Newcombe interval (the
-        cluster-robust variance over the variance of independent texts; 1 where that is
-        undefined, with a warning); NaN without groups or for the other metrics.
-    mcnemar_pvalue : float
-        Exact McNemar p-value (two-sided binomial test on the discordant texts) for
-        accuracy, recall and specificity on independent texts; NaN otherwise (kept as
-        it was; `p_value` is the test for every case).
-    discordant : tuple of int
-        Relevant texts that only A gets right and that only B gets right (accuracy,
-        recall, specificity; (0, 0) otherwise), over all persons.
-    bootstrap : BootstrapCI or None
-        The paired bootstrap, whose `distribution` holds the replicate differences, when
-        it is the chosen method; None otherwise (it is not computed then).
-    """
-
-    _derived: ClassVar[tuple[str, ...]] = ("sources",)
-
-    metric: str
-    estimate_a: Any
-    estimate_b: Any
-    difference: Any
-    low: Any
-    high: Any
-    confidence_level: float
-    method: str
-    p_value: Any
-    test: str
-    robust_low: Any
-    robust_high: Any
-    robust_se: Any
-    df: Any
-    disagreement: Any
-    n_texts: Any
-    persons: Any
-    newcombe_low: Any
-    newcombe_high: Any
-    design_effect: Any
-    mcnemar_pvalue: Any
-    discordant: Any
-    bootstrap: BootstrapCI | None
-
-    _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        ``("texts", "persons")`` with persons, else ``("texts",)``.
-        """
-        return sources_of(persons=self.persons is not None)
-
-    def __repr__(self) -> str:
-        return (
-            f"Comparison(metric={self.metric!r}, difference={self.difference:.4g}, "
-            f"low={self.low:.4g}, high={self.high:.4g}, estimate_a={self.estimate_a:.4g}, "
-            f"estimate_b={self.estimate_b:.4g}, disagreement={self.disagreement:.4g}, "
-            f"method={self.method!r})"
-        )
-
-
-def newcombe_paired_interval(
-    both: Any, only_a: Any, only_b: Any, neither: Any, confidence_level: float = 0.95
-) -> tuple[Any, Any]:
-    r"""Newcombe's square-and-add interval for a difference of paired proportions.
-
-    Parameters
-    ----------
-    both, only_a, only_b, neither : float or array_like
-        The paired 2 x 2 table: successes of both, of A only, of B only, of neither
-        (arrays broadcast: one table per data set).
-    confidence_level : float, default 0.95
-        Confidence level.
-
-    Returns
-    -------
-    low, high : float or numpy.ndarray
-        Interval for :math:`p_A - p_B = (\text{only\_a} - \text{only\_b}) / N`.
-
-    Notes
-    -----
-    Newcombe (1998), method 10: Wilson intervals :math:`(l_1, u_1)` for :math:`p_A` and
-    :math:`(l_2, u_2)` for :math:`p_B`, combined as
-    :math:`\hat\delta - \sqrt{(p_A - l_1)^2 + (u_2 - p_B)^2 - 2\hat\phi(p_A - l_1)(u_2 - p_B)}`
-    and :math:`\hat\delta + \sqrt{(p_B - l_2)^2 + (u_1 - p_A)^2 - 2\hat\phi(p_B - l_2)(u_1 - p_A)}`,
-    with the correlation estimate :math:`\hat\phi = (A - N/2)/\sqrt{\cdot}` if
-    :math:`A = ad - bc > N/2`, 0 if :math:`0 \le A \le N/2`, and :math:`A/\sqrt{\cdot}`
-    if :math:`A < 0`, where :math:`\sqrt{\cdot}` is the root of the product of the four
-    margins (0 if a margin is empty); as in Fagerland, Lydersen and Laake (2017), 8.5.
-
-    References
-    ----------
-    .. [1] Newcombe, R. G. (1998). Improved confidence intervals for the difference
-       between binomial proportions based on paired data. Statistics in Medicine 17.
-    .. [2] Fagerland, M. W., Lydersen, S. and Laake, P. (2017). Statistical Analysis of
-       Contingency Tables. CRC Press.
-
-    Examples
-    --------
-    >>> from perfci.comparison import newcombe_paired_interval
-    >>> low, high = newcombe_paired_interval(59, 6, 16, 80)
-    >>> print(f"{low:.4f} {high:.4f}")
-    -0.1186 -0.0046
-    """
-    both, only_a, only_b, neither = (
-        np.asarray(v, dtype=float) for v in (both, only_a, only_b, neither)
-    )
-    n = both + only_a + only_b + neither
-    a_success, a_fail = both + only_a, only_b + neither
-    b_success, b_fail = both + only_b, only_a + neither
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p1, p2 = a_success / n, b_success / n
-    w1 = proportion_ci(a_success, n, method="wilson", confidence_level=confidence_level)
-    w2 = proportion_ci(b_success, n, method="wilson", confidence_level=confidence_level)
-    margins = a_success * a_fail * b_success * b_fail
-    cross = both * neither - only_a * only_b
-    root = np.sqrt(np.where(margins > 0, margins, 1.0))
-    phi = np.where(
-        margins > 0,
-        np.where(cross > n / 2, (cross - n / 2) / root, np.where(cross < 0, cross / root, 0.0)),
-        0.0,
-    )
-    d1, e2 = p1 - w1.low, w2.high - p2
-    d2, e1 = p2 - w2.low, w1.high - p1
-    low = (p1 - p2) - np.sqrt(d1**2 + e2**2 - 2 * phi * d1 * e2)
-    high = (p1 - p2) + np.sqrt(d2**2 + e1**2 - 2 * phi * d2 * e1)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
 
 
 def labelled_joint_cells(
@@ -333,21 +142,11 @@ def _compare_iv(
     return level, lam, check_positive_int("n_resamples", n_resamples), check_rng(rng)
 
 
-def _relevant_joint_cells(metric: str) -> np.ndarray:
-    """Which of the eight joint cells are relevant texts: relevant for either classifier.
-
-    For precision a text is relevant if either calls it positive, so that swapping A and
-    B cannot change what counts.
-    """
-    cells = list(RELEVANT_TEXTS[metric][0])
-    return (TO_A[:, cells].sum(1) + TO_B[:, cells].sum(1)) > 0
-
-
 def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndarray:
     """Return the recommended method of each data set of joint counts ``(K, [persons,] 8)``."""
     if not nested:
         return np.full(cells.shape[0], recommended_comparison(metric, False), dtype=object)
-    is_relevant = _relevant_joint_cells(metric)
+    is_relevant = relevant_joint_cells(metric)
     relevant = cells[..., is_relevant].sum(-1)  # (K, persons)
     persons = np.count_nonzero(relevant, -1)
     per_person = relevant.sum(-1) / np.maximum(1, persons)
@@ -418,86 +217,13 @@ def _label(chosen: str, nested: bool, scheme: Any, interval: str, pseudo_count: 
     return "Newcombe paired score interval"
 
 
-def _effective_df(cells: np.ndarray, metric: str, nested: bool, m: np.ndarray) -> np.ndarray:
-    """Degrees of freedom of the cluster-robust t: the effective number of persons - 1.
-
-    G* = (sum_i w_i)^2 / sum_i w_i^2 over the persons' relevant texts w_i (a text is
-    relevant if it is for either classifier): Kish's effective number of clusters, the
-    intercept-only case of the effective number of clusters of Carter, Schnepel and
-    Steigerwald (2017). It is m for equal sizes; without persons each text is a cluster
-    and the df are n - 1. At least 1 (m - 1 where there are fewer than 2 persons, and
-    no interval).
-    """
-    few = m < MIN_PERSONS  # no interval: the df are reported as m - 1
-    if not nested:
-        return (m - 1).astype(float)
-    is_relevant = _relevant_joint_cells(metric)
-    w = cells[..., is_relevant].sum(-1).astype(float)  # (K, persons)
-    effective = effective_clusters(w)
-    df = np.maximum(np.where(np.isfinite(effective), effective, m) - 1, 1.0)
-    return np.where(few, m - 1, df)
-
-
-def _linearization(
-    cells: np.ndarray, total: np.ndarray, metric: str, nested: bool, m: np.ndarray
-) -> np.ndarray:
-    """Cluster-robust variance m/(m - 1) sum_i u_i^2 of the difference, per data set.
-
-    The influences u_i are per person (``cells`` of shape ``(K, persons, 8)``), or per
-    text without groups (a text in joint cell j has influence u_j, so the sum is
-    sum_j C_j u_j^2 over the pooled counts ``total``); `m` is the number of clusters.
-    NaN where m < 2 or the difference is undefined.
-    """
-    g_a = metric_gradient(total @ TO_A, metric) @ TO_A.T  # (K, 8): d metric(A) / d cell
-    g_b = metric_gradient(total @ TO_B, metric) @ TO_B.T
-    grad, size = g_a - g_b, np.abs(g_a) + np.abs(g_b)
-    if nested:
-        u = (cells * grad[:, None, :]).sum(-1)  # (K, persons): u_i = grad . c_i
-        scale = (cells * size[:, None, :]).sum(-1)
-        weights = np.ones(u.shape)
-    else:
-        u, scale, weights = grad, size, total.astype(float)
-    u = np.where(np.abs(u) <= _ROUNDING * scale, 0.0, u)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = np.where(m >= 2, m / np.maximum(m - 1, 1), np.nan)
-    return factor * (weights * u * u).sum(-1)
-
-
-def _paired_tables(cells: np.ndarray, metric: str) -> np.ndarray:
-    """Per-unit paired tables (both, only_a, only_b, neither) on the relevant texts.
-
-    `cells` has the joint cells last (``(..., 8)``); A or B is right on a text when it
-    falls in the metric's numerator cells, and the relevant texts are its denominator
-    (defined by the reference alone, so the same for A and B).
-    """
-    num = list(PROPORTION_METRICS[metric][0])
-    den = list(PROPORTION_METRICS[metric][1])
-    in_den = TO_A[:, den].sum(1) > 0
-    ok_a = TO_A[:, num].sum(1) > 0
-    ok_b = TO_B[:, num].sum(1) > 0
-    masks = (
-        in_den & ok_a & ok_b,
-        in_den & ok_a & ~ok_b,
-        in_den & ~ok_a & ok_b,
-        in_den & ~ok_a & ~ok_b,
-    )
-    return np.stack([cells[..., mask].sum(-1) for mask in masks], axis=-1).astype(float)
-
-
-def _newcombe(table: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe's interval of each row of (possibly scaled) tables, NaN for empty ones."""
-    some = np.isfinite(table).all(-1) & (table.sum(-1) > 0)
-    both, only_a, only_b, neither = np.where(some[:, None], table, 1.0).T
-    low, high = newcombe_paired_interval(both, only_a, only_b, neither, level)
-    return np.where(some, low, np.nan), np.where(some, high, np.nan)
-
-
 def _listing(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
-def _warn(message: str) -> None:
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+def _warn(message: str, stacklevel: int = 3) -> None:
+    """Warn the caller of the public function (`stacklevel` counts from here)."""
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
 
 
 def compare(
@@ -516,7 +242,7 @@ def compare(
     n_resamples: int = _N_RESAMPLES,
     rng: Any = None,
     estimand: str | None = None,
-) -> Any:
+) -> Comparison | RunsComparison | RocAucComparison:
     r"""Paired difference of a metric between two classifiers scored on the same texts.
 
     Parameters
@@ -579,12 +305,17 @@ def compare(
 
     Returns
     -------
-    Comparison
+    Comparison, RunsComparison or RocAucComparison
         The difference A - B, the chosen interval (`low`, `high`, `method`), the
         cluster-robust interval (`robust_low`, `robust_high`, `robust_se`, `df`), a test of
         equal performance (`p_value`, `test`), the share of texts on which A and B
         disagree, and for accuracy, recall and specificity Newcombe's paired interval,
-        the discordant texts and (on independent texts) the exact McNemar p-value.
+        the discordant texts and (on independent texts) the exact McNemar p-value: a
+        :class:`Comparison` for one run of each classifier against one reference; with a
+        column per run in `pred_a` or `pred_b`, :func:`perfci.runs.compare_runs`'s
+        :class:`perfci.runs.RunsComparison`; for ``"roc_auc"``,
+        :func:`perfci.compare_auc`'s :class:`perfci.RocAucComparison`. The class follows
+        the input only (its shape and `metric`), never an option.
 
     Raises
     ------
@@ -934,23 +665,14 @@ def _compare_cells(
     clusters = np.count_nonzero(cells.sum(-1), -1) if nested else total.sum(-1)
     between = chosen == "cluster_robust" or (chosen == "newcombe" and nested)
     if single and between and clusters[0] < MIN_PERSONS:
-        if nested:
-            raise ValueError(
-                f"`groups` must give at least {MIN_PERSONS} persons with texts for "
-                f"method {chosen!r}: a variance between persons needs two of them, and one "
-                f"person says nothing about the population of persons; got {clusters[0]}."
-            )
-        raise ValueError(
-            f"`y_true` must hold at least {MIN_PERSONS} texts for method {chosen!r} (a "
-            f"variance between texts needs two of them); got {clusters[0]}."
-        )
+        _refuse_one_cluster(chosen, nested, int(clusters[0]))
 
     boot = None
     if chosen == "bootstrap":
-        parts, name, scheme = _bootstrap(
+        scheme = _scheme(cells, nested, metric, scheme)
+        parts, name = paired_bootstrap(
             cells,
             total,
-            nested,
             metric,
             scheme,
             interval,
@@ -958,7 +680,7 @@ def _compare_cells(
             n_resamples,
             float(level),
             root,
-            batch_shape,
+            single,
         )
         warn_about(parts, name, interval, n_resamples, single)
         boot = assemble(parts, name, scheme, interval, pseudo_count, float(level), batch_shape)
@@ -969,101 +691,12 @@ def _compare_cells(
     if chosen != "bootstrap" and undefined.any():  # the bootstrap warns itself
         what = "the observed counts" if single else f"{int(undefined.sum())} of {sets} data sets"
         _warn(f"{metric} difference is undefined on {what}; the estimate is NaN.")
-
-    # the cluster-robust (linearization) interval
-    # the clusters of the estimator: persons (or texts) with a relevant text
-    is_relevant = _relevant_joint_cells(metric)
-    if nested:
-        m = np.count_nonzero(cells[..., is_relevant].sum(-1), -1)
-    else:
-        m = total[:, is_relevant].sum(-1)
-    variance = _linearization(cells, total, metric, nested, m)
-    few = m < MIN_PERSONS
-    se = np.sqrt(variance)
-    zero = (se == 0) & ~few
-    q = 0.5 + float(level) / 2
-    # t on the effective number of persons minus one: G* = (sum w_i)^2 / sum w_i^2 of
-    # the persons' relevant texts w_i (m for equal sizes); with unequal sizes a few large
-    # persons carry the variance estimate, which has fewer df than m - 1
-    df = _effective_df(cells, metric, nested, m)
-    with np.errstate(invalid="ignore"):
-        t_quantile = stats.t.ppf(q, np.where(few, 1, df))
-    half = np.where(zero | few, np.nan, t_quantile * se)
-    # a wider interval than the metric's range claims nothing more: clip to it
-    bound = difference_bound(metric)
-    robust_low, robust_high = np.maximum(diff - half, -bound), np.minimum(diff + half, bound)
-
-    # Newcombe's interval and the test
-    newcombe_low = newcombe_high = pvalue = np.full(sets, np.nan)
-    deff = np.full(sets, np.nan)
-    discordant = np.zeros((sets, 2), dtype=np.int64)
+    robust = robust_interval(cells, total, diff, metric, nested, level)
     if metric in _PAIRED_PROPORTIONS:
-        tables = _paired_tables(cells if nested else total[:, None, :], metric)  # (K, P, 4)
-        table = tables.sum(1)
-        some = table.sum(1) > 0
-        discordant = np.where(some[:, None], table[:, 1:3], 0).astype(np.int64)
-        n_disc = discordant.sum(1)
-        # exact McNemar: two-sided binomial test of the discordant texts at 1/2, which
-        # by symmetry is min(1, 2 P(X <= min(b, c)))
-        tail = stats.binom.cdf(discordant.min(1), n_disc, 0.5)
-        exact = np.where(some, np.where(n_disc == 0, 1.0, np.minimum(1.0, 2 * tail)), np.nan)
-        if not nested:
-            newcombe_low, newcombe_high = _newcombe(table, float(level))
-            mcnemar, pvalue, test = exact, exact, _TESTS["mcnemar"]
-        else:
-            mcnemar = np.full(sets, np.nan)
-            n, only_a, only_b = table.sum(1), table[:, 1], table[:, 2]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                iid = ((only_a + only_b) - (only_a - only_b) ** 2 / n) / n**2
-                deff = np.where(variance > 0, variance / iid, 1.0)
-                ratio = t_ratio("dean_pagano", level, n, np.where(few, 2, m))
-                scale = np.where(few | ~some, np.nan, ratio / deff)
-            deff = np.where(few | ~some, np.nan, deff)
-            newcombe_low, newcombe_high = _newcombe(table * scale[:, None], float(level))
-            delta = tables[..., 1] - tables[..., 2]  # (K, persons): b_i - c_i
-            numerator, denominator = delta.sum(-1) ** 2, (delta * delta).sum(-1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                statistic = np.where(denominator > 0, numerator / denominator, 0.0)
-            pvalue = np.where(few | ~some, np.nan, stats.chi2.sf(statistic, 1))
-            test = _TESTS["durkalski"]
+        tests = proportion_tests(cells, total, metric, nested, level, robust)
     else:
-        mcnemar = np.full(sets, np.nan)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_stat = diff / se
-            p_t = 2 * stats.t.sf(np.abs(t_stat), np.where(few, 1, df))
-        pvalue = np.where(zero | few, np.nan, p_t)
-        test = _TESTS["robust_t"]
-
-    defined = ~undefined
-    unit = "persons with texts" if nested else "texts"
-    paired_nested = metric in _PAIRED_PROPORTIONS and nested
-    if (few & defined).any():
-        what = "this data set" if single else f"{int((few & defined).sum())} of {sets} data sets"
-        few_parts = ["the cluster-robust interval"]
-        if test != _TESTS["mcnemar"]:
-            few_parts.append(f"the {test} test")
-        if paired_nested:
-            few_parts.append("the Newcombe interval")
-        _warn(
-            f"{_listing(few_parts)} of the {metric} difference "
-            f"{'are' if len(few_parts) > 1 else 'is'} undefined for {what}: "
-            f"fewer than {MIN_PERSONS} {unit} (a variance between clusters needs two of "
-            "them); returning NaN."
-        )
-    if (zero & defined).any():
-        what = "" if single else f" for {int((zero & defined).sum())} of {sets} data sets"
-        zero_parts = ["the cluster-robust interval"]
-        if test == _TESTS["robust_t"]:
-            zero_parts.append("the t test")
-        same = "person" if nested else "relevant text"
-        _warn(
-            f"{_listing(zero_parts)} of the {metric} difference "
-            f"{'are' if len(zero_parts) > 1 else 'is'} undefined{what}: the standard error "
-            f"is zero (no discordant texts, or every {same} with the same difference), and "
-            "a zero-width interval would claim certainty the data do not give; returning "
-            "NaN"
-            + ("; the Newcombe interval uses a design effect of 1 there." if paired_nested else ".")
-        )
+        tests = robust_t_test(diff, robust)
+    _warn_no_variance(robust, tests.test, ~undefined, metric, nested, single)
 
     def shaped(values: Any, kind: type = float) -> Any:
         return batch_shaped(values, batch_shape, kind)
@@ -1071,12 +704,12 @@ def _compare_cells(
     if boot is not None:
         low, high = boot.low, boot.high
     elif chosen == "cluster_robust":
-        low, high = shaped(robust_low), shaped(robust_high)
+        low, high = shaped(robust.low), shaped(robust.high)
     else:
-        low, high = shaped(newcombe_low), shaped(newcombe_high)
+        low, high = shaped(tests.newcombe_low), shaped(tests.newcombe_high)
     with np.errstate(invalid="ignore", divide="ignore"):
         disagree = total[:, DISAGREE].sum(1) / total.sum(1)
-
+    discordant = tests.discordant
     return Comparison(
         metric=metric,
         estimate_a=shaped(est_a),
@@ -1086,19 +719,19 @@ def _compare_cells(
         high=high,
         confidence_level=float(level),
         method=_label(chosen, nested, scheme, interval, pseudo_count),
-        p_value=shaped(pvalue),
-        test=test,
-        robust_low=shaped(robust_low),
-        robust_high=shaped(robust_high),
-        robust_se=shaped(se),
-        df=shaped(df),
+        p_value=shaped(tests.p_value),
+        test=tests.test,
+        robust_low=shaped(robust.low),
+        robust_high=shaped(robust.high),
+        robust_se=shaped(robust.se),
+        df=shaped(robust.df),
         disagreement=shaped(disagree),
         n_texts=shaped(total.sum(1), int),
         persons=shaped(clusters, int) if nested else None,
-        newcombe_low=shaped(newcombe_low),
-        newcombe_high=shaped(newcombe_high),
-        design_effect=shaped(deff),
-        mcnemar_pvalue=shaped(mcnemar),
+        newcombe_low=shaped(tests.newcombe_low),
+        newcombe_high=shaped(tests.newcombe_high),
+        design_effect=shaped(tests.design_effect),
+        mcnemar_pvalue=shaped(tests.mcnemar),
         discordant=(
             (int(discordant[0, 0]), int(discordant[0, 1]))
             if single
@@ -1108,28 +741,71 @@ def _compare_cells(
     )
 
 
-def _bootstrap(
-    cells: np.ndarray,
-    total: np.ndarray,
-    nested: bool,
+def _refuse_one_cluster(chosen: str, nested: bool, clusters: int) -> None:
+    """Refuse a method that needs a variance between clusters, for a single data set."""
+    if nested:
+        raise ValueError(
+            f"`groups` must give at least {MIN_PERSONS} persons with texts for "
+            f"method {chosen!r}: a variance between persons needs two of them, and one "
+            f"person says nothing about the population of persons; got {clusters}."
+        )
+    raise ValueError(
+        f"`y_true` must hold at least {MIN_PERSONS} texts for method {chosen!r} (a "
+        f"variance between texts needs two of them); got {clusters}."
+    )
+
+
+def _warn_no_variance(
+    robust: RobustInterval,
+    test: str,
+    defined: np.ndarray,
     metric: str,
-    scheme: str | None,
-    interval: str,
-    pseudo_count: int,
-    n_resamples: int,
-    level: float,
-    root: np.random.Generator,
-    batch_shape: tuple[int, ...],
-) -> tuple[dict[str, np.ndarray], str, str]:
-    """Run the paired bootstrap: the engine output, the statistic name and the scheme."""
+    nested: bool,
+    single: bool,
+) -> None:
+    """Warn of the data sets with fewer than 2 clusters, or a robust standard error of 0."""
+    few, zero = robust.few, robust.zero
+    sets = few.shape[0]
+    unit = "persons with texts" if nested else "texts"
+    paired_nested = metric in _PAIRED_PROPORTIONS and nested
+    if (few & defined).any():
+        what = "this data set" if single else f"{int((few & defined).sum())} of {sets} data sets"
+        few_parts = ["the cluster-robust interval"]
+        if test != TESTS["mcnemar"]:
+            few_parts.append(f"the {test} test")
+        if paired_nested:
+            few_parts.append("the Newcombe interval")
+        _warn(
+            f"{_listing(few_parts)} of the {metric} difference "
+            f"{'are' if len(few_parts) > 1 else 'is'} undefined for {what}: "
+            f"fewer than {MIN_PERSONS} {unit} (a variance between clusters needs two of "
+            "them); returning NaN.",
+            4,
+        )
+    if (zero & defined).any():
+        what = "" if single else f" for {int((zero & defined).sum())} of {sets} data sets"
+        zero_parts = ["the cluster-robust interval"]
+        if test == TESTS["robust_t"]:
+            zero_parts.append("the t test")
+        same = "person" if nested else "relevant text"
+        _warn(
+            f"{_listing(zero_parts)} of the {metric} difference "
+            f"{'are' if len(zero_parts) > 1 else 'is'} undefined{what}: the standard error "
+            f"is zero (no discordant texts, or every {same} with the same difference), and "
+            "a zero-width interval would claim certainty the data do not give; returning "
+            "NaN"
+            + (
+                "; the Newcombe interval uses a design effect of 1 there." if paired_nested else "."
+            ),
+            4,
+        )
 
-    def difference(c: np.ndarray) -> np.ndarray:
-        return metric_values(c @ TO_A, metric) - metric_values(c @ TO_B, metric)
 
-    statistic = Statistic(f"{metric} difference", 8, difference)
+def _scheme(cells: np.ndarray, nested: bool, metric: str, scheme: str | None) -> str:
+    """Return the paired bootstrap's scheme: the one given, else the policy's for the data."""
     # A text is relevant if it is for either classifier (for precision: either calls it
     # positive), so that swapping A and B cannot change the scheme.
-    is_relevant = _relevant_joint_cells(metric)
+    is_relevant = relevant_joint_cells(metric)
     if scheme is None:
         if not nested:
             scheme = "iid"
@@ -1146,30 +822,4 @@ def _bootstrap(
             scheme = chosen.pop()
     if scheme != "iid" and not nested:
         raise ValueError(f"`scheme` {scheme!r} needs `groups` (person ids).")
-    if scheme == "iid":
-        units = [c.astype(float) for c in total]
-    else:
-        units = [c[c.sum(1) > 0].astype(float) for c in cells]
-    single = not batch_shape
-    if single and scheme != "iid" and units[0].shape[0] < MIN_PERSONS:
-        raise ValueError(
-            f"`groups` must give at least {MIN_PERSONS} persons with texts for scheme "
-            f"{scheme!r}: {ONE_PERSON}; got {units[0].shape[0]}."
-        )
-    parts = resample_intervals(
-        units,
-        statistic,
-        scheme=scheme,
-        interval=interval,
-        pseudo_count=pseudo_count,
-        n_resamples=n_resamples,
-        confidence_level=level,
-        generators=dataset_generators(root, len(units), not single),
-        batch=None,
-    )
-    if single and parts["no_valid"][0]:
-        raise ValueError(
-            f"`metric` {metric!r} is undefined in every resample of these counts "
-            "(its denominator is always zero); no interval exists."
-        )
-    return parts, statistic.metric, scheme
+    return scheme

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import policy
 from ._core import registry
+from ._core.estimands import population_sentence, relevant_description, relevant_texts
 from ._core.results import ResultMixin
 from ._core.validation import (
     UndefinedMetricWarning,
@@ -33,7 +34,6 @@ from .metrics import (
     BINARY_METRICS,
     METRICS,
     PROPORTION_METRICS,
-    RELEVANT_TEXTS,
     metric_values,
     proportion_counts,
     undefined_reason,
@@ -119,22 +119,26 @@ class MetricCI(ResultMixin):
         )
 
 
-def relevant_texts_of(cells: np.ndarray, metric: str) -> np.ndarray:
-    """Relevant texts per row of binary cells (..., 4), or per k x k matrix."""
-    if metric in AVERAGED_METRICS:
-        return cells.sum(axis=(-2, -1))
-    return cells[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)
+def metric_ci_of_auc(ci: RocAucCI) -> MetricCI:
+    """Return :func:`perfci.auc_ci`'s result as the :class:`MetricCI` of ``"roc_auc"``.
 
-
-def population_sentence(metric: str, nested: bool, persons: int | None) -> str:
-    """Say what an interval of `metric` is about (its estimand), for `MetricCI.population`."""
-    texts = "all texts" if metric in AVERAGED_METRICS else RELEVANT_TEXTS[metric][1]
-    if nested:
-        return (
-            f"the text-weighted {metric} (over {texts}) in the population of persons that "
-            f"these {persons} persons were sampled from, new persons included"
-        )
-    return f"the {metric} (over {texts}) in the population of texts this sample represents"
+    `relevant_n` counts every text (positives and negatives); the design fields are NaN.
+    """
+    return MetricCI(
+        metric="roc_auc",
+        estimate=ci.estimate,
+        low=ci.low,
+        high=ci.high,
+        confidence_level=ci.confidence_level,
+        method=ci.description,
+        population=ci.population,
+        relevant_n=ci.n_positive + ci.n_negative,
+        persons=ci.persons,
+        icc=np.nan,
+        design_effect=np.nan,
+        n_eff=np.nan,
+        result=ci,
+    )
 
 
 @dataclass(frozen=True)
@@ -169,7 +173,7 @@ def plan_interval(
     """
     nested = counts.groups is not None
     cells = np.asarray(counts.matrix if metric in AVERAGED_METRICS else counts.counts, dtype=float)
-    relevant = relevant_texts_of(cells, metric)
+    relevant = relevant_texts(cells, metric)
     relevant_n = int(relevant.sum())
     persons = int(np.count_nonzero(relevant)) if nested else None
     # One relevant text per person is a simple random sample of texts: nothing to adjust,
@@ -253,7 +257,12 @@ def computed_interval(
         high=float(res.high),
         confidence_level=float(confidence_level),
         method=label,
-        population=population_sentence(plan.metric, not independent_texts, plan.persons),
+        population=population_sentence(
+            plan.metric,
+            nested=not independent_texts,
+            persons=plan.persons,
+            detail=f"over {relevant_description(plan.metric)}",
+        ),
         relevant_n=plan.relevant_n,
         persons=plan.persons,
         icc=float(icc),

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._core import registry
+from ._core.estimands import RELEVANT_TEXTS  # the texts each metric is computed from
 from ._core.validation import check_real_array, warn_undefined
 
 __all__ = [
@@ -50,23 +51,6 @@ _PROPORTION_CELLS = {
 #: *relevant n*.
 PROPORTION_METRICS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     name: _PROPORTION_CELLS[name] for name in registry.PROPORTION_METRIC
-}
-
-#: The texts each metric is computed from: (cells, description). For proportion metrics
-#: the count of these texts is the relevant n; for the others it says which texts carry
-#: the information (and sets the mean texts per person used to choose a bootstrap scheme).
-RELEVANT_TEXTS: dict[str, tuple[tuple[int, ...], str]] = {
-    "accuracy": ((_TP, _FP, _FN, _TN), "all texts"),
-    "recall": ((_TP, _FN), "texts the reference codes positive"),
-    "precision": ((_TP, _FP), "texts the classifier codes positive"),
-    "specificity": ((_TN, _FP), "texts the reference codes negative"),
-    "npv": ((_TN, _FN), "texts the classifier codes negative"),
-    "f1": ((_TP, _FP, _FN), "texts either rater codes positive"),
-    "ppa": ((_TP, _FP, _FN), "texts either rater codes positive"),
-    "pna": ((_TN, _FP, _FN), "texts either rater codes negative"),
-    "kappa": ((_TP, _FP, _FN, _TN), "all texts"),
-    "balanced_accuracy": ((_TP, _FP, _FN, _TN), "all texts"),
-    "mcc": ((_TP, _FP, _FN, _TN), "all texts"),
 }
 
 # Why each metric can be undefined, for the warning.

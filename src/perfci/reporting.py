@@ -3,63 +3,76 @@
 What "recommended" means (which method for which metric and design, and the
 :data:`HIERARCHICAL_MIN_TEXTS` threshold between the nested bootstraps) is decided in
 :mod:`perfci.policy`; this module turns labels into counts, asks the policy, and computes.
+It is the only one that dispatches on the shape of its input: a column per run (repeated
+runs, :mod:`perfci.runs`) or per annotator (:mod:`perfci.annotators`), a score
+(``"roc_auc"``, :mod:`perfci.auc`), or one classifier's labels against one reference
+(:func:`perfci.metric_ci_counts`). The rows of :func:`report` are made in
+:mod:`perfci.report_rows` (and, Bayesian, :mod:`perfci.bayes_rows`); what a row holds and
+says, with the thresholds of its notes, is in :mod:`perfci.report_table`.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Set
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from . import policy
 from ._core import registry
-from ._core.labels import as_label_array, has_columns, sorted_labels
+from ._core.estimands import relevant_texts
+from ._core.labels import has_columns
 from ._core.validation import (
     UNSET,
     UndefinedMetricWarning,
     check_label,
     check_positive_int,
-    check_real_array,
     check_rng,
 )
-from .auc import RocAucCI, auc_ci_named
-from .bootstrap import BootstrapCI
-from .counting import ConfusionCounts, confusion, normalize_labels
-from .design import ClusteredProportionCI
+from .auc import auc_ci_named
+from .counting import confusion, normalize_labels
 from .metric import (
-    AVERAGED_METRICS,
-    IntervalPlan,
     MetricCI,
     check_counts_fit_metric,
     check_level,
-    computed_interval,
     interval_of_counts,
     metric_ci_iv,
-    plan_interval,
-    relevant_texts_of,
-    shared_bootstraps,
+    metric_ci_of_auc,
 )
-from .metrics import (
-    BINARY_METRICS,
-    PROPORTION_METRICS,
-    RELEVANT_TEXTS,
-    proportion_counts,
-)
+from .metrics import BINARY_METRICS
 from .policy import HIERARCHICAL_MIN_TEXTS, RECOMMENDED
+from .report_rows import (
+    assembled_table,
+    auc_rows,
+    difference_rows,
+    report_inputs,
+    subset_rows,
+)
+from .report_table import (
+    COLUMNS,
+    FEW_PERSONS,
+    FEW_RELEVANT_TEXTS,
+    SOME_PERSONS,
+    WIDE_HALF_WIDTH,
+    interval_row,
+)
 
-__all__ = ["HIERARCHICAL_MIN_TEXTS", "MetricCI", "metric_ci", "report"]  # MetricCI: from .metric
+if TYPE_CHECKING:
+    from .annotators import AnnotatorsCI
+    from .runs import RunsCI
 
-#: Relevant n below which a report says the metric cannot support a claim.
-FEW_RELEVANT_TEXTS = 30
-#: Half-width above which a report calls the interval wide.
-WIDE_HALF_WIDTH = 0.10
-#: Persons below which a report says the sample cannot speak for new persons.
-FEW_PERSONS = 5
-#: Persons below which a report warns that the df adjustment dominates.
-SOME_PERSONS = 10
+__all__ = [
+    "FEW_PERSONS",  # the thresholds of the report's notes: from perfci.report_table
+    "FEW_RELEVANT_TEXTS",
+    "HIERARCHICAL_MIN_TEXTS",
+    "SOME_PERSONS",
+    "WIDE_HALF_WIDTH",
+    "MetricCI",  # from perfci.metric
+    "metric_ci",
+    "report",
+]
 
 
 def _report_iv(
@@ -74,8 +87,16 @@ def _report_iv(
     bayes_sampler: Any,
     has_score: bool,
     bayes_prior_sensitivity: Any = False,
-) -> tuple[float, list[str] | None, np.random.Generator]:
-    """Check every option of :func:`report` before the labels are read."""
+    *,
+    differences: Any = False,
+    has_by: bool = False,
+    reference: Any = None,
+) -> tuple[dict[str, Any], list[str] | None, np.random.Generator]:
+    """Check every option of :func:`report` before the labels are read.
+
+    Return the options of the rows (the method options, the level and the Bayesian
+    options), the metrics and the generator.
+    """
     policy.check_options(design=design, df_adjust=df_adjust)
     check_label("positive", positive)
     level = check_level(confidence_level)
@@ -109,7 +130,58 @@ def _report_iv(
     if not (isinstance(n_resamples, str) and n_resamples == RECOMMENDED):
         # the report's bootstrap rows are never a proportion: "exact" does not apply
         check_positive_int("n_resamples", n_resamples, " or 'recommended'")
-    return level, metrics, check_rng(rng)
+    generator = check_rng(rng)
+    if not isinstance(differences, bool | np.bool_):
+        raise ValueError(f"`differences` must be True or False; got {differences!r}.")
+    if differences and not has_by:
+        raise ValueError(
+            "`differences` needs `by` (a subgroup label per text): the differences are "
+            "between subgroups."
+        )
+    check_label("reference", reference)
+    if reference is not None and not differences:
+        raise ValueError(
+            "`reference` names the subgroup the differences are from: it needs "
+            "differences=True (and `by`)."
+        )
+    options = {
+        "method": RECOMMENDED,
+        "design": design,
+        "df_adjust": df_adjust,
+        "n_resamples": n_resamples,
+        "confidence_level": level,
+        "bayes_sampler": bayes_sampler if bayes else None,
+        "bayes_prior_sensitivity": bayes_prior_sensitivity,
+    }
+    return options, metrics, generator
+
+
+def _crossed_source(
+    y_true: Any, y_pred: Any, *, by: Any, differences: bool, bayes: bool, score: Any
+) -> str | None:
+    """Return the crossed source of :func:`report`'s labels: "annotators", "runs" or None.
+
+    A column per annotator in `y_true` or per run in `y_pred`; the options those reports
+    do not have are refused.
+    """
+    if has_columns(y_true):
+        unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}
+        unsupported["score"] = score is not None
+        for name, given_ in unsupported.items():
+            if given_:
+                raise ValueError(
+                    f"`{name}` is not available with several annotators (a column per "
+                    "annotator in `y_true`): report against one reference, or their majority."
+                )
+        return "annotators"
+    if not has_columns(y_pred):
+        return None
+    if differences or bayes:
+        raise ValueError(
+            f"`{'differences' if differences else 'bayes'}` is not available with repeated "
+            "runs (a column per run in `y_pred`): report one run, or their majority vote."
+        )
+    return "runs"
 
 
 def metric_ci(
@@ -129,7 +201,7 @@ def metric_ci(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     estimand: str | None = None,
-) -> Any:
+) -> MetricCI | RunsCI | AnnotatorsCI:
     """Confidence interval for one metric from labels, with the paper's recommended method.
 
     Parameters
@@ -183,11 +255,14 @@ def metric_ci(
 
     Returns
     -------
-    MetricCI or RunsCI
+    MetricCI, RunsCI or AnnotatorsCI
         Estimate, interval, the method used (with its options), the population the
         interval is about, the sources of variation it includes, the relevant n,
-        persons, ICC, design effect and n_eff; for repeated runs a
-        :class:`perfci.runs.RunsCI`.
+        persons, ICC, design effect and n_eff: a :class:`MetricCI` for one classifier's
+        labels (or a score, ``"roc_auc"``) against one reference; for repeated runs (a
+        two-dimensional `y_pred`) a :class:`perfci.runs.RunsCI`; for several annotators
+        (a two-dimensional `y_true`) a :class:`perfci.AnnotatorsCI`. The class follows
+        the shape of the input only, never an option.
 
     Raises
     ------
@@ -407,320 +482,49 @@ def _auc_metric_ci(
         batch=None,
         **given,
     )
-    return _auc_metric(ci)
+    return metric_ci_of_auc(ci)
 
 
-def _auc_metric(ci: RocAucCI) -> MetricCI:
-    return MetricCI(
-        metric="roc_auc",
-        estimate=ci.estimate,
-        low=ci.low,
-        high=ci.high,
-        confidence_level=ci.confidence_level,
-        method=ci.description,
-        population=ci.population,
-        relevant_n=ci.n_positive + ci.n_negative,
-        persons=ci.persons,
-        icc=np.nan,
-        design_effect=np.nan,
-        n_eff=np.nan,
-        result=ci,
-    )
-
-
-def _note(ci: MetricCI) -> str:
-    notes = []
-    if ci.relevant_n < FEW_RELEVANT_TEXTS:
-        notes.append(
-            f"only {ci.relevant_n} relevant texts: too few to support a claim about {ci.metric}"
-        )
-    elif ci.half_width > WIDE_HALF_WIDTH:
-        notes.append(f"wide interval (half-width {ci.half_width:.2f})")
-    if ci.persons is not None:
-        caveat = policy.coverage_caveat(
-            ci.metric,
-            estimate=ci.estimate,
-            persons=ci.persons,
-            relevant_texts_per_person=ci.relevant_n / ci.persons,
-            icc=ci.icc,
-            design=getattr(ci.result, "design", None),
-        )
-        if caveat is not None:
-            notes.append(caveat)
-        if ci.persons < FEW_PERSONS:
-            notes.append(f"only {ci.persons} persons: too few to speak for new persons")
-        elif (
-            ci.persons < SOME_PERSONS
-            and isinstance(ci.result, ClusteredProportionCI)
-            and ci.result.df_adjust is not None
-        ):
-            notes.append(f"few persons ({ci.persons}): the design df are few and the interval wide")
-        elif ci.persons < SOME_PERSONS and isinstance(ci.result, BootstrapCI):
-            # atlas-multiclass and atlas-paired: 0.88 at 5 persons for macro-F1 with an
-            # ICC of 0.2, where no bootstrap covered 0.90
-            notes.append(
-                f"few persons ({ci.persons}): in the stress atlas no bootstrap interval "
-                "covered 0.90 in every design with 5 persons; read it as approximate"
-            )
-    return "; ".join(notes)
-
-
-def _auc_note(ci: MetricCI) -> str:
-    result = cast(RocAucCI, ci.result)
-    notes = []
-    fewer = min(result.n_positive, result.n_negative)
-    if fewer < FEW_RELEVANT_TEXTS:
-        which = "positives" if result.n_positive <= result.n_negative else "negatives"
-        notes.append(f"only {fewer} {which}: too few to support a claim about roc_auc")
-    elif ci.half_width > WIDE_HALF_WIDTH:
-        notes.append(f"wide interval (half-width {ci.half_width:.2f})")
-    if np.isnan(ci.low):
-        notes.append("no logit interval at an AUC of 0 or 1 (the classes are separated)")
-    if ci.persons is not None and ci.persons < FEW_PERSONS:
-        notes.append(f"only {ci.persons} persons: too few to speak for new persons")
-    return "; ".join(notes)
-
-
-def _auc_row(ci: MetricCI, with_class: bool) -> dict:
-    row = {
-        "metric": ci.metric,
-        "estimate": ci.estimate,
-        "low": ci.low,
-        "high": ci.high,
-        "method": ci.method,
-        "sources": ", ".join(ci.sources),
-        "relevant_n": ci.relevant_n,
-        "persons": pd.NA if ci.persons is None else ci.persons,
-        "icc": np.nan,
-        "design_effect": np.nan,
-        "n_eff": np.nan,
-        "note": _auc_note(ci),
-    }
-    return {"class": "", **row} if with_class else row
-
-
-_COLUMNS = [
-    "metric",
-    "estimate",
-    "low",
-    "high",
-    "method",
-    "sources",
-    "relevant_n",
-    "persons",
-    "icc",
-    "design_effect",
-    "n_eff",
-    "note",
-]
-
-
-def _interval_row(
-    metric: str,
-    estimate,
-    low,
-    high,
-    method: str,
-    relevant_n,
-    persons=pd.NA,
-    notes: tuple[str, ...] = (),
-    sources: str | None = None,
-) -> dict:
-    """Return one report row of an interval without a design adjustment.
-
-    The ICC, design effect and n_eff are NaN: a credible interval, or an interval of runs
-    or annotators (`sources` default: from the persons).
-    """
-    return {
-        "metric": metric,
-        "estimate": estimate,
-        "low": low,
-        "high": high,
-        "method": method,
-        "sources": sources or ("texts" if persons is pd.NA else "texts, persons"),
-        "relevant_n": relevant_n,
-        "persons": persons,
-        "icc": np.nan,
-        "design_effect": np.nan,
-        "n_eff": np.nan,
-        "note": "; ".join(note for note in notes if note),
-    }
-
-
-def _flag(result) -> str:
-    return "FLAGGED: " + "; ".join(result.flag_reasons) if result.flagged else ""
-
-
-def _bayes_rows(
-    counts: ConfusionCounts,
-    metric: str,
-    level: float,
-    sampler: str,
+def _subset_frames(
+    t: np.ndarray,
+    p: np.ndarray,
+    g: np.ndarray | None,
+    scores: np.ndarray | None,
+    subsets: list[tuple[Any, np.ndarray]],
+    *,
+    runs: bool,
+    by: bool,
+    positive: Any,
+    metrics: list[str] | None,
+    options: dict[str, Any],
     rng: np.random.Generator,
-    sensitivity: bool = False,
-) -> list[dict]:
-    """Credible intervals beside the frequentist row of a metric (report(bayes=True)).
+) -> tuple[list[pd.DataFrame], list[str]]:
+    """Return the rows of :func:`report` of each set of texts (all, then each subgroup).
 
-    With `sensitivity`, the hierarchical beta-binomial's row is followed by the interval
-    under the alternative prior (exact grid), whose note says whether the two differ
-    materially (:func:`perfci.bayes.prior_sensitivity`).
+    One frame per set, with a leading ``by`` column when there are subgroups, and the rows
+    left out; `p` has a column per run when `runs`.
     """
-    from . import bayes
-
-    nested = counts.groups is not None
-    with warnings.catch_warnings():
-        # a failed diagnostic is reported in the row's note instead
-        warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
-        if metric in PROPORTION_METRICS and nested:
-            x, n = proportion_counts(counts.counts, metric)
-            result = bayes.fit(x, n, sampler=sampler, rng=rng)
-            # the population estimand only: the one the frequentist row is about
-            ci = result.interval("population", "eti", level)
-            rows = [
-                _interval_row(
-                    metric,
-                    ci.estimate,
-                    ci.low,
-                    ci.high,
-                    f"bayes beta-binomial, population ({result.sampler}, eti)",
-                    int(n.sum()),
-                    int(np.count_nonzero(n)),
-                    ("text-weighted rate of the population of persons", _flag(result)),
-                )
-            ]
-            if sensitivity:
-                check = result.prior_sensitivity("population", level, rng=rng)
-                other = check.alternative
-                verdict = (
-                    f"differs materially from prior {check.prior!r}: {check.reason}"
-                    if check.differs
-                    else f"agrees with prior {check.prior!r}: {check.reason}"
-                )
-                rows.append(
-                    _interval_row(
-                        metric,
-                        other.estimate,
-                        other.low,
-                        other.high,
-                        f"bayes beta-binomial, population, prior {check.alternative_prior} "
-                        "(grid, eti)",
-                        int(n.sum()),
-                        int(np.count_nonzero(n)),
-                        (f"prior sensitivity: {verdict}",),
-                    )
-                )
-            return rows
-    return _bayes_metric_rows(counts, metric, level, rng)
-
-
-def _bayes_metric_rows(
-    counts: ConfusionCounts, metric: str, level: float, rng: np.random.Generator
-) -> list[dict]:
-    """Return the Bayesian row of a metric other than a proportion of nested texts.
-
-    Nested texts: the population estimand of the hierarchical margins model
-    (:func:`perfci.bayes.nested_metric_intervals`, the exact grid whatever the sampler);
-    independent texts: the posterior under the default prior
-    (:func:`perfci.bayes.confusion_posterior`), closed form where it has one.
-    """
-    from . import bayes
-
-    nested = counts.groups is not None
-    averaged = metric in AVERAGED_METRICS
-    cells = counts.matrix if averaged else counts.counts
-    assert cells is not None  # a multi-class count always has its matrices
-    total = cells.sum(0) if nested else cells
-    relevant = int(relevant_texts_of(total, metric))
-    with warnings.catch_warnings():
-        # a fallback or a prior-only posterior is said in the row's note instead
-        warnings.simplefilter("ignore", bayes.PriorOnlyWarning)
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        if nested:
-            ci: Any = bayes.nested_metric_intervals(cells, metric, level=level, rng=rng)
-            method = "bayes hierarchical margins, population (grid, eti)"
-            persons: Any = int(ci.persons)
-            notes: tuple[str, ...] = (
-                "metric of the text-weighted pooled cells of the population of persons",
-                "FLAGGED: a margin has fewer than 2 persons (one pooled rate)"
-                if ci.flagged
-                else "",
-            )
+    level = options["confidence_level"]
+    with_auc = scores is not None and (metrics is None or "roc_auc" in metrics)
+    frames, skipped = [], []
+    for value, mask in subsets:
+        shown = value.item() if isinstance(value, np.generic) else value
+        where = "" if not by else f" in subgroup {shown!r}"
+        persons = None if g is None else g[mask]
+        if runs:
+            rows, s = _runs_rows(t[mask], p[mask], persons, positive, metrics, level, rng, where)
         else:
-            posterior = bayes.confusion_posterior(total, multiclass=averaged)
-            ci = posterior.interval(metric, "eti", level, rng=rng)
-            how = "closed form" if posterior.closed_form(metric) else "draws"
-            method = f"bayes {posterior.prior} prior, {how} (eti)"
-            persons = pd.NA
-            notes = ("no relevant text: the interval is the prior's",) if relevant == 0 else ()
-    if not np.isfinite(ci.low):
-        return []  # no posterior of the population (one person): no row
-    return [_interval_row(metric, ci.estimate, ci.low, ci.high, method, relevant, persons, notes)]
-
-
-def _rows(
-    counts: ConfusionCounts, metrics: list[str], options: dict, rng: np.random.Generator, where: str
-) -> tuple[list[dict], list[str]]:
-    rows, skipped = [], []
-    options = dict(options)
-    bayes_sampler = options.pop("bayes_sampler")
-    sensitivity = options.pop("bayes_prior_sensitivity", False)
-    level = options.pop("confidence_level")
-    child_rngs = rng.spawn(len(metrics))
-    plans: dict[str, tuple[IntervalPlan, np.random.Generator]] = {}
-    for metric, child in zip(metrics, child_rngs, strict=True):
-        try:
-            # the report's options apply to the rows whose method uses them
-            plans[metric] = (plan_interval(counts, metric, options=options, strict=False), child)
-        except ValueError as exc:
-            # Undefined metrics and too few persons are skipped from the table and named.
-            skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
-    shared = shared_bootstraps(plans, level)
-    for metric, (plan, child) in plans.items():
-        try:
-            ci = computed_interval(
-                plan, confidence_level=level, rng=child, bootstrap=shared.get(metric)
-            )
-        except ValueError as exc:
-            skipped.append(f"{metric}{where} ({str(exc).rstrip('.')})")
-            continue
-        rows.append(
-            {
-                "metric": metric,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "method": ci.method,
-                "sources": ", ".join(ci.sources),
-                "relevant_n": ci.relevant_n,
-                "persons": pd.NA if ci.persons is None else ci.persons,
-                "icc": ci.icc,
-                "design_effect": ci.design_effect,
-                "n_eff": ci.n_eff,
-                "note": _note(ci),
-            }
-        )
-        if bayes_sampler is not None:
-            rows += _bayes_rows(counts, metric, level, bayes_sampler, child, sensitivity)
-    return rows, skipped
-
-
-def _report_one(y_true, y_pred, groups, positive, metrics, options, rng, where):
-    counts = confusion(y_true, y_pred, positive=positive, groups=groups)
-    if counts.classes is None:  # binary labels
-        chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
-        rows, skipped = _rows(counts, chosen, options, rng, where)
-        return rows, skipped
-    rows, skipped = [], []
-    for cls in counts.classes:
-        per_class = confusion(y_true, y_pred, positive=cls, groups=groups)
-        chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
-        r, s = _rows(per_class, chosen, options, rng, f"{where} for class {cls!r}")
-        rows += [{"class": cls, **row} for row in r]
+            rows, s = subset_rows(t[mask], p[mask], persons, positive, metrics, options, rng, where)
         skipped += s
-    averaged = [m for m in (metrics or AVERAGED_METRICS) if m in AVERAGED_METRICS]
-    r, s = _rows(counts, averaged, options, rng, where)
-    rows += [{"class": "", **row} for row in r]
-    return rows, skipped + s
+        if with_auc and scores is not None:
+            with_class = "class" in (rows[0] if rows else {})
+            r, s = auc_rows(t[mask], scores[mask], persons, positive, level, where, with_class)
+            rows, skipped = rows + r, skipped + s
+        frame = pd.DataFrame(rows)
+        if by:
+            frame.insert(0, "by", value)
+        frames.append(frame)
+    return frames, skipped
 
 
 def _runs_rows(
@@ -758,7 +562,7 @@ def _runs_rows(
             skipped.append(f"{metric}{where} ({reason})")
             continue
         rows.append(
-            _interval_row(
+            interval_row(
                 metric,
                 ci.estimate,
                 ci.low,
@@ -854,7 +658,7 @@ def _annotators_report(
                 skipped.append(f"{metric} ({kind}: {reason})")
                 continue
             rows.append(
-                _interval_row(
+                interval_row(
                     metric,
                     ci.estimate,
                     ci.low,
@@ -870,7 +674,7 @@ def _annotators_report(
         warnings.warn(
             "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3
         )
-    table = pd.DataFrame(rows).reindex(columns=_COLUMNS)
+    table = pd.DataFrame(rows).reindex(columns=COLUMNS)
     table["persons"] = table["persons"].astype("Int64")
     table["relevant_n"] = table["relevant_n"].astype("Int64")
     return table
@@ -878,94 +682,11 @@ def _annotators_report(
 
 def _relevant_per_run(t: np.ndarray, p: np.ndarray, positive: Any, metric: str) -> np.ndarray:
     """Return the relevant texts of a metric in each run (its denominator for proportions)."""
-    cells = RELEVANT_TEXTS[metric][0]
     truth = (t == positive)[:, None]
     said = p == positive
     cell = 2 * (~said) + (~truth)  # 0 tp, 1 fp, 2 fn, 3 tn
-    return np.isin(cell, cells).sum(0)
-
-
-def _difference_rows(
-    t: np.ndarray,
-    p: np.ndarray,
-    b: np.ndarray,
-    g: np.ndarray | None,
-    positive: Any,
-    metrics: list[str] | None,
-    reference: Any,
-    level: float,
-    n_resamples: int | str,
-    rng: np.random.Generator,
-) -> tuple[list[dict], list[str]]:
-    """Return the rows of :func:`report`'s differences between subgroups and those left out."""
-    from .subgroups import _compare_groups
-
-    multiclass = positive is None
-    classes = sorted_labels(pd.unique(np.concatenate([t, p]))) if multiclass else [positive]
-    chosen = [m for m in (metrics or BINARY_METRICS) if m in BINARY_METRICS]
-    skipped = []
-    if multiclass and any(m in AVERAGED_METRICS for m in (metrics or AVERAGED_METRICS)):
-        skipped.append(
-            "the differences of averages over classes (a difference between subgroups is "
-            "of a binary metric: compare a class's one-vs-rest metric)"
-        )
-    rows: list[dict] = []
-    nested = g is not None
-    for cls in classes:
-        where = f" for class {cls!r}" if multiclass else ""
-        for metric, child in zip(chosen, rng.spawn(len(chosen)), strict=True):
-            method = policy.recommended_group_difference(metric, nested)
-            resamples = policy.N_RESAMPLES if isinstance(n_resamples, str) else n_resamples
-            table, notes = _compare_groups(
-                t,
-                p,
-                b,
-                g,
-                cls,
-                metric,
-                reference=reference,
-                method=method,
-                simultaneous=None,
-                level=level,
-                n_resamples=resamples if method == "bootstrap" else policy.N_RESAMPLES,
-                root=child,
-            )
-            for row, note in zip(table.itertuples(), notes, strict=True):
-                if np.isnan(row.low):
-                    skipped.append(
-                        f"the {metric} difference{where} of subgroup {row.subgroup!r} from "
-                        f"{row.reference!r} ({note})"
-                    )
-                    continue
-                persons = pd.NA if not nested else int(row.persons) + int(row.persons_reference)
-                both = (
-                    f"{row.subgroup} {row.estimate:.3f} (relevant n {row.relevant_n}"
-                    + ("" if not nested else f", {row.persons} persons")
-                    + f") minus {row.reference} {row.estimate_reference:.3f} (relevant n "
-                    + f"{row.relevant_n_reference}"
-                    + ("" if not nested else f", {row.persons_reference} persons")
-                    + ")"
-                )
-                rows.append(
-                    {
-                        "by": row.subgroup,
-                        "reference": row.reference,
-                        **({"class": cls} if multiclass else {}),
-                        "metric": metric,
-                        "estimate": row.difference,
-                        "low": row.low,
-                        "high": row.high,
-                        "method": row.method,
-                        "sources": "texts, persons" if nested else "texts",
-                        "relevant_n": int(row.relevant_n) + int(row.relevant_n_reference),
-                        "persons": persons,
-                        "icc": np.nan,
-                        "design_effect": np.nan,
-                        "n_eff": np.nan,
-                        "note": "; ".join(n for n in (both, note) if n),
-                    }
-                )
-    return rows, skipped
+    per_run = np.stack([(cell == c).sum(0) for c in range(4)], axis=-1)  # (runs, 4)
+    return relevant_texts(per_run, metric)
 
 
 def report(
@@ -1108,7 +829,7 @@ def report(
     2  clinic_b            recall     0.907  0.826  0.954
     3  clinic_b  clinic_a  recall     0.047 -0.052  0.147
     """
-    level, metrics, generator = _report_iv(
+    options, metrics, generator = _report_iv(
         design,
         df_adjust,
         positive,
@@ -1120,45 +841,17 @@ def report(
         bayes_sampler,
         score is not None,
         bayes_prior_sensitivity,
+        differences=differences,
+        has_by=by is not None,
+        reference=reference,
     )
-    if not isinstance(differences, bool | np.bool_):
-        raise ValueError(f"`differences` must be True or False; got {differences!r}.")
-    if differences and by is None:
-        raise ValueError(
-            "`differences` needs `by` (a subgroup label per text): the differences are "
-            "between subgroups."
-        )
-    check_label("reference", reference)
-    if reference is not None and not differences:
-        raise ValueError(
-            "`reference` names the subgroup the differences are from: it needs "
-            "differences=True (and `by`)."
-        )
-    options = {
-        "method": RECOMMENDED,
-        "design": design,
-        "df_adjust": df_adjust,
-        "n_resamples": n_resamples,
-        "confidence_level": level,
-        "bayes_sampler": bayes_sampler if bayes else None,
-        "bayes_prior_sensitivity": bayes_prior_sensitivity,
-    }
-    if has_columns(y_true):
-        unsupported = {"by": by is not None, "differences": differences, "bayes": bayes}
-        unsupported["score"] = score is not None
-        for name, given_ in unsupported.items():
-            if given_:
-                raise ValueError(
-                    f"`{name}` is not available with several annotators (a column per "
-                    "annotator in `y_true`): report against one reference, or their majority."
-                )
+    level = options["confidence_level"]
+    source = _crossed_source(
+        y_true, y_pred, by=by, differences=differences, bayes=bayes, score=score
+    )
+    if source == "annotators":
         return _annotators_report(y_true, y_pred, groups, positive, metrics, level, generator)
-    runs = has_columns(y_pred)
-    if runs and (differences or bayes):
-        raise ValueError(
-            f"`{'differences' if differences else 'bayes'}` is not available with repeated "
-            "runs (a column per run in `y_pred`): report one run, or their majority vote."
-        )
+    runs = source == "runs"
     # the labels are read once, for all texts, so that every subgroup has one coding
     if runs:
         from .runs import runs_table
@@ -1178,82 +871,23 @@ def report(
         given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
         t, p = given.values["y_true"], given.values["y_pred"]
     positive = given.positive
-    g = None if groups is None else as_label_array("groups", groups)
-    scores = None
-    if score is not None:
-        scores = check_real_array(
-            "score", score.to_numpy() if isinstance(score, pd.Series | pd.Index) else score
-        )
-        if scores.ndim != 1:
-            raise ValueError(f"`score` must be one-dimensional; got shape {scores.shape}.")
-    for name, arr in (("y_pred", p), ("groups", g), ("score", scores)):
-        if arr is not None and arr.shape != t.shape:
-            raise ValueError(f"`{name}` must have one value per text ({t.size}); got {arr.size}.")
-    with_auc = scores is not None and (metrics is None or "roc_auc" in metrics)
-    subsets: list[tuple[Any, np.ndarray]] = [("all", np.ones(t.size, dtype=bool))]
-    if by is not None:
-        b = as_label_array("by", by)
-        if b.shape != t.shape:
-            raise ValueError(f"`by` must have one label per text ({t.size}); got {b.size}.")
-        subsets += [(v, b == v) for v in sorted_labels(pd.unique(b))]
-        if reference is not None:
-            from .subgroups import _levels
-
-            _levels(b, reference)  # a reference that is not a subgroup fails before the work
-    frames, skipped = [], []
-    for value, mask in subsets:
-        shown = value.item() if isinstance(value, np.generic) else value
-        where = "" if by is None else f" in subgroup {shown!r}"
-        if runs:
-            rows, s = _runs_rows(
-                t[mask],
-                p_runs[mask],
-                None if g is None else g[mask],
-                positive,
-                metrics,
-                level,
-                generator,
-                where,
-            )
-        else:
-            rows, s = _report_one(
-                t[mask],
-                p[mask],
-                None if g is None else g[mask],
-                positive,
-                metrics,
-                options,
-                generator,
-                where,
-            )
-        skipped += s
-        if with_auc and scores is not None:
-            try:
-                ci = _auc_metric(
-                    auc_ci_named(
-                        t[mask],
-                        {"score": scores[mask]},
-                        None if g is None else g[mask],
-                        method=RECOMMENDED,
-                        confidence_level=level,
-                        positive=positive,
-                        scheme=None,
-                        interval=UNSET,
-                        n_resamples=UNSET,
-                        rng=None,
-                        batch=None,
-                    )
-                )
-            except ValueError as exc:
-                skipped.append(f"roc_auc{where} ({str(exc).rstrip('.')})")
-            else:
-                rows.append(_auc_row(ci, "class" in (rows[0] if rows else {})))
-        frame = pd.DataFrame(rows)
-        if by is not None:
-            frame.insert(0, "by", value)
-        frames.append(frame)
+    g, scores, b, subsets = report_inputs(t, p, groups, score, by, reference)
+    frames, skipped = _subset_frames(
+        t,
+        p_runs if runs else p,
+        g,
+        scores,
+        subsets,
+        runs=runs,
+        by=by is not None,
+        positive=positive,
+        metrics=metrics,
+        options=options,
+        rng=generator,
+    )
     if differences:
-        rows, s = _difference_rows(
+        assert b is not None  # `differences` needs `by`: checked above
+        rows, s = difference_rows(
             t, p, b, g, positive, metrics, reference, level, n_resamples, generator
         )
         skipped += s
@@ -1261,12 +895,4 @@ def report(
             frame.insert(1, "reference", "")
         if rows:
             frames.append(pd.DataFrame(rows))
-    if skipped:
-        warnings.warn(
-            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=2
-        )
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    lead = [c for c in ("by", "reference", "class") if c in table.columns]
-    table = table.reindex(columns=lead + _COLUMNS)
-    table["persons"] = table["persons"].astype("Int64")
-    return table
+    return assembled_table(frames, skipped)

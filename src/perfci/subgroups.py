@@ -19,8 +19,12 @@ With more than two subgroups every difference shares the reference, so the diffe
 are correlated; a simultaneous band (Bonferroni, or the max-t critical value of
 Dunnett's many-to-one comparisons) covers all of them at once at the stated level.
 
-:func:`compare_groups` takes labels and returns a table; :func:`compare_groups_counts`
-is the same computation on counts, batched over data sets, for one difference.
+The intervals themselves, on counts, are in :mod:`perfci.two_sample` and the max-t
+critical value in :mod:`perfci.simultaneous`; this module applies the policy to them.
+:func:`compare_groups_counts` compares one subgroup with the reference on counts, batched
+over data sets; :func:`compare_groups_table` gives every subgroup against the reference
+from per-subgroup counts (:func:`subgroup_levels` and :func:`subgroup_cells` make them
+from labels); :func:`compare_groups` takes labels and returns that table.
 :func:`perfci.policy.recommended_group_difference` says which interval
 ``method="recommended"`` is.
 """
@@ -29,19 +33,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, optimize, special, stats
 
 from . import policy
 from ._core import registry
-from ._core.intervals import percentile_levels, type7_quantiles
 from ._core.labels import as_label_array, listing, plain, same_label, sorted_labels
-from ._core.resampling import Statistic, augment, draw_replicates
-from ._core.results import ResultMixin, sources_of
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -51,19 +50,21 @@ from ._core.validation import (
     check_rng,
     dataset_generators,
 )
-from .analytic import proportion_ci
-from .bootstrap import MIN_PERSONS, RATER_SYMMETRIC, canonical_cells, check_resample_size
+from .bootstrap import check_resample_size
 from .counting import factorize_sorted, normalize_labels
-from .design import effective_clusters
-from .metrics import (
-    PROPORTION_METRICS,
-    RELEVANT_TEXTS,
-    difference_bound,
-    metric_gradient,
-    metric_values,
-    undefined_reason,
-)
+from .metrics import PROPORTION_METRICS, difference_bound
 from .policy import RECOMMENDED
+from .simultaneous import max_t_critical_value, simultaneous_band
+from .two_sample import (
+    GroupDifference,
+    Sides,
+    difference_ends,
+    newcombe_interval,
+    replicates_of,
+    robust_se,
+    sides_of,
+    undefined_reasons,
+)
 
 __all__ = [
     "GROUP_METHODS",
@@ -71,8 +72,11 @@ __all__ = [
     "GroupDifference",
     "compare_groups",
     "compare_groups_counts",
+    "compare_groups_table",
     "max_t_critical_value",
     "newcombe_interval",
+    "subgroup_cells",
+    "subgroup_levels",
 ]
 
 #: Interval methods of :func:`compare_groups` (:data:`perfci._core.registry.GROUP_METHOD`).
@@ -101,407 +105,9 @@ COLUMNS = (
 _N_RESAMPLES = policy.N_RESAMPLES
 # Share of dropped (undefined) replicate differences above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
-# An influence that cancels to within rounding of the terms it is the sum of is zero, so
-# that a person whose rate is the pooled rate has no influence (as in perfci.compare).
-_ROUNDING = 64 * np.finfo(float).eps
-# Gauss-Legendre nodes of each piece of the integral over the reference's standardized
-# deviation in the max-t probability: at k = 1 the probability equals the normal and t
-# distribution functions to about 1e-15 (tests/test_subgroups.py).
-_NODES = np.polynomial.legendre.leggauss(48)
-# Half-width, in standard deviations, of the integration range of that integral.
-_RANGE = 9.0
 
 
-# --------------------------------------------------------------------------- kernels
-
-
-def newcombe_interval(
-    x1: Any, n1: Any, x2: Any, n2: Any, confidence_level: float = 0.95
-) -> tuple[Any, Any]:
-    r"""Newcombe's hybrid score interval for a difference of two independent proportions.
-
-    Parameters
-    ----------
-    x1, n1 : float or array_like
-        Successes and trials of the first sample (arrays broadcast: one pair per data set).
-    x2, n2 : float or array_like
-        Successes and trials of the second sample.
-    confidence_level : float, default 0.95
-        Confidence level.
-
-    Returns
-    -------
-    low, high : float or numpy.ndarray
-        Interval for :math:`p_1 - p_2`; NaN where either sample has no trials.
-
-    Raises
-    ------
-    ValueError
-        For counts that are not real, finite and non-negative, successes above trials,
-        or a level outside (0, 1).
-
-    Notes
-    -----
-    Newcombe (1998), method 10 [1]_: with :math:`(l_1, u_1)` and :math:`(l_2, u_2)` the
-    Wilson score intervals of :math:`\hat p_1 = x_1/n_1` and :math:`\hat p_2 = x_2/n_2` at
-    the same level,
-
-    .. math::
-
-        L = \hat p_1 - \hat p_2 - \sqrt{(\hat p_1 - l_1)^2 + (u_2 - \hat p_2)^2}, \quad
-        U = \hat p_1 - \hat p_2 + \sqrt{(u_1 - \hat p_1)^2 + (\hat p_2 - l_2)^2}.
-
-    Each square is the Wilson interval's distance on the side that moves the difference
-    that way; adding them in quadrature is the variance of a difference of independent
-    estimates. It is what statsmodels' ``confint_proportions_2indep(...,
-    method="newcomb")`` computes (``tests/test_subgroups.py`` checks to 1e-10).
-
-    References
-    ----------
-    .. [1] Newcombe, R. G. (1998). Interval estimation for the difference between
-       independent proportions: comparison of eleven methods. Statistics in Medicine
-       17(8), 873-890.
-
-    Examples
-    --------
-    >>> from perfci.subgroups import newcombe_interval
-    >>> low, high = newcombe_interval(56, 70, 48, 80)  # Newcombe (1998), table II, example (a)
-    >>> print(f"{low:.4f} {high:.4f}")
-    0.0524 0.3339
-    """
-    x1, n1, x2, n2 = (
-        check_real_array(name, v) for name, v in zip(_XN, (x1, n1, x2, n2), strict=True)
-    )
-    level = float(check_confidence_level(confidence_level, scalar=True))
-    for (xname, x), (nname, n) in (((_XN[0], x1), (_XN[1], n1)), ((_XN[2], x2), (_XN[3], n2))):
-        if np.any(x < 0) or np.any(n < 0):
-            raise ValueError(f"`{xname}` and `{nname}` must be non-negative.")
-        if np.any(x > n):
-            raise ValueError(f"`{xname}` must not exceed `{nname}`.")
-    try:
-        shape = np.broadcast_shapes(x1.shape, n1.shape, x2.shape, n2.shape)
-    except ValueError:
-        raise ValueError("`x1`, `n1`, `x2` and `n2` must broadcast to one shape.") from None
-    a, b, c, d = (np.broadcast_to(v, shape) for v in (x1, n1, x2, n2))
-    low, high = _newcombe(a, b, c, d, level)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
-
-
-_XN = ("x1", "n1", "x2", "n2")
-
-
-def _wilson(x: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson ends of validated counts, NaN where there are no trials."""
-    some = n > 0
-    ci = proportion_ci(
-        np.where(some, x, 0.0), np.where(some, n, 1.0), method="wilson", confidence_level=level
-    )
-    return np.where(some, ci.low, np.nan), np.where(some, ci.high, np.nan)
-
-
-def _newcombe(
-    x1: np.ndarray, n1: np.ndarray, x2: np.ndarray, n2: np.ndarray, level: float
-) -> tuple[np.ndarray, np.ndarray]:
-    l1, u1 = _wilson(x1, n1, level)
-    l2, u2 = _wilson(x2, n2, level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p1, p2 = x1 / n1, x2 / n2
-    d = p1 - p2
-    low = d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
-    high = d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
-
-
-def _max_abs_probability(c: float, v: np.ndarray, v0: float) -> float:
-    """P(max_j |X_j - X_0| / s_j <= c) for independent N(0, v_j) and N(0, v0).
-
-    Given X_0 = sqrt(v0) z the differences are independent, so the probability is
-    ``E_z[prod_j (Phi((c s_j + x)/sd_j) - Phi((x - c s_j)/sd_j))]``, a one-dimensional
-    integral over z in [-9, 9]. The factor of difference j steps from 0 to 1 around
-    z = +-c s_j / sqrt(v0) over a width sd_j / sqrt(v0), which is narrow when v_j is small
-    beside v0 (and a jump when v_j = 0), so the range is cut at each step and at 8 widths
-    either side of it, and each piece gets Gauss-Legendre nodes: every piece's integrand
-    is smooth on the piece's scale.
-    """
-    s, sd = np.sqrt(v + v0), np.sqrt(v)
-    if v0 == 0:  # the differences are independent: |T_j| = |X_j| / sd_j
-        return float((2 * special.ndtr(c) - 1) ** v.size)
-    r0 = math.sqrt(v0)
-    centre, width = c * s / r0, sd / r0
-    cuts = np.concatenate([centre, centre - 8 * width, centre + 8 * width])
-    cuts = np.unique(np.clip(np.concatenate([cuts, -cuts, [-_RANGE, _RANGE]]), -_RANGE, _RANGE))
-    a, b = cuts[:-1], cuts[1:]
-    nodes, weights = _NODES
-    z = (a + b) / 2 + (b - a) / 2 * nodes[:, None]  # (nodes, pieces)
-    w = (b - a) / 2 * weights[:, None]
-    x = r0 * z[..., None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inside = special.ndtr((c * s + x) / sd) - special.ndtr((x - c * s) / sd)
-    # a subgroup without variance: its difference is -X_0 itself, the factor |z| <= c
-    inside = np.where(sd == 0, (np.abs(z)[..., None] <= centre).astype(float), inside)
-    density = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
-    return float((inside.prod(-1) * density * w).sum())
-
-
-def max_t_critical_value(
-    variances: Any,
-    reference_variance: float,
-    confidence_level: float = 0.95,
-    *,
-    df: float | None = None,
-) -> float:
-    r"""Return the max-t critical value of k differences from one reference (Dunnett).
-
-    Parameters
-    ----------
-    variances : array_like
-        The variance of each subgroup's estimate, :math:`v_1, \dots, v_k` (k >= 1).
-    reference_variance : float
-        The variance of the reference's estimate, :math:`v_0`.
-    confidence_level : float, default 0.95
-        The simultaneous level.
-    df : float, optional
-        Degrees of freedom of a multivariate t (a common variance scale); None for the
-        multivariate normal.
-
-    Returns
-    -------
-    float
-        The c with :math:`P(\max_j |T_j| \le c) = ` `confidence_level`.
-
-    Raises
-    ------
-    ValueError
-        For variances that are not real, finite and non-negative, no variances, a level
-        outside (0, 1), `df` not a positive number, or every :math:`v_j + v_0 = 0`.
-
-    Notes
-    -----
-    The difference :math:`\hat d_j = \hat\theta_j - \hat\theta_0` of independent
-    estimates has variance :math:`v_j + v_0`, and two differences share
-    :math:`\hat\theta_0`, so :math:`T_j = \hat d_j / \sqrt{v_j + v_0}` are standard normal
-    with correlation
-
-    .. math::
-
-        \rho_{jl} = \frac{v_0}{\sqrt{(v_j + v_0)(v_l + v_0)}},
-
-    the one-factor structure of Dunnett's many-to-one comparisons [1]_. Given the
-    reference's deviation the differences are independent, so
-
-    .. math::
-
-        P(\max_j |T_j| \le c) = \int \phi(z) \prod_j \Big[
-        \Phi\Big(\frac{c s_j + \sqrt{v_0} z}{\sqrt{v_j}}\Big) -
-        \Phi\Big(\frac{\sqrt{v_0} z - c s_j}{\sqrt{v_j}}\Big)\Big]\, dz,
-        \quad s_j = \sqrt{v_j + v_0},
-
-    computed by Gauss-Legendre quadrature on [-9, 9], the range cut where a factor steps
-    (around :math:`z = \pm c s_j / \sqrt{v_0}`, sharply when :math:`v_j` is small beside
-    :math:`v_0`). With `df`,
-    :math:`T_j = Z_j / S` with :math:`\nu S^2 \sim \chi^2_\nu` shared by all j (the
-    multivariate t of that correlation), and the probability is the integral of the
-    normal one at :math:`cS` over the law of :math:`S` (adaptive quadrature). Both equal
-    scipy's ``multivariate_normal.cdf`` and ``multivariate_t.cdf`` of that correlation
-    matrix to their own quasi-Monte-Carlo error (about 1e-6), deterministically and fast
-    (``tests/test_subgroups.py`` checks both and a brute-force simulation). c is the root
-    of the probability minus the level between the single-difference quantile and the
-    Bonferroni quantile (which bracket it for any correlation), by Brent's method.
-
-    References
-    ----------
-    .. [1] Dunnett, C. W. (1955). A multiple comparison procedure for comparing several
-       treatments with a control. Journal of the American Statistical Association
-       50(272), 1096-1121.
-
-    Examples
-    --------
-    Three subgroups compared with a reference of the same precision (correlation 1/2):
-
-    >>> from perfci.subgroups import max_t_critical_value
-    >>> print(f"{max_t_critical_value([1.0, 1.0, 1.0], 1.0):.4f}")
-    2.3490
-    >>> round(max_t_critical_value([1.0], 1.0, df=10), 4)  # one difference: the t quantile
-    2.2281
-    """
-    v = check_real_array("variances", variances)
-    if v.ndim != 1 or v.size == 0:
-        raise ValueError(f"`variances` must be a non-empty list of numbers; got {variances!r}.")
-    v0 = float(check_real_array("reference_variance", reference_variance))
-    if np.any(v < 0) or v0 < 0:
-        raise ValueError("`variances` and `reference_variance` must be non-negative.")
-    if np.any(v + v0 <= 0):
-        raise ValueError(
-            "`variances` plus `reference_variance` must be positive for every difference "
-            "(a difference without variance has no t statistic)."
-        )
-    level = float(check_confidence_level(confidence_level, scalar=True))
-    if df is not None:
-        df = float(check_real_array("df", df))
-        if df <= 0:
-            raise ValueError(f"`df` must be a positive number or None; got {df!r}.")
-    return _critical_value(v, v0, level, df)
-
-
-def _critical_value(v: np.ndarray, v0: float, level: float, df: float | None) -> float:
-    k = v.size
-    alpha = 1 - level
-    dist = stats.norm if df is None else stats.t(df)
-    single, bonferroni = dist.ppf(1 - alpha / 2), dist.ppf(1 - alpha / (2 * k))
-    if k == 1:
-        return float(single)
-
-    if df is None:
-
-        def probability(c: float) -> float:
-            return _max_abs_probability(c, v, v0)
-
-    else:
-        nu = float(df)
-        chi = stats.chi(nu)
-        root = math.sqrt(nu)
-
-        def probability(c: float) -> float:
-            def integrand(s: float) -> float:
-                return _max_abs_probability(c * s, v, v0) * float(chi.pdf(s * root) * root)
-
-            value, _ = integrate.quad(integrand, 0, np.inf, epsabs=1e-11, epsrel=1e-10, limit=200)
-            return float(value)
-
-    low_gap, high_gap = probability(single) - level, probability(bonferroni) - level
-    if low_gap >= 0:  # perfectly correlated differences: the single quantile
-        return float(single)
-    if high_gap <= 0:
-        return float(bonferroni)
-    return float(optimize.brentq(lambda c: probability(c) - level, single, bonferroni, xtol=1e-9))
-
-
-@dataclass(frozen=True)
-class _Sides:
-    """Per-data-set summaries of one side of differences (arrays of shape (K,))."""
-
-    estimate: np.ndarray
-    relevant_n: np.ndarray
-    persons: np.ndarray | None
-    variance: np.ndarray  # cluster-robust variance of the estimate
-    clusters: np.ndarray  # the effective number of clusters G* (texts without persons)
-    successes: np.ndarray | None
-    trials: np.ndarray | None
-
-    def take(self, index: Any) -> _Sides:
-        def pick(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else a[index]
-
-        return _Sides(
-            self.estimate[index],
-            self.relevant_n[index],
-            pick(self.persons),
-            self.variance[index],
-            self.clusters[index],
-            pick(self.successes),
-            pick(self.trials),
-        )
-
-
-def _sides(cells: np.ndarray, metric: str, nested: bool) -> _Sides:
-    """Estimates and cluster-robust variances of counts (K, 4) or per person (K, m, 4)."""
-    total = cells.sum(-2) if nested else cells
-    with np.errstate(invalid="ignore", divide="ignore"):
-        estimate = metric_values(total, metric)
-        grad = metric_gradient(total, metric)  # (K, 4)
-    relevant = cells[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)  # (K,) or (K, m)
-    relevant_n = relevant.sum(-1) if nested else relevant
-    if nested:
-        u = (cells * grad[:, None, :]).sum(-1)  # (K, m): person i's influence g . c_i
-        scale = (cells * np.abs(grad)[:, None, :]).sum(-1)
-        u = np.where(np.abs(u) <= _ROUNDING * scale, 0.0, u)
-        m = np.count_nonzero(relevant, -1)
-        square_sum = (u * u).sum(-1)
-        w = relevant.astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            clusters = effective_clusters(w)
-        persons: np.ndarray | None = m
-    else:
-        m = relevant_n  # each relevant text is a cluster (the others have no influence)
-        square_sum = (total * grad * grad).sum(-1)
-        clusters = relevant_n.astype(float)
-        persons = None
-    with np.errstate(invalid="ignore", divide="ignore"):
-        variance = np.where(m >= 2, m / np.maximum(m - 1, 1) * square_sum, np.nan)
-    successes = trials = None
-    if metric in PROPORTION_METRICS:
-        num, den = PROPORTION_METRICS[metric]
-        successes, trials = total[..., list(num)].sum(-1), total[..., list(den)].sum(-1)
-    return _Sides(
-        estimate=np.where(relevant_n > 0, estimate, np.nan),
-        relevant_n=relevant_n.astype(np.int64),
-        persons=None if persons is None else persons.astype(np.int64),
-        variance=variance,
-        clusters=clusters,
-        successes=successes,
-        trials=trials,
-    )
-
-
-def _replicates(
-    cells: np.ndarray,
-    metric: str,
-    scheme: str,
-    n_resamples: int,
-    generator: np.random.Generator,
-) -> np.ndarray:
-    """Pseudo-count bootstrap replicates of one side's metric (NaN where undefined).
-
-    `cells` is ``(4,)`` or, per person, ``(m, 4)``; the iid scheme adds persons up.
-    """
-    statistic = Statistic(metric, 4, lambda c: metric_values(c, metric))
-    nested = cells.ndim == 2
-    # canonical as in perfci.bootstrap_ci, so that each side draws what it would draw there
-    symmetric = metric in RATER_SYMMETRIC
-    units = canonical_cells(cells, scheme, nested=nested, rater_symmetric=symmetric)
-    if units.sum() == 0 or (scheme != "iid" and units.shape[0] < MIN_PERSONS):
-        return np.full(n_resamples, np.nan)
-    augmented = augment(units, scheme, policy.PSEUDO_COUNT)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return draw_replicates(augmented, scheme, n_resamples, statistic, generator)
-
-
-def _interval_at(
-    method: str,
-    side: _Sides,
-    reference: _Sides,
-    differences: np.ndarray | None,
-    level: float,
-    bound: float = 1.0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return the ends of each difference (rows) at one level, by one method.
-
-    The cluster-robust ends are clipped to [-bound, bound], the range of a difference of
-    the metric (a wider interval claims nothing more, and the truth is always inside).
-    """
-    if method == "newcombe":
-        assert side.successes is not None and side.trials is not None
-        assert reference.successes is not None and reference.trials is not None
-        return _newcombe(side.successes, side.trials, reference.successes, reference.trials, level)
-    if method == "cluster_robust":
-        se, df = _robust_se(side, reference)
-        with np.errstate(invalid="ignore"):
-            q = stats.t.ppf(0.5 + level / 2, np.where(np.isfinite(df), df, 1.0))
-        d = side.estimate - reference.estimate
-        half = np.where(se > 0, q * se, np.nan)
-        return np.maximum(d - half, -bound), np.minimum(d + half, bound)
-    assert differences is not None
-    ends = type7_quantiles(differences, percentile_levels(level, differences.shape[0]))
-    return ends[:, 0], ends[:, 1]
-
-
-def _robust_se(side: _Sides, reference: _Sides) -> tuple[np.ndarray, np.ndarray]:
-    """Return each difference's standard error and df: the smaller G* - 1, at least 1."""
-    se = np.sqrt(side.variance + reference.variance)
-    df = np.maximum(np.minimum(side.clusters, reference.clusters) - 1, 1.0)
-    return se, np.where(np.isfinite(se), df, np.nan)
+# --------------------------------------------------------------------- the policy's choice
 
 
 def _label(method: str, nested: bool, scheme: str | None) -> str:
@@ -564,87 +170,19 @@ def _common_iv(
     return level, n_resamples, check_rng(rng)
 
 
+def _replicates(
+    cells: np.ndarray, metric: str, scheme: str, n_resamples: int, generator: np.random.Generator
+) -> np.ndarray:
+    """One subgroup's bootstrap replicates, with the policy's pseudo count."""
+    return replicates_of(cells, metric, scheme, n_resamples, generator, policy.PSEUDO_COUNT)
+
+
 def _warn(message: str, stacklevel: int = 3) -> None:
     """Warn the caller of the public function (`stacklevel` counts from here)."""
     warnings.warn(message, UndefinedMetricWarning, stacklevel=stacklevel)
 
 
 # ----------------------------------------------------------- one difference, on counts
-
-
-@dataclass(frozen=True, repr=False)
-class GroupDifference(ResultMixin):
-    r"""The difference of a metric between a subgroup and a reference subgroup.
-
-    Numeric fields are scalars for a single data set and arrays of the batch's shape for
-    a batch (see :func:`compare_groups_counts`).
-
-    Attributes
-    ----------
-    metric : str
-        The metric.
-    estimate, estimate_reference : float
-        The metric of the subgroup and of the reference (on their pooled counts).
-    difference : float
-        ``estimate - estimate_reference``.
-    low, high : float
-        The interval of the difference (NaN where it is undefined).
-    confidence_level : float
-        The confidence level.
-    method : str
-        The interval with its options.
-    standard_error : float
-        The standard error of the difference: the cluster-robust one
-        :math:`\sqrt{v + v_0}` (Newcombe's and the cluster-robust interval), or the
-        standard deviation of the bootstrap's replicate differences.
-    df : float
-        Degrees of freedom of the cluster-robust interval (NaN for the other methods).
-    relevant_n, relevant_n_reference : int
-        Relevant texts of each side (for a proportion metric, its denominator).
-    persons, persons_reference : int or None
-        Persons with a relevant text on each side (nested texts), else None.
-    n_invalid_resamples : int
-        Bootstrap resamples whose difference was undefined and dropped (0 for the other
-        methods).
-    """
-
-    _derived: ClassVar[tuple[str, ...]] = ("sources",)
-
-    metric: str
-    estimate: Any
-    estimate_reference: Any
-    difference: Any
-    low: Any
-    high: Any
-    confidence_level: float
-    method: str
-    standard_error: Any
-    df: Any
-    relevant_n: Any
-    relevant_n_reference: Any
-    persons: Any
-    persons_reference: Any
-    n_invalid_resamples: Any
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        ``("texts", "persons")`` with persons, else ``("texts",)``.
-        """
-        return sources_of(persons=self.persons is not None)
-
-    def __repr__(self) -> str:
-        if np.ndim(self.low):
-            return (
-                f"GroupDifference(metric={self.metric!r}, data sets of shape "
-                f"{np.shape(self.low)}, method={self.method!r})"
-            )
-        return (
-            f"GroupDifference(metric={self.metric!r}, difference={self.difference:.4g}, "
-            f"low={self.low:.4g}, high={self.high:.4g}, estimate={self.estimate:.4g}, "
-            f"estimate_reference={self.estimate_reference:.4g}, method={self.method!r})"
-        )
 
 
 def _check_cells(name: str, value: Any, nested: bool) -> np.ndarray:
@@ -736,7 +274,7 @@ def compare_groups_counts(
     sets = math.prod(batch_shape)
     flat = cells.reshape(sets, *cells.shape[cut:])
     flat_ref = ref.reshape(sets, *ref.shape[cut:])
-    side, reference = _sides(flat, metric, nested), _sides(flat_ref, metric, nested)
+    side, reference = sides_of(flat, metric, nested), sides_of(flat_ref, metric, nested)
     single = not batch_shape
     scheme = None
     differences = None
@@ -753,13 +291,13 @@ def compare_groups_counts(
             differences[k] = _replicates(flat[k], metric, scheme, n_resamples, mine) - _replicates(
                 flat_ref[k], metric, scheme, n_resamples, theirs
             )
-    problems = _problems(side, reference, nested, metric, chosen)
+    problems = undefined_reasons(side, reference, nested, metric, chosen)
     bad = np.array([bool(p) for p in problems], dtype=bool)
-    low, high = _interval_at(
+    low, high = difference_ends(
         chosen, side, reference, differences, level, bound=difference_bound(metric)
     )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-    se, df = _robust_se(side, reference)
+    se, df = robust_se(side, reference)
     n_invalid = np.zeros(sets, dtype=np.int64)
     if differences is not None:
         n_invalid = np.sum(np.isnan(differences), -1)
@@ -792,27 +330,6 @@ def compare_groups_counts(
         persons_reference=None if reference.persons is None else shaped(reference.persons, int),
         n_invalid_resamples=shaped(n_invalid, int),
     )
-
-
-def _problems(side: _Sides, reference: _Sides, nested: bool, metric: str, method: str) -> list[str]:
-    """Why each difference (row) is undefined, or "" where it is defined."""
-    out = []
-    for k in range(side.estimate.size):
-        why = []
-        for name, s in (("subgroup", side), ("reference", reference)):
-            if s.relevant_n[k] == 0:
-                why.append(f"the {name} has no relevant texts ({RELEVANT_TEXTS[metric][1]})")
-            elif np.isnan(s.estimate[k]):
-                why.append(f"{metric} is undefined in the {name}: {undefined_reason(metric)}")
-            elif method == "cluster_robust" and not nested and s.relevant_n[k] < 2:
-                why.append(f"the {name} has one relevant text (a variance between texts needs two)")
-            elif nested and s.persons is not None and s.persons[k] < MIN_PERSONS:
-                why.append(
-                    f"the {name} has fewer than {MIN_PERSONS} persons with a relevant text "
-                    "(a variance between persons needs two of them)"
-                )
-        out.append("; ".join(why))
-    return out
 
 
 def _warn_about(
@@ -851,7 +368,7 @@ def _warn_about(
             _warn(f"the {metric} difference was undefined in {what}; they were dropped.", 4)
 
 
-# --------------------------------------------------------------- every subgroup, labels
+# ------------------------------------------------------ every subgroup against the reference
 
 
 def _compare_groups_iv(
@@ -872,9 +389,12 @@ def _compare_groups_iv(
     return level, n_resamples, root
 
 
-def _levels(b: np.ndarray, reference: Any) -> tuple[list[Any], Any]:
-    """Return the subgroups in sorted order and the reference (first, unless given)."""
-    levels = sorted_labels(pd.unique(b))
+def subgroup_levels(by: np.ndarray, reference: Any) -> tuple[list[Any], Any]:
+    """Return the subgroups of `by` in sorted order and the reference (first, unless given).
+
+    Raises a ValueError for fewer than 2 subgroups, or a `reference` that is not one.
+    """
+    levels = sorted_labels(pd.unique(by))
     if len(levels) < 2:
         raise ValueError(f"`by` must hold at least 2 subgroups to compare; got one, {levels[0]!r}.")
     if reference is None:
@@ -900,26 +420,33 @@ def _check_nesting(person: np.ndarray, b: np.ndarray) -> None:
         )
 
 
-def _tables(
+def subgroup_cells(
     t: np.ndarray,
     p: np.ndarray,
-    b: np.ndarray,
+    by: np.ndarray,
     person: np.ndarray | None,
     positive: Any,
     levels: list[Any],
 ) -> np.ndarray:
-    """Cells per subgroup ``(L, 4)``, or per subgroup and person ``(L, persons, 4)``."""
+    """Cells per subgroup ``(L, 4)``, or per subgroup and person ``(L, persons, 4)``.
+
+    Of checked labels, one per text, in the order of `levels` (:func:`subgroup_levels`);
+    with `person`, a person with texts in two subgroups is refused (a ValueError): the
+    persons must be nested in the subgroups.
+    """
+    if person is not None:
+        _check_nesting(person, by)
     pos_t, pos_p = t == positive, p == positive
     cell = np.where(pos_t, np.where(pos_p, 0, 2), np.where(pos_p, 1, 3))
-    level_index = np.empty(b.size, dtype=np.int64)
+    level_index = np.empty(by.size, dtype=np.int64)
     for i, value in enumerate(levels):
-        level_index[b == value] = i
+        level_index[by == value] = i
     size = len(levels)
     if person is None:
         return np.bincount(level_index * 4 + cell, minlength=size * 4).reshape(size, 4)
     _, pid = factorize_sorted(person)
     # persons are nested in subgroups: number them within their subgroup
-    within = np.zeros(b.size, dtype=np.int64)
+    within = np.zeros(by.size, dtype=np.int64)
     width = 1
     for i in range(size):
         mask = level_index == i
@@ -930,44 +457,60 @@ def _tables(
     return np.bincount(flat, minlength=size * width * 4).reshape(size, width, 4)
 
 
-def _compare_groups(
-    t: np.ndarray,
-    p: np.ndarray,
-    b: np.ndarray,
-    person: np.ndarray | None,
-    positive: Any,
+def compare_groups_table(
+    cells: Any,
+    levels: list[Any],
+    reference: Any,
     metric: str,
     *,
-    reference: Any,
+    nested: bool,
     method: str,
     simultaneous: str | None,
     level: float,
     n_resamples: int,
-    root: np.random.Generator,
+    rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Return the table of :func:`compare_groups` on checked labels, and a note per row.
+    """Return the table of :func:`compare_groups` from per-subgroup counts, and a note per row.
 
-    A row's note says why it is NaN, or what its interval rests on ("" where nothing
-    needs saying); :func:`compare_groups` warns with them, :func:`perfci.report` puts them
-    in its notes.
+    Parameters
+    ----------
+    cells : array_like
+        Cells ``[tp, fp, fn, tn]`` per subgroup, ``(L, 4)``, or with `nested` per subgroup
+        and person, ``(L, persons, 4)`` (:func:`subgroup_cells`).
+    levels : list
+        The L subgroups, in the order of `cells` (:func:`subgroup_levels`).
+    reference : object
+        The reference subgroup, one of `levels`.
+    metric : str
+        A binary metric.
+    nested : bool
+        Whether `cells` are per person.
+    method, simultaneous, n_resamples
+        As in :func:`compare_groups`, checked.
+    level : float
+        The confidence level, checked.
+    rng : numpy.random.Generator
+        The bootstrap's generator: subgroup i of `levels` draws from ``rng.spawn(L)[i]``.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        As :func:`compare_groups` returns it.
+    notes : list of str
+        Per row, why it is NaN, or what its interval rests on ("" where nothing needs
+        saying): :func:`compare_groups` warns with them, :func:`perfci.report` puts them in
+        its notes.
     """
-    levels, ref_level = _levels(b, reference)
-    nested = person is not None
-    if nested:
-        assert person is not None
-        _check_nesting(person, b)
     chosen = _choose(metric, method, nested, n_resamples)
-    cells = _tables(t, p, b, person, positive, levels).astype(float)
-    sides = _sides(cells, metric, nested)
-    r = levels.index(ref_level)
+    cells = np.asarray(cells, dtype=float)
+    sides = sides_of(cells, metric, nested)
+    r = levels.index(reference)
     others = [i for i in range(len(levels)) if i != r]
     side, reference_side = sides.take(others), sides.take([r] * len(others))
-
-    scheme = None
-    differences = None
+    scheme = replicates = differences = None
     if chosen == "bootstrap":
         scheme = _scheme(sides.relevant_n, sides.persons)
-        generators = root.spawn(len(levels))
+        generators = rng.spawn(len(levels))
         replicates = np.stack(
             [
                 _replicates(cells[i], metric, scheme, n_resamples, generators[i])
@@ -975,14 +518,81 @@ def _compare_groups(
             ]
         )
         differences = replicates[others] - replicates[r]
-
-    problems = _problems(side, reference_side, nested, metric, chosen)
+    problems = undefined_reasons(side, reference_side, nested, metric, chosen)
     bad = np.array([bool(why) for why in problems], dtype=bool)
-    low, high = _interval_at(
+    low, high = difference_ends(
         chosen, side, reference_side, differences, level, bound=difference_bound(metric)
     )
+    se, _ = robust_se(side, reference_side)
+    subgroups = [levels[i] for i in others]
+    row_notes, bad = _row_notes(
+        problems,
+        chosen,
+        side,
+        reference_side,
+        se,
+        bad,
+        subgroups,
+        reference,
+        differences,
+        n_resamples,
+    )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-    se, df = _robust_se(side, reference_side)
+    table = pd.DataFrame(
+        {
+            "subgroup": pd.Series(subgroups, dtype=object),
+            "reference": pd.Series([reference] * len(others), dtype=object),
+            "metric": metric,
+            "estimate": side.estimate,
+            "estimate_reference": reference_side.estimate,
+            "difference": side.estimate - reference_side.estimate,
+            "low": low,
+            "high": high,
+            "relevant_n": side.relevant_n,
+            "relevant_n_reference": reference_side.relevant_n,
+            "persons": _persons(side, len(others)),
+            "persons_reference": _persons(reference_side, len(others)),
+            "method": _label(chosen, nested, scheme),
+        }
+    )
+    attrs: dict[str, Any] = {
+        "confidence_level": level,
+        "simultaneous": simultaneous,
+        "comparisons": int((~bad).sum()),
+    }
+    if simultaneous is not None:
+        good = ~bad & (se > 0) if chosen == "cluster_robust" else ~bad
+        band_low, band_high, band = simultaneous_band(
+            simultaneous, chosen, metric, sides, others, r, good, replicates, level
+        )
+        table["low_simultaneous"] = band_low
+        table["high_simultaneous"] = band_high
+        attrs.update(band)
+    table.attrs.update(attrs)
+    return table, row_notes
+
+
+def _persons(side: Sides, rows: int) -> Any:
+    """Return the persons column of a side: missing values without persons."""
+    return pd.array([pd.NA] * rows if side.persons is None else side.persons, dtype="Int64")
+
+
+def _row_notes(
+    problems: list[str],
+    chosen: str,
+    side: Sides,
+    reference_side: Sides,
+    se: np.ndarray,
+    bad: np.ndarray,
+    subgroups: list[Any],
+    reference: Any,
+    differences: np.ndarray | None,
+    n_resamples: int,
+) -> tuple[list[str], np.ndarray]:
+    """Say what each row's number rests on, or why it is NaN; return the notes and NaN rows.
+
+    A cluster-robust standard error of zero makes a row NaN too.
+    """
     # what each row's number rests on, or why it is NaN: the warnings (and report's notes)
     row_notes = list(problems)
     if chosen == "cluster_robust":
@@ -992,11 +602,10 @@ def _compare_groups(
                 "its cluster-robust standard error is zero (neither subgroup varies), and a "
                 "zero-width interval would claim certainty the data do not give"
             )
-        low, high = np.where(zero, np.nan, low), np.where(zero, np.nan, high)
         bad = bad | zero
         for i in np.flatnonzero(((side.variance == 0) ^ (reference_side.variance == 0)) & ~bad):
-            still = levels[others[i]] if side.variance[i] == 0 else ref_level
-            other = ref_level if side.variance[i] == 0 else levels[others[i]]
+            still = subgroups[i] if side.variance[i] == 0 else reference
+            other = reference if side.variance[i] == 0 else subgroups[i]
             row_notes[i] = (
                 f"the cluster-robust variance of {still!r} is zero (an estimate of 0 or 1, or "
                 f"every person alike): the interval rests on {other!r}'s variance alone"
@@ -1008,85 +617,7 @@ def _compare_groups(
                 f"the difference was undefined in {int(n_invalid[i])} of {n_resamples} "
                 "resamples; they were dropped"
             )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            replicate_variance = np.nanvar(replicates, -1, ddof=1)
-
-    table = pd.DataFrame(
-        {
-            "subgroup": pd.Series([levels[i] for i in others], dtype=object),
-            "reference": pd.Series([ref_level] * len(others), dtype=object),
-            "metric": metric,
-            "estimate": side.estimate,
-            "estimate_reference": reference_side.estimate,
-            "difference": side.estimate - reference_side.estimate,
-            "low": low,
-            "high": high,
-            "relevant_n": side.relevant_n,
-            "relevant_n_reference": reference_side.relevant_n,
-            "persons": pd.array(
-                [pd.NA] * len(others) if side.persons is None else side.persons, dtype="Int64"
-            ),
-            "persons_reference": pd.array(
-                [pd.NA] * len(others) if reference_side.persons is None else reference_side.persons,
-                dtype="Int64",
-            ),
-            "method": _label(chosen, nested, scheme),
-        }
-    )
-    attrs: dict[str, Any] = {
-        "confidence_level": level,
-        "simultaneous": simultaneous,
-        "comparisons": int((~bad).sum()),
-    }
-    if simultaneous is not None:
-        band_low = np.full(len(others), np.nan)
-        band_high = np.full(len(others), np.nan)
-        good = ~bad
-        if chosen == "cluster_robust":
-            good &= se > 0
-        k = int(good.sum())
-        if k:
-            idx = np.flatnonzero(good)
-            sub, refs = side.take(idx), reference_side.take(idx)
-            diffs = None if differences is None else differences[idx]
-            if simultaneous == "bonferroni":
-                each = 1 - (1 - level) / k
-                lo, hi = _interval_at(
-                    chosen, sub, refs, diffs, each, bound=difference_bound(metric)
-                )
-                attrs["simultaneous_level"] = each
-            else:
-                # the max-t critical value of the multivariate normal with the correlation
-                # the shared reference implies, as a level for each interval (each with its
-                # own df): never wider than Bonferroni's, and within 1.5% of the
-                # multivariate t's at 10 df (docs/subgroups.md)
-                if chosen == "cluster_robust":
-                    variances = sides.variance
-                elif chosen == "newcombe":
-                    assert sides.successes is not None and sides.trials is not None
-                    wl, wh = _wilson(sides.successes, sides.trials, level)
-                    z = stats.norm.ppf(0.5 + level / 2)
-                    variances = ((wh - wl) / (2 * z)) ** 2
-                else:
-                    variances = replicate_variance
-                v = variances[[others[i] for i in idx]]
-                v0 = float(variances[r])
-                if np.any(v + v0 <= 0) or not np.all(np.isfinite(v)) or not math.isfinite(v0):
-                    c = float(stats.norm.ppf(1 - (1 - level) / (2 * k)))  # Bonferroni
-                else:
-                    c = _critical_value(v, v0, level, None)
-                each = float(2 * stats.norm.cdf(c) - 1)
-                lo, hi = _interval_at(
-                    chosen, sub, refs, diffs, each, bound=difference_bound(metric)
-                )
-                attrs["critical_value"] = c
-                attrs["simultaneous_level"] = each
-            band_low[idx], band_high[idx] = lo, hi
-        table["low_simultaneous"] = band_low
-        table["high_simultaneous"] = band_high
-    table.attrs.update(attrs)
-    return table, row_notes
+    return row_notes, bad
 
 
 def compare_groups(
@@ -1284,19 +815,18 @@ def compare_groups(
         person = as_label_array("groups", groups)
         if person.shape != t.shape:
             raise ValueError(f"`groups` must have one id per text ({t.size}); got {person.size}.")
-    table, row_notes = _compare_groups(
-        t,
-        p,
-        b,
-        person,
-        positive,
+    levels, ref_level = subgroup_levels(b, reference)
+    table, row_notes = compare_groups_table(
+        subgroup_cells(t, p, b, person, positive, levels),
+        levels,
+        ref_level,
         metric,
-        reference=reference,
+        nested=person is not None,
         method=method,
         simultaneous=simultaneous,
         level=level,
         n_resamples=n_resamples,
-        root=root,
+        rng=root,
     )
     nan = table["low"].isna().to_numpy()
     for is_nan in (True, False):

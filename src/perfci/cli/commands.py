@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import inputs, rendering
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from ..runs_comparison import RunsComparison
 
 __all__ = [
     "COMMANDS",
@@ -397,7 +399,7 @@ def _compare_runs(
         confidence_level=args.confidence_level,
     )
     name_a, name_b = "+".join(runs_a), "+".join(runs_b)
-    r = result
+    r = cast("RunsComparison", result)  # columns of runs on both sides: a comparison of runs
     text = (
         f"{r.metric}: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; difference "
         f"{r.difference:+.4f}, {100 * r.confidence_level:g}% interval [{r.low:+.4f}, "

@@ -46,6 +46,9 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from ..auc_comparison import RocAucComparison
+    from ..paired import Comparison
+
 __all__ = ["ValidationReport", "validation_report"]
 
 #: The inputs a report names, and the names it gives them when they have none.
@@ -553,6 +556,9 @@ def _comparisons(
         except ValueError as exc:  # undefined for one of them; the others still compare
             left_out.append(f"the comparison of {metric} was left out: {str(exc).rstrip('.')}")
             continue
+        result = cast(
+            "Comparison | RocAucComparison", result
+        )  # labels of one run each: a paired comparison
         rows.append(
             {
                 "metric": metric,
