@@ -27,7 +27,7 @@ from ..analytic import proportion_ci
 from ..bootstrap import bootstrap_ci
 from .populations import _nested_sample, _population_of, confusion_probabilities
 from .results import _assemble, _exact_dataset, _planning_dataset
-from .schema import Method, Scale, Suite, load_suite, suite_fingerprint
+from .schema import SUITE_KEYS, Method, Scale, Suite, load_suite, suite_fingerprint
 from .storage import (
     WriteError,
     _cell_path,
@@ -1047,7 +1047,7 @@ def run_suite(
     suite = load_suite(suite) if isinstance(suite, str) else suite
     if not isinstance(suite, Suite):
         raise ValueError(f"`suite` must be a Suite or a suite's name; got {suite!r}.")
-    registry.SUITE_KEYS["name"].check(suite.name, "suite.name")
+    SUITE_KEYS["name"].check(suite.name, "suite.name")
     if scale not in suite.scales:
         raise ValueError(f"`scale` must be one of {sorted(suite.scales)}; got {scale!r}.")
     workers = check_workers(workers)

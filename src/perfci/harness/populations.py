@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .kinds import POPULATION_SCHEMA
+
 if TYPE_CHECKING:
     from .schema import Suite
 
@@ -100,10 +102,8 @@ TRUTH_SEED = 20261201
 
 def person_parameters(suite: Suite, cell: dict) -> dict:
     """Every parameter of a cell: the schema's defaults, the population's keys, the cell."""
-    from .._core import registry
-
     kind = suite.population["kind"]
-    schema = registry.POPULATION_SCHEMA[kind]
+    schema = POPULATION_SCHEMA[kind]
     params = {name: f.default for name, f in schema.keys.items()}
     params.update({k: v for k, v in suite.population.items() if k != "kind"})
     params.update(cell)
