@@ -411,8 +411,8 @@ def _expected_scores(suite, cell):
         probs = harness.confusion_probabilities(suite.population["prevalence"], p, r)
         data = {"bootstrap": (data_rng.multinomial(int(cell["n"]), probs, size=reps), "f1")}
     else:
-        _, truth = harness.populations._population_of(suite, cell)
-        y, n = harness.populations._nested_sample(suite, cell, reps, data_rng)
+        _, truth = harness.populations.population_of(suite, cell)
+        y, n = harness.populations.nested_sample(suite, cell, reps, data_rng)
         data = {
             "analytic": (y.sum(1), n.sum(1)),
             "clustered": (y, n),

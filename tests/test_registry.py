@@ -14,10 +14,10 @@ import pytest
 
 import perfci as pc
 from perfci import harness
-from perfci.harness import families, kinds
 from perfci._core import registry
 from perfci.cli import main
 from perfci.cli.parser import build_parser
+from perfci.harness import families, kinds
 
 SRC = Path(pc.__file__).parent
 BAD = "no-such-name"

@@ -25,16 +25,16 @@ from .._core import registry
 from .._core.resources import available_cores, check_memory
 from ..analytic import proportion_ci
 from ..bootstrap import bootstrap_ci
-from .populations import _nested_sample, _population_of, confusion_probabilities
-from .results import _assemble, _exact_dataset, _planning_dataset
+from .populations import confusion_probabilities, nested_sample, population_of
+from .results import assemble, exact_dataset, planning_dataset
 from .schema import SUITE_KEYS, Method, Scale, Suite, load_suite, suite_fingerprint
 from .storage import (
     WriteError,
-    _cell_path,
-    _remove_stale_temporaries,
-    _write_atomic,
-    _write_dataset,
+    cell_path,
     folder_lock,
+    remove_stale_temporaries,
+    write_atomic,
+    write_dataset,
     write_text,
 )
 
@@ -168,10 +168,10 @@ def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dic
 def _nested_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     from ..design import clustered_proportion_ci
 
-    _, truth = _population_of(suite, cell)
+    _, truth = population_of(suite, cell)
     level = suite.confidence_level
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
-    y, n = _nested_sample(suite, cell, scale.replications, data_rng)
+    y, n = nested_sample(suite, cell, scale.replications, data_rng)
     x_total, n_total = y.sum(1), n.sum(1)
     per_person = np.stack([y, n - y], axis=-1)  # (replications, persons, 2)
     grid = _grid_ends(suite.methods, method_rngs, y, n, level)
@@ -1063,33 +1063,33 @@ def run_suite(
         _check_scale_memory(suite, scale, workers)
     out = Path(out)
     with folder_lock(out):
-        _remove_stale_temporaries(out)
+        remove_stale_temporaries(out)
         target = out / f"{suite.name}.nc"
         if suite.scales[scale].exact:
             # Exact mode is one vectorized enumeration per method: nothing to persist per cell.
             if suite.population["kind"] == "nested_planning":
-                dataset = _planning_dataset(suite, scale)
+                dataset = planning_dataset(suite, scale)
             else:
-                dataset = _exact_dataset(suite, scale)
+                dataset = exact_dataset(suite, scale)
             if progress:
                 progress(1, 1)
-            _write_dataset(dataset, target)
+            write_dataset(dataset, target)
             return dataset
         folder = out / f"{suite.name}.cells"
         _prepare_cells(folder, suite, scale, resume)
         cells = suite.cells(scale)
-        todo = [c for c in cells if not _cell_path(folder, c).exists()]
+        todo = [c for c in cells if not cell_path(folder, c).exists()]
         done = len(cells) - len(todo)
         if progress:
             progress(done, len(cells))
         for cell, scores in _execute(suite, scale, todo, workers, scheduler):
-            _write_atomic(_cell_path(folder, cell), scores)
+            write_atomic(cell_path(folder, cell), scores)
             done += 1
             if progress:
                 progress(done, len(cells))
-        dataset = _assemble(suite, scale, cells, folder)
+        dataset = assemble(suite, scale, cells, folder)
         try:
-            _write_dataset(dataset, target)
+            write_dataset(dataset, target)
         except WriteError as exc:
             raise WriteError(
                 exc.errno,
@@ -1135,7 +1135,7 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None
     marker = folder / "fingerprint.txt"
     fingerprint = suite_fingerprint(suite, scale)
     folder.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(folder)  # left by a run killed while writing
+    remove_stale_temporaries(folder)  # left by a run killed while writing
     if resume:
         if marker.exists():
             if marker.read_bytes() != fingerprint.encode():

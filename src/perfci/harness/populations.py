@@ -33,7 +33,7 @@ def nested_population(persons: int, texts: int, mean: float, sd: float, seed: in
     return successes, successes.sum() / (persons * texts)
 
 
-def _population_of(suite: Suite, cell: dict):
+def population_of(suite: Suite, cell: dict):
     """Return the cell's finite population (an ``icc`` dim sets sd^2 = icc m (1 - m))."""
     pop = suite.population
     sd = pop.get("sd")
@@ -42,14 +42,14 @@ def _population_of(suite: Suite, cell: dict):
     return nested_population(pop["persons"], pop["texts_per_person"], pop["mean"], sd, pop["seed"])
 
 
-def _nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.Generator):
+def nested_sample(suite: Suite, cell: dict, replications: int, rng: np.random.Generator):
     """Per-person successes and texts (R, m) of R samples of m persons.
 
     Design ``"srs"`` samples ``population.srs_texts`` texts at random from the whole
     population instead; persons are then those hit (texts = 0 for the others).
     """
     pop = suite.population
-    totals, _ = _population_of(suite, cell)
+    totals, _ = population_of(suite, cell)
     if cell["sampling"] == "srs":
         per_person = rng.multivariate_hypergeometric(
             np.full(totals.size, pop["texts_per_person"]),
