@@ -696,7 +696,7 @@ def test_a_runs_cell_is_the_public_functions_on_the_same_texts(tmp_path):
                     for k in range(reps)
                 ]
             )
-            rows.append(harness.execution._score(ends[:, 0], ends[:, 1], truth))
+            rows.append(harness.kernels.score(ends[:, 0], ends[:, 1], truth))
         scores = harness.compute_cell(suite, "smoke", cell)
         np.testing.assert_allclose(scores, np.array(rows), rtol=1e-9, atol=1e-12)
         assert np.all(scores[:, 4] > 0)  # every method formed intervals
@@ -978,7 +978,7 @@ def test_an_annotators_cell_is_the_public_functions_on_the_same_texts(tmp_path):
                     )
                 )
             ends = np.array(ends)
-            rows.append(harness.execution._score(ends[:, 0], ends[:, 1], truth))
+            rows.append(harness.kernels.score(ends[:, 0], ends[:, 1], truth))
         scores = harness.compute_cell(suite, "smoke", cell)
         np.testing.assert_allclose(scores, np.array(rows), rtol=1e-9, atol=1e-12)
         assert np.all(scores[:, 4] > 0)  # every method formed intervals
