@@ -648,7 +648,7 @@ def test_harness_scores_confusion_posterior(tmp_path):
 
 def test_harness_scores_nested_margins_with_flags(tmp_path):
     from perfci import harness
-    from perfci.harness.execution import _binary_cells
+    from perfci.harness.kernels import _binary_cells
     from perfci.harness.populations import draw_confusion, person_parameters, population_truth
 
     suite = _load(tmp_path, NESTED_SUITE)

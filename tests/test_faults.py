@@ -141,7 +141,7 @@ def test_a_failed_cell_write_leaves_no_cell_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(np, "save", broken_save)
     with pytest.raises(OSError, match="disk full"):
-        harness.storage._write_atomic(path, array)
+        harness.storage.write_atomic(path, array)
     assert not path.exists() and not list(tmp_path.iterdir())
 
 

@@ -411,8 +411,8 @@ def _expected_scores(suite, cell):
         probs = harness.confusion_probabilities(suite.population["prevalence"], p, r)
         data = {"bootstrap": (data_rng.multinomial(int(cell["n"]), probs, size=reps), "f1")}
     else:
-        _, truth = harness.populations._population_of(suite, cell)
-        y, n = harness.populations._nested_sample(suite, cell, reps, data_rng)
+        _, truth = harness.populations.population_of(suite, cell)
+        y, n = harness.populations.nested_sample(suite, cell, reps, data_rng)
         data = {
             "analytic": (y.sum(1), n.sum(1)),
             "clustered": (y, n),
@@ -696,7 +696,7 @@ def test_a_runs_cell_is_the_public_functions_on_the_same_texts(tmp_path):
                     for k in range(reps)
                 ]
             )
-            rows.append(harness.execution._score(ends[:, 0], ends[:, 1], truth))
+            rows.append(harness.kernels.score(ends[:, 0], ends[:, 1], truth))
         scores = harness.compute_cell(suite, "smoke", cell)
         np.testing.assert_allclose(scores, np.array(rows), rtol=1e-9, atol=1e-12)
         assert np.all(scores[:, 4] > 0)  # every method formed intervals
@@ -978,7 +978,7 @@ def test_an_annotators_cell_is_the_public_functions_on_the_same_texts(tmp_path):
                     )
                 )
             ends = np.array(ends)
-            rows.append(harness.execution._score(ends[:, 0], ends[:, 1], truth))
+            rows.append(harness.kernels.score(ends[:, 0], ends[:, 1], truth))
         scores = harness.compute_cell(suite, "smoke", cell)
         np.testing.assert_allclose(scores, np.array(rows), rtol=1e-9, atol=1e-12)
         assert np.all(scores[:, 4] > 0)  # every method formed intervals

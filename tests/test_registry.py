@@ -17,6 +17,7 @@ from perfci import harness
 from perfci._core import registry
 from perfci.cli import main
 from perfci.cli.parser import build_parser
+from perfci.harness import families, kinds
 
 SRC = Path(pc.__file__).parent
 BAD = "no-such-name"
@@ -25,7 +26,10 @@ P = [1, 0, 0, 1, 1, 1, 1, 0]
 SCORES = [0.9, 0.2, 0.4, 0.8, 0.6, 0.7, 0.5, 0.3]
 
 ALL_CHOICES = {
-    name: value for name, value in vars(registry).items() if isinstance(value, registry.Choices)
+    name: value
+    for module in (registry, families, kinds)
+    for name, value in vars(module).items()
+    if isinstance(value, registry.Choices)
 }
 
 
@@ -141,8 +145,8 @@ def test_core_is_numpy_only_and_the_registry_imports_no_perfci_module():
 
 def _spec(family: str, **options):
     spec = {"name": "m", "family": family}
-    for option in registry.HARNESS_FAMILIES[family].options:
-        if option.default is registry.REQUIRED and option.required_when is None:
+    for option in families.HARNESS_FAMILIES[family].options:
+        if option.default is families.REQUIRED and option.required_when is None:
             spec[option.name] = option.choices.names[0]
     spec.update(options)
     return spec
@@ -150,7 +154,7 @@ def _spec(family: str, **options):
 
 FAMILY_CHOICES = [
     (family.name, option.name, value)
-    for family in registry.HARNESS_FAMILIES.values()
+    for family in families.HARNESS_FAMILIES.values()
     for option in family.options
     if option.choices is not None
     for value in option.choices.names
@@ -163,34 +167,34 @@ def test_harness_and_registry_accept_the_same_option_values(family, option, valu
     if family == "bayes" and spec.get("sampler") == "nutpie":
         spec["replications"] = 2
     options = {k: v for k, v in spec.items() if k not in ("name", "family")}
-    assert harness.schema._check_method(0, dict(spec)).options == registry.check_family_options(
+    assert harness.schema._check_method(0, dict(spec)).options == families.check_family_options(
         family, options, "methods[0]"
     )
     bad = {**options, option: BAD}
     with pytest.raises(ValueError, match=rf"^`methods\[0\]\.{option}` must be one of") as err:
-        registry.check_family_options(family, bad, "methods[0]")
-    for allowed in registry.HARNESS_FAMILIES[family].option(option).choices.names:
+        families.check_family_options(family, bad, "methods[0]")
+    for allowed in families.HARNESS_FAMILIES[family].option(option).choices.names:
         assert repr(allowed) in str(err.value)
     with pytest.raises(ValueError, match=rf"`methods\[0\]\.{option}`"):
         harness.schema._check_method(0, {"name": "m", "family": family, **bad})
 
 
 def test_family_options_types_defaults_and_unknown_keys():
-    assert registry.check_family_options("clustered", {"method": "wilson"}) == {
+    assert families.check_family_options("clustered", {"method": "wilson"}) == {
         "method": "wilson",
         "design": "icc",
         "df_adjust": "none",
     }
     with pytest.raises(ValueError, match=r"`m.pseudo_count` must be an integer non-negative"):
-        registry.check_family_options("bootstrap", {"interval": "bca", "pseudo_count": -1}, "m")
+        families.check_family_options("bootstrap", {"interval": "bca", "pseudo_count": -1}, "m")
     with pytest.raises(ValueError, match=r"`m.replications` \(the first K .*\) is needed for"):
-        registry.check_family_options("bayes", {"estimand": "mu", "sampler": "nutpie"}, "m")
+        families.check_family_options("bayes", {"estimand": "mu", "sampler": "nutpie"}, "m")
     with pytest.raises(ValueError, match=r"`m` has unknown keys \['level'\]"):
-        registry.check_family_options("analytic", {"method": "wald", "level": 0.9}, "m")
+        families.check_family_options("analytic", {"method": "wald", "level": 0.9}, "m")
     with pytest.raises(ValueError, match=r"`m.family` must be one of \['analytic', 'annotators',"):
-        registry.check_family_options("magic", {}, "m")
+        families.check_family_options("magic", {}, "m")
     with pytest.raises(ValueError, match=r"`m.scheme` must be one of \['iid'\] for a bernoulli"):
-        registry.check_family_support(
+        kinds.check_family_support(
             "bernoulli", "bootstrap", {"scheme": "cluster", "interval": "bca"}, "m"
         )
 
@@ -348,20 +352,20 @@ def _bad_values(field):
 
 SCHEMA_CASES = [
     # (kind, where in the suite dict, key in messages, the field)
-    *(("bernoulli", (), name, f) for name, f in registry.SUITE_KEYS.items()),
+    *(("bernoulli", (), name, f) for name, f in harness.schema.SUITE_KEYS.items()),
     *(
         ("bernoulli", ("scales", "smoke"), f"scales.smoke.{n}", f)
-        for n, f in registry.SCALE_KEYS.items()
+        for n, f in harness.schema.SCALE_KEYS.items()
     ),
     *(
         (kind, ("population",), f"population.{name}", f)
-        for kind, schema in registry.POPULATION_SCHEMA.items()
+        for kind, schema in kinds.POPULATION_SCHEMA.items()
         for name, f in schema.keys.items()
     ),
 ]
 DIM_CASES = [
     (kind, name, f)
-    for kind, schema in registry.POPULATION_SCHEMA.items()
+    for kind, schema in kinds.POPULATION_SCHEMA.items()
     for name, f in schema.dims.items()
 ]
 
@@ -425,7 +429,7 @@ def test_every_grid_dim_refuses_bad_and_repeated_values_naming_the_dim_and_file(
         )
 
 
-@pytest.mark.parametrize("kind", sorted(registry.POPULATION_SCHEMA))
+@pytest.mark.parametrize("kind", sorted(kinds.POPULATION_SCHEMA))
 def test_unknown_keys_are_refused_at_every_level(tmp_path, kind):
     places = {
         (): "the top level",
@@ -457,13 +461,13 @@ def test_unknown_keys_are_refused_at_every_level(tmp_path, kind):
 def test_the_schema_is_the_registry():
     from perfci.harness.populations import SAMPLINGS
 
-    assert set(registry.HARNESS_SAMPLING.names) == {*SAMPLINGS, "srs"}
-    assert set(registry.POPULATION_SCHEMA) == set(registry.HARNESS_POPULATION.names)
-    assert set(registry.POPULATION_SCHEMA) == set(registry.POPULATION_SUPPORT)
-    for kind, schema in registry.POPULATION_SCHEMA.items():
+    assert set(kinds.HARNESS_SAMPLING.names) == {*SAMPLINGS, "srs"}
+    assert set(kinds.POPULATION_SCHEMA) == set(kinds.HARNESS_POPULATION.names)
+    assert set(kinds.POPULATION_SCHEMA) == set(kinds.POPULATION_SUPPORT)
+    for kind, schema in kinds.POPULATION_SCHEMA.items():
         for field in (*schema.keys.values(), *schema.dims.values()):
             assert field.help and "\n" not in field.help, (kind, field)
-    for field in (*registry.SUITE_KEYS.values(), *registry.SCALE_KEYS.values()):
+    for field in (*harness.schema.SUITE_KEYS.values(), *harness.schema.SCALE_KEYS.values()):
         assert field.help and "\n" not in field.help, field
         if not field.required:
             assert field.accepts(field.default), field
@@ -471,9 +475,11 @@ def test_the_schema_is_the_registry():
 
 def test_the_documented_suite_rules_are_the_registry():
     text = (SRC.parents[1] / "docs" / "validation.md").read_text()
-    rows = [f"| `{k}` | {f.describe()} |" for k, f in registry.SUITE_KEYS.items()]
-    rows += [f"| `scales.NAME.{k}` | {f.describe()} |" for k, f in registry.SCALE_KEYS.items()]
-    for kind, schema in registry.POPULATION_SCHEMA.items():
+    rows = [f"| `{k}` | {f.describe()} |" for k, f in harness.schema.SUITE_KEYS.items()]
+    rows += [
+        f"| `scales.NAME.{k}` | {f.describe()} |" for k, f in harness.schema.SCALE_KEYS.items()
+    ]
+    for kind, schema in kinds.POPULATION_SCHEMA.items():
         rows += [
             f"| `{kind}` | `population.{k}` | {f.describe()} |" for k, f in schema.keys.items()
         ]

@@ -57,7 +57,7 @@ from _alternate import alternate  # noqa: E402
 
 import perfci as pc  # noqa: E402
 from perfci.harness.execution import compute_cell  # noqa: E402
-from perfci.harness.populations import _nested_sample, confusion_probabilities  # noqa: E402
+from perfci.harness.populations import confusion_probabilities, nested_sample  # noqa: E402
 from perfci.harness.schema import load_suite  # noqa: E402
 
 SEED = 20261130
@@ -128,7 +128,7 @@ def f1_cell() -> None:
 def nested_cell() -> None:
     suite = load_suite("paper-nested")
     cell = {"sampling": "moderate", "persons": 28}
-    y, n = _nested_sample(suite, cell, 1000, np.random.default_rng(1))
+    y, n = nested_sample(suite, cell, 1000, np.random.default_rng(1))
     counts = np.stack([y, n - y], axis=-1)
     print(f"2. paper-nested cell {cell}: 1,000 data sets, 1,000 resamples")
     for scheme in pc.SCHEMES:

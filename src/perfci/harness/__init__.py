@@ -15,10 +15,16 @@ failed their diagnostics), over the grid's dims and ``ci_method`` (with each met
 options as coordinates on it: ``family``, ``base_method``, ``design``, ``df_adjust``,
 ``scheme``, ``interval``, ``pseudo_count``, ``sampler``, ``estimand``).
 
-The subpackage's modules: :mod:`~perfci.harness.schema` (suite files),
-:mod:`~perfci.harness.populations`, :mod:`~perfci.harness.execution` (kernels, seeds,
-Dask), :mod:`~perfci.harness.storage` (atomic files, the output folder's lock),
-:mod:`~perfci.harness.results` (result datasets) and :mod:`~perfci.harness.figures`.
+The subpackage's modules, each importing only those listed before it:
+:mod:`~perfci.harness.families` (the method families and their options),
+:mod:`~perfci.harness.fields` (a typed suite key), :mod:`~perfci.harness.kinds` (the
+population kinds: keys, grid dims, what each computes), :mod:`~perfci.harness.persons`
+and :mod:`~perfci.harness.crossed_populations` (with :mod:`~perfci.harness.populations`,
+the simulated populations), :mod:`~perfci.harness.schema` (suite files),
+:mod:`~perfci.harness.storage` (atomic files, the output folder's lock),
+:mod:`~perfci.harness.results` (result datasets), :mod:`~perfci.harness.kernels` and
+:mod:`~perfci.harness.crossed_kernels` (scoring one cell), :mod:`~perfci.harness.execution`
+(seeds, Dask, resuming) and :mod:`~perfci.harness.figures`.
 """
 
 from .execution import (

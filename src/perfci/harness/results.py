@@ -10,7 +10,7 @@ import xarray as xr
 
 from ..exact import operating_characteristics
 from .schema import Suite
-from .storage import _cell_path
+from .storage import cell_path
 
 #: Variables of a result dataset, in order.
 RESULT_VARIABLES = (
@@ -24,7 +24,7 @@ RESULT_VARIABLES = (
 )
 
 
-def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
+def planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
     """Half-widths of design-adjusted intervals at the planned value (no coverage)."""
     from ..planning import half_width_curves
 
@@ -48,7 +48,7 @@ def _planning_dataset(suite: Suite, scale: str) -> xr.Dataset:
     return _dataset(suite, scale, scores)
 
 
-def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
+def exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
     """Exact operating characteristics of every method over the whole (n, p) grid."""
     dims = suite.dims(scale)
     n = np.asarray(dims["n"], dtype=int)[:, None]
@@ -69,7 +69,8 @@ def _exact_dataset(suite: Suite, scale: str) -> xr.Dataset:
     return _dataset(suite, scale, scores)
 
 
-def _assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.Dataset:
+def assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.Dataset:
+    """Build the result dataset of a scale from the cell files in `folder`."""
     dims = suite.dims(scale)
     names = list(dims)
     shape = [len(dims[d]) for d in names]
@@ -77,7 +78,7 @@ def _assemble(suite: Suite, scale: str, cells: list[dict], folder: Path) -> xr.D
     index = {d: {v: i for i, v in enumerate(dims[d])} for d in names}
     for cell in cells:
         position = tuple(index[d][cell[d]] for d in names)
-        scores[position] = np.load(_cell_path(folder, cell))
+        scores[position] = np.load(cell_path(folder, cell))
     return _dataset(suite, scale, scores)
 
 

@@ -1,4 +1,11 @@
-"""Suite files: the TOML schema, its validation, and the fingerprint that guards ``--resume``."""
+"""Suite files: their keys, loading and validation, and the fingerprint that guards resuming.
+
+A suite file's own keys are declared here (:data:`SUITE_KEYS`, :data:`SCALE_KEYS`,
+:data:`METHOD_KEYS`, the tables :data:`SUITE_TABLES`); the options of its methods are
+their family's (:mod:`perfci.harness.families`), and its population's keys and grid dims
+are its kind's (:mod:`perfci.harness.kinds`). :func:`load_suite` checks a file against
+all of them before any work starts.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +20,79 @@ from typing import Any
 
 import numpy as np
 
-from .._core import registry
+from .._core.registry import MAX_RESAMPLES
+from .families import HARNESS_FAMILY, check_family_options
+from .fields import Field, field_map
+from .kinds import (
+    HARNESS_POPULATION,
+    PERSON_REQUIRED,
+    POPULATION_SCHEMA,
+    POPULATION_SUPPORT,
+    check_family_support,
+)
 from .populations import confusion_probabilities
+
+#: The most values one grid dim of a suite takes (a ``{start, stop, step}`` table counted
+#: before it is expanded).
+MAX_GRID_VALUES = 100_000
+
+#: A suite's name (it names the result file ``OUT/NAME.nc``): a letter or digit, then
+#: letters, digits, ``-`` and ``_``; never a path.
+SUITE_NAME_REGEX = r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}"
+
+
+#: The scalar keys of a suite file's top level; besides them it has the tables
+#: :data:`SUITE_TABLES`.
+SUITE_KEYS: Mapping[str, Field] = field_map(
+    Field(
+        "name",
+        "the suite's name; the result is written to OUT/NAME.nc",
+        str,
+        pattern=SUITE_NAME_REGEX,
+        expected="a name of letters, digits, '-' and '_' that starts with a letter or digit "
+        "(at most 100 characters, no path: it names the result file)",
+    ),
+    Field("description", "one line saying what the suite measures", str, False, "", empty=True),
+    Field("seed", "the suite seed; every cell's seed derives from it", int, minimum=0),
+    Field(
+        "confidence_level",
+        "the nominal level of every interval",
+        float,
+        False,
+        0.95,
+        minimum=0,
+        maximum=1,
+        open_minimum=True,
+        open_maximum=True,
+    ),
+)
+
+#: The tables of a suite file's top level, each required.
+SUITE_TABLES: Mapping[str, str] = {
+    "population": "the population simulated from (its `kind` and parameters)",
+    "grid": "the dims of the grid of cells and their values",
+    "scales": "the scales (smoke, full, ...): replications, resamples, grid overrides",
+    "methods": "the methods scored, an array of tables with `name` and `family`",
+}
+
+#: The keys of one scale (``[scales.NAME]``); besides them it may have a ``grid`` table.
+SCALE_KEYS: Mapping[str, Field] = field_map(
+    Field("replications", "simulated data sets per cell (1 in an exact scale)", int, minimum=1),
+    Field(
+        "resamples",
+        "resamples B of each bootstrap interval (at least 1 where the scale simulates one)",
+        int,
+        minimum=0,
+        maximum=MAX_RESAMPLES,
+    ),
+    Field("exact", "compute by enumeration instead of simulating", bool, False, False),
+)
+
+#: The keys of one method (``[[methods]]``) besides its family's options.
+METHOD_KEYS: Mapping[str, Field] = field_map(
+    Field("name", "the method's label in the result (unique in the suite)", str),
+    Field("family", "how the method is computed", str, choices=HARNESS_FAMILY),
+)
 
 
 class SuiteError(ValueError):
@@ -116,12 +194,12 @@ def list_suites(directory: Path | None = None) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.toml"))
 
 
-def _expand(values: Any, key: str, dim: registry.Field) -> list:
+def _expand(values: Any, key: str, dim: Field) -> list:
     """Return a grid dim's values: a list, or a ``{start, stop, step}`` table expanded."""
     if isinstance(values, dict):
         if set(values) != {"start", "stop", "step"}:
             raise SuiteError(f"`{key}` must be a list or a table with start, stop and step.")
-        bound = registry.Field(dim.name, "", dim.type)  # its type, any value
+        bound = Field(dim.name, "", dim.type)  # its type, any value
         for part in ("start", "stop", "step"):
             bound.check(values[part], f"{key}.{part}", SuiteError)
         start, stop, step = values["start"], values["stop"], values["step"]
@@ -129,18 +207,18 @@ def _expand(values: Any, key: str, dim: registry.Field) -> list:
             raise SuiteError(
                 f"`{key}` must have step > 0 and stop >= start; got {start}, {stop}, {step}."
             )
-        if (stop - start) / step + 1 > registry.MAX_GRID_VALUES:
+        if (stop - start) / step + 1 > MAX_GRID_VALUES:
             raise SuiteError(
                 f"`{key}` would take {int((stop - start) / step) + 1} values, more than "
-                f"{registry.MAX_GRID_VALUES}; use a larger step."
+                f"{MAX_GRID_VALUES}; use a larger step."
             )
         grid = np.arange(start, stop + step / 2, step)
         grid = grid.round(10)
         values = [int(v) for v in grid] if np.all(grid == np.round(grid)) else grid.tolist()
     elif not isinstance(values, list) or not values:
         raise SuiteError(f"`{key}` must be a non-empty list of values.")
-    if len(values) > registry.MAX_GRID_VALUES:
-        raise SuiteError(f"`{key}` has more than {registry.MAX_GRID_VALUES} values.")
+    if len(values) > MAX_GRID_VALUES:
+        raise SuiteError(f"`{key}` has more than {MAX_GRID_VALUES} values.")
     for value in values:
         if not dim.accepts(value):
             raise SuiteError(f"`{key}` values must each be {dim.describe()}; got {value!r}.")
@@ -154,7 +232,7 @@ def _expand(values: Any, key: str, dim: registry.Field) -> list:
     return values
 
 
-def _check_grid(table: Any, key: str, dims: Mapping[str, registry.Field]) -> dict[str, list]:
+def _check_grid(table: Any, key: str, dims: Mapping[str, Field]) -> dict[str, list]:
     if not isinstance(table, dict) or not table:
         raise SuiteError(f"`{key}` must be a table of dims, each a list of values.")
     unknown = set(table) - set(dims)
@@ -166,7 +244,7 @@ def _check_grid(table: Any, key: str, dims: Mapping[str, registry.Field]) -> dic
 
 
 def _check_fields(
-    table: dict, fields: Mapping[str, registry.Field], prefix: str, known: Iterable[str] = ()
+    table: dict, fields: Mapping[str, Field], prefix: str, known: Iterable[str] = ()
 ) -> None:
     """Check a table's scalar keys: unknown ones, missing required ones, each value."""
     unknown = set(table) - set(fields) - set(known)
@@ -183,17 +261,17 @@ def _check_fields(
 
 
 def _check_method(i: int, spec: Any) -> Method:
-    """Validate one method of a suite against the registry's families and options."""
+    """Validate one method of a suite against its family's options."""
     key = f"methods[{i}]"
     if not isinstance(spec, dict):
         raise SuiteError(f"`{key}` must be a table (a [[methods]] entry).")
-    for name, field_ in registry.METHOD_KEYS.items():
+    for name, field_ in METHOD_KEYS.items():
         if name not in spec:
             raise SuiteError(f"`{key}.{name}` is missing.")
         if name != "family":  # an unknown family is reported with the families
             field_.check(spec[name], f"{key}.{name}", SuiteError)
-    options = {k: v for k, v in spec.items() if k not in registry.METHOD_KEYS}
-    options = registry.check_family_options(spec["family"], options, key, SuiteError)
+    options = {k: v for k, v in spec.items() if k not in METHOD_KEYS}
+    options = check_family_options(spec["family"], options, key, SuiteError)
     return Method(spec["name"], spec["family"], options)
 
 
@@ -201,9 +279,9 @@ def _check_population(population: Any) -> dict:
     if not isinstance(population, dict):
         raise SuiteError("`population` must be a table with a `kind`.")
     kind = population.get("kind")
-    if kind not in registry.HARNESS_POPULATION:
-        raise SuiteError(registry.HARNESS_POPULATION.message(kind, "population.kind"))
-    schema = registry.POPULATION_SCHEMA[str(kind)]
+    if kind not in HARNESS_POPULATION:
+        raise SuiteError(HARNESS_POPULATION.message(kind, "population.kind"))
+    schema = POPULATION_SCHEMA[str(kind)]
     _check_fields(population, schema.keys, "population.", known=("kind",))
     if kind == "nested_finite":
         mean, sd = population["mean"], population.get("sd")
@@ -221,11 +299,11 @@ def _check_population(population: Any) -> dict:
     return population
 
 
-def _check_scale(name: str, spec: Any, dims: Mapping[str, registry.Field], grid: dict) -> Scale:
+def _check_scale(name: str, spec: Any, dims: Mapping[str, Field], grid: dict) -> Scale:
     key = f"scales.{name}"
     if not isinstance(spec, dict):
         raise SuiteError(f"`{key}` must be a table with replications and resamples.")
-    _check_fields(spec, registry.SCALE_KEYS, f"{key}.", known=("grid",))
+    _check_fields(spec, SCALE_KEYS, f"{key}.", known=("grid",))
     scale_grid = _check_grid(spec["grid"], f"{key}.grid", dims) if "grid" in spec else {}
     if set(scale_grid) - set(grid):
         raise SuiteError(
@@ -270,9 +348,8 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     ValueError
         If the file is missing or invalid, before any work starts. The message names the
         file and the key: an unknown key anywhere, a value of the wrong type or out of
-        range (the rules are those of :data:`perfci._core.registry.SUITE_KEYS`,
-        :data:`~perfci._core.registry.SCALE_KEYS` and
-        :data:`~perfci._core.registry.POPULATION_SCHEMA`), a repeated grid value, an
+        range (the rules are those of :data:`SUITE_KEYS`, :data:`SCALE_KEYS` and
+        :data:`perfci.harness.kinds.POPULATION_SCHEMA`), a repeated grid value, an
         unknown method or an impossible population.
 
     Examples
@@ -302,13 +379,13 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
 
 
 def _check_suite(raw: dict) -> Suite:
-    _check_fields(raw, registry.SUITE_KEYS, "", known=registry.SUITE_TABLES)
-    for table in registry.SUITE_TABLES:
+    _check_fields(raw, SUITE_KEYS, "", known=SUITE_TABLES)
+    for table in SUITE_TABLES:
         if table not in raw:
-            raise SuiteError(f"`{table}` is missing: {registry.SUITE_TABLES[table]}.")
+            raise SuiteError(f"`{table}` is missing: {SUITE_TABLES[table]}.")
     population = _check_population(raw["population"])
     kind = population["kind"]
-    dims = registry.POPULATION_SCHEMA[kind].dims
+    dims = POPULATION_SCHEMA[kind].dims
     grid = _check_grid(raw["grid"], "grid", dims)
     if not isinstance(raw["methods"], list) or not raw["methods"]:
         raise SuiteError("`methods` must be a non-empty array of tables ([[methods]]).")
@@ -344,13 +421,13 @@ def _check_suite(raw: dict) -> Suite:
 
 def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> None:
     """Rules of one population kind: its required dims and what its methods may be."""
-    required = {d for d, f in registry.POPULATION_SCHEMA[kind].dims.items() if f.required}
+    required = {d for d, f in POPULATION_SCHEMA[kind].dims.items() if f.required}
     if kind == "nested_finite":
         if set(grid.get("sampling", [])) - {"srs"}:
             required.add("persons")
     missing = required - set(grid)
     if missing:
-        optional = set(registry.POPULATION_SCHEMA[kind].dims) - required
+        optional = set(POPULATION_SCHEMA[kind].dims) - required
         also = f" (and optionally {', '.join(sorted(optional))})" if optional else ""
         raise SuiteError(
             f"`grid` of a {kind} population must have dims {', '.join(sorted(required))}"
@@ -365,9 +442,7 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
         "runs_nested",
         "annotators_nested",
     ):
-        needed = registry.PERSON_REQUIRED + (
-            ("metric",) if kind not in ("nested", "scored_nested") else ()
-        )
+        needed = PERSON_REQUIRED + (("metric",) if kind not in ("nested", "scored_nested") else ())
         for name in needed:
             if name not in grid and name not in population:
                 raise SuiteError(
@@ -412,8 +487,8 @@ def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> Non
 def _check_support(kind: str, methods, scales) -> None:
     """Reject methods or an exact scale that a population kind cannot compute."""
     for i, m in enumerate(methods):
-        registry.check_family_support(kind, m.family, m.options, f"methods[{i}]", SuiteError)
-    exact_ok = registry.POPULATION_SUPPORT[kind].exact
+        check_family_support(kind, m.family, m.options, f"methods[{i}]", SuiteError)
+    exact_ok = POPULATION_SUPPORT[kind].exact
     for name, scale in scales.items():
         if scale.exact and not exact_ok:
             raise SuiteError(f"`scales.{name}.exact`: a {kind} population has no exact mode.")

@@ -50,12 +50,13 @@ class StaleLockWarning(UserWarning):
     """A run took over the lock file of a run that was killed."""
 
 
-def _cell_path(folder: Path, cell: dict) -> Path:
+def cell_path(folder: Path, cell: dict) -> Path:
+    """Return the file of one cell's scores in `folder`, named after the cell's values."""
     key = "_".join(f"{k}-{cell[k]}" for k in sorted(cell))
     return folder / f"{key}.npy"
 
 
-def _write_atomic(path: Path, array: np.ndarray) -> None:
+def write_atomic(path: Path, array: np.ndarray) -> None:
     """Write one cell's scores (``.npy``) atomically."""
     buffer = io.BytesIO()
     np.save(buffer, array)
@@ -67,7 +68,7 @@ def write_text(path: Path, text: str) -> None:
     _write_bytes_atomic(path, text.encode())
 
 
-def _write_dataset(dataset: xr.Dataset, target: Path) -> None:
+def write_dataset(dataset: xr.Dataset, target: Path) -> None:
     """Write netCDF: serialized in memory, then one atomic write; a failure leaves no result."""
     import dask.config
 
@@ -78,7 +79,7 @@ def _write_dataset(dataset: xr.Dataset, target: Path) -> None:
     _write_bytes_atomic(target, data if data is not None else b"")
 
 
-def _remove_stale_temporaries(folder: Path) -> list[Path]:
+def remove_stale_temporaries(folder: Path) -> list[Path]:
     """Delete temporary files a killed run left in `folder` (call with its lock held)."""
     if not folder.is_dir():
         return []
