@@ -31,14 +31,18 @@ from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.labels import has_columns
 from ._core.validation import (
+    N_RESAMPLES,
     UNSET,
     UndefinedMetricWarning,
+    Unset,
     check_choice,
     check_confidence_level,
     check_label,
     check_positive_int,
     check_real_array,
     check_rng,
+    given,
+    or_default,
 )
 from .auc import RocAucComparison, compare_auc_named
 from .bootstrap import (
@@ -94,15 +98,9 @@ COMPARE_METHODS: tuple[str, ...] = registry.COMPARE_METHOD.names
 # scored on the very same texts (McNemar's setting).
 _PAIRED_PROPORTIONS = PAIRED_PROPORTIONS
 
-# The defaults of the bootstrap's options: a value other than these is an option passed
-# for the bootstrap, an error when another method is chosen.
-_N_RESAMPLES = 2000
-_BOOTSTRAP_DEFAULTS = {
-    "scheme": None,
-    "interval": "percentile",
-    "pseudo_count": 0,
-    "n_resamples": _N_RESAMPLES,
-}
+# The bootstrap's options left unset (UNSET; scheme None) take these; an option passed
+# (even at this value) with another method is an error.
+_BOOTSTRAP_DEFAULTS = {"interval": "percentile", "pseudo_count": 0, "n_resamples": N_RESAMPLES}
 
 
 def labelled_joint_cells(
@@ -111,7 +109,7 @@ def labelled_joint_cells(
     pred_b: Any,
     groups: Any,
     positive: Any,
-    n_resamples: int = _N_RESAMPLES,
+    n_resamples: int = N_RESAMPLES,
 ) -> tuple[np.ndarray, bool, tuple[int, ...]]:
     """:func:`perfci.counting.joint_confusion`, with the bootstrap's size checked."""
     cells, nested, batch_shape = joint_confusion(y_true, pred_a, pred_b, groups, positive)
@@ -136,10 +134,11 @@ def _compare_iv(
     check_label("positive", positive)
     if scheme is not None:
         check_choice("scheme", scheme, SCHEMES)
-    check_choice("interval", interval, BOOTSTRAP_INTERVALS)
+    check_choice("interval", or_default(interval, "percentile"), BOOTSTRAP_INTERVALS)
     level = check_confidence_level(confidence_level, scalar=True)
-    lam = check_pseudo_count(pseudo_count)
-    return level, lam, check_positive_int("n_resamples", n_resamples), check_rng(rng)
+    lam = check_pseudo_count(or_default(pseudo_count, 0))
+    resamples = check_positive_int("n_resamples", or_default(n_resamples, N_RESAMPLES))
+    return level, lam, resamples, check_rng(rng)
 
 
 def recommended_methods(cells: np.ndarray, metric: str, nested: bool) -> np.ndarray:
@@ -192,7 +191,7 @@ def _choose_method(
         )
     if chosen != "bootstrap":
         for name, value in options.items():
-            if value is not None and value != _BOOTSTRAP_DEFAULTS[name]:
+            if value is not None and given(value):
                 raise ValueError(
                     f"`{name}` is an option of the paired bootstrap, but this comparison "
                     f"uses {how}; leave `{name}` unset or pass method='bootstrap'."
@@ -237,9 +236,9 @@ def compare(
     positive: Any = None,
     confidence_level: float = 0.95,
     scheme: str | None = None,
-    interval: str = "percentile",
-    pseudo_count: int = 0,
-    n_resamples: int = _N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    pseudo_count: int | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
     estimand: str | None = None,
 ) -> Comparison | RunsComparison | RocAucComparison:
@@ -287,13 +286,15 @@ def compare(
         Bootstrap scheme. Default: :func:`perfci.policy.recommended_scheme` of the mean
         relevant texts per person: iid without groups (or with one relevant text per
         person), else hierarchical.
-    interval : {"percentile", "bca"}, default "percentile"
-        Bootstrap interval.
-    pseudo_count : int, default 0
+    interval : {"percentile", "bca"}, optional
+        Bootstrap interval; percentile when unset.
+    pseudo_count : int, optional
         Pseudo counts added to each of the eight joint cells (or held by a
-        pseudo-person) of the bootstrap.
-    n_resamples : int, default 2000
-        Bootstrap resamples.
+        pseudo-person) of the bootstrap; 0 when unset.
+    n_resamples : int, optional
+        Bootstrap resamples; 2000 when unset. `scheme`, `interval`, `pseudo_count` and
+        `n_resamples` are options of the bootstrap: passing one with another method is an
+        error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap; in a batch of K data sets, data set k
         uses ``np.random.default_rng(rng).spawn(K)[k]`` (as :func:`perfci.bootstrap_ci`).
@@ -475,9 +476,9 @@ def compare(
         defaults = {
             "method": method == RECOMMENDED,
             "scheme": scheme is None,
-            "interval": interval == "percentile",
-            "pseudo_count": not check_pseudo_count(pseudo_count),
-            "n_resamples": n_resamples == _N_RESAMPLES,
+            "interval": not given(interval),
+            "pseudo_count": not given(pseudo_count),
+            "n_resamples": not given(n_resamples),
         }
         for name, unset in defaults.items():
             if not unset:
@@ -501,7 +502,7 @@ def compare(
             "`pred_b` with a column per run, (n_texts, n_runs)."
         )
     if metric == "roc_auc":
-        if check_pseudo_count(pseudo_count):
+        if given(pseudo_count):
             raise ValueError(
                 "`pseudo_count` does not apply to roc_auc (its bootstrap resamples the score "
                 f"counts as they are); got {pseudo_count!r}."
@@ -514,12 +515,12 @@ def compare(
             positive=positive,
             confidence_level=confidence_level,
             scheme=scheme,
-            interval=UNSET if interval == _BOOTSTRAP_DEFAULTS["interval"] else interval,
-            n_resamples=UNSET if n_resamples == _N_RESAMPLES else n_resamples,
+            interval=interval,
+            n_resamples=n_resamples,
             rng=rng,
             batch=None,
         )
-    level, pseudo_count, n_resamples, root = _compare_iv(
+    level, _, resamples, root = _compare_iv(
         metric,
         method,
         positive,
@@ -531,7 +532,7 @@ def compare(
         rng,
     )
     cells, nested, batch_shape = labelled_joint_cells(
-        y_true, pred_a, pred_b, groups, positive, n_resamples
+        y_true, pred_a, pred_b, groups, positive, resamples
     )
     return _compare_cells(
         cells,
@@ -558,9 +559,9 @@ def compare_counts(
     method: str = RECOMMENDED,
     confidence_level: float = 0.95,
     scheme: str | None = None,
-    interval: str = "percentile",
-    pseudo_count: int = 0,
-    n_resamples: int = _N_RESAMPLES,
+    interval: str | Unset = UNSET,
+    pseudo_count: int | Unset = UNSET,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
 ) -> Comparison:
     r"""Paired comparison from joint counts: what :func:`compare` computes after the labels.
@@ -606,7 +607,7 @@ def compare_counts(
     >>> bool(np.isclose(counted.low, labelled.low)), counted.test
     (True, 'Durkalski clustered McNemar')
     """
-    level, pseudo_count, n_resamples, root = _compare_iv(
+    level, _, resamples, root = _compare_iv(
         metric,
         method,
         None,
@@ -626,7 +627,7 @@ def compare_counts(
     if np.any(cells < 0) or np.any(cells != np.round(cells)):
         raise ValueError("`joint` must hold whole non-negative numbers of texts.")
     batch_shape = cells.shape[: -2 if nested else -1]
-    check_resample_size(n_resamples, math.prod(batch_shape))
+    check_resample_size(resamples, math.prod(batch_shape))
     flat = cells.reshape(-1, *cells.shape[-2:]) if nested else cells.reshape(-1, 8)
     return _compare_cells(
         flat.astype(np.int64),
@@ -656,9 +657,12 @@ def _compare_cells(
     batch_shape: tuple[int, ...],
 ) -> Comparison:
     """Compare on joint counts ``(K, 8)`` or ``(K, persons, 8)``: everything after labels."""
-    scheme, interval = options["scheme"], options["interval"]
-    pseudo_count, n_resamples = options["pseudo_count"], options["n_resamples"]
     chosen = _choose_method(metric, method, nested, options, cells)
+    scheme = options["scheme"]
+    interval, pseudo_count, n_resamples = (
+        or_default(options[name], default) for name, default in _BOOTSTRAP_DEFAULTS.items()
+    )
+    pseudo_count = check_pseudo_count(pseudo_count)
     total = cells if not nested else cells.sum(1)  # (K, 8)
     single = not batch_shape
     sets = total.shape[0]
