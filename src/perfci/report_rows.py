@@ -221,7 +221,7 @@ def difference_rows(
                 method=method,
                 simultaneous=None,
                 level=level,
-                n_resamples=resamples if method == "bootstrap" else policy.N_RESAMPLES,
+                n_resamples=resamples if method == "bootstrap" else UNSET,
                 rng=child,
             )
             for row, note in zip(table.itertuples(), notes, strict=True):

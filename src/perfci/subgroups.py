@@ -42,13 +42,18 @@ from . import policy
 from ._core import registry
 from ._core.labels import as_label_array, listing, plain, same_label, sorted_labels
 from ._core.validation import (
+    N_RESAMPLES,
+    UNSET,
     UndefinedMetricWarning,
+    Unset,
     check_confidence_level,
     check_label,
     check_positive_int,
     check_real_array,
     check_rng,
     dataset_generators,
+    given,
+    or_default,
 )
 from .bootstrap import check_resample_size
 from .counting import factorize_sorted, normalize_labels
@@ -102,7 +107,6 @@ COLUMNS = (
     "method",
 )
 
-_N_RESAMPLES = policy.N_RESAMPLES
 # Share of dropped (undefined) replicate differences above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
 
@@ -123,7 +127,8 @@ def _label(method: str, nested: bool, scheme: str | None) -> str:
     )
 
 
-def _choose(metric: str, method: str, nested: bool, n_resamples: int) -> str:
+def _choose(metric: str, method: str, nested: bool, n_resamples: Any) -> str:
+    """Return the method to compute; refuse `n_resamples` given without the bootstrap."""
     chosen = (
         policy.recommended_group_difference(metric, nested) if method == RECOMMENDED else method
     )
@@ -140,7 +145,7 @@ def _choose(metric: str, method: str, nested: bool, n_resamples: int) -> str:
                 "`method` 'newcombe' treats the texts as independent; with `groups` (texts "
                 "nested in persons) use method='cluster_robust', 'bootstrap' or 'recommended'."
             )
-    if chosen != "bootstrap" and n_resamples != _N_RESAMPLES:
+    if chosen != "bootstrap" and given(n_resamples):
         raise ValueError(
             f"`n_resamples` is an option of the bootstrap, but this comparison uses {how}; "
             "leave `n_resamples` unset or pass method='bootstrap'."
@@ -161,12 +166,13 @@ def _common_iv(
     confidence_level: Any,
     n_resamples: Any,
     rng: Any,
-) -> tuple[float, int, np.random.Generator]:
+) -> tuple[float, int | Unset, np.random.Generator]:
     registry.BINARY_METRIC.check(metric)
     registry.GROUP_METHOD.check(method)
     level = float(check_confidence_level(confidence_level, scalar=True))
-    n_resamples = check_positive_int("n_resamples", n_resamples)
-    check_resample_size(n_resamples)
+    if given(n_resamples):  # left UNSET, it stays so: only the bootstrap may be given it
+        n_resamples = check_positive_int("n_resamples", n_resamples)
+        check_resample_size(n_resamples)
     return level, n_resamples, check_rng(rng)
 
 
@@ -206,7 +212,7 @@ def compare_groups_counts(
     nested: bool = False,
     method: str = RECOMMENDED,
     confidence_level: float = 0.95,
-    n_resamples: int = _N_RESAMPLES,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
 ) -> GroupDifference:
     r"""Compare a metric between two subgroups, from their counts.
@@ -271,6 +277,7 @@ def compare_groups_counts(
             f"{ref.shape[:cut]}."
         )
     chosen = _choose(metric, method, nested, n_resamples)
+    resamples = int(or_default(n_resamples, N_RESAMPLES))
     sets = math.prod(batch_shape)
     flat = cells.reshape(sets, *cells.shape[cut:])
     flat_ref = ref.reshape(sets, *ref.shape[cut:])
@@ -285,11 +292,11 @@ def compare_groups_counts(
             if side.persons is None or reference.persons is None
             else np.concatenate([side.persons, reference.persons]),
         )
-        differences = np.empty((sets, n_resamples))
+        differences = np.empty((sets, resamples))
         for k, generator in enumerate(dataset_generators(root, sets, not single)):
             mine, theirs = generator.spawn(2)
-            differences[k] = _replicates(flat[k], metric, scheme, n_resamples, mine) - _replicates(
-                flat_ref[k], metric, scheme, n_resamples, theirs
+            differences[k] = _replicates(flat[k], metric, scheme, resamples, mine) - _replicates(
+                flat_ref[k], metric, scheme, resamples, theirs
             )
     problems = undefined_reasons(side, reference, nested, metric, chosen)
     bad = np.array([bool(p) for p in problems], dtype=bool)
@@ -307,7 +314,7 @@ def compare_groups_counts(
         df = np.full(sets, np.nan)
     elif chosen == "newcombe":
         df = np.full(sets, np.nan)
-    _warn_about(problems, chosen, se, n_invalid, n_resamples, bad, metric, single)
+    _warn_about(problems, chosen, se, n_invalid, resamples, bad, metric, single)
 
     def shaped(values: Any, kind: type = float) -> Any:
         values = np.asarray(values)
@@ -467,7 +474,7 @@ def compare_groups_table(
     method: str,
     simultaneous: str | None,
     level: float,
-    n_resamples: int,
+    n_resamples: int | Unset,
     rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Return the table of :func:`compare_groups` from per-subgroup counts, and a note per row.
@@ -486,7 +493,7 @@ def compare_groups_table(
     nested : bool
         Whether `cells` are per person.
     method, simultaneous, n_resamples
-        As in :func:`compare_groups`, checked.
+        As in :func:`compare_groups`, checked (`n_resamples` may be left UNSET).
     level : float
         The confidence level, checked.
     rng : numpy.random.Generator
@@ -502,6 +509,7 @@ def compare_groups_table(
         its notes.
     """
     chosen = _choose(metric, method, nested, n_resamples)
+    resamples = int(or_default(n_resamples, N_RESAMPLES))
     cells = np.asarray(cells, dtype=float)
     sides = sides_of(cells, metric, nested)
     r = levels.index(reference)
@@ -513,7 +521,7 @@ def compare_groups_table(
         generators = rng.spawn(len(levels))
         replicates = np.stack(
             [
-                _replicates(cells[i], metric, scheme, n_resamples, generators[i])
+                _replicates(cells[i], metric, scheme, resamples, generators[i])
                 for i in range(len(levels))
             ]
         )
@@ -535,7 +543,7 @@ def compare_groups_table(
         subgroups,
         reference,
         differences,
-        n_resamples,
+        resamples,
     )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
     table = pd.DataFrame(
@@ -632,7 +640,7 @@ def compare_groups(
     method: str = RECOMMENDED,
     simultaneous: str | None = None,
     positive: Any = None,
-    n_resamples: int = _N_RESAMPLES,
+    n_resamples: int | Unset = UNSET,
     rng: Any = None,
 ) -> pd.DataFrame:
     r"""Differences of a metric between subgroups, each with its confidence interval.
@@ -668,8 +676,9 @@ def compare_groups(
     positive : object, optional
         The positive label; default 1 for a binary code (0/1, False/True or their
         strings). For multi-class labels, the class whose one-vs-rest metric is compared.
-    n_resamples : int, default 2000
-        Resamples of each subgroup's bootstrap (``method="bootstrap"`` only).
+    n_resamples : int, optional
+        Resamples of each subgroup's bootstrap (``method="bootstrap"`` only); 2000 when
+        unset. Passed with another method, it is an error (also at 2000).
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap: the subgroups in sorted order, the
         i-th uses ``np.random.default_rng(rng).spawn(L)[i]`` of L subgroups. The other
