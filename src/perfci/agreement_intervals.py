@@ -29,7 +29,7 @@ from ._core.replicates import (
     warn_about,
 )
 from ._core.resampling import AUTO_BATCH_ELEMENTS, Statistic
-from ._core.results import ResultMixin
+from ._core.results import IntervalResult
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -52,7 +52,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, repr=False)
-class AgreementCI(ResultMixin):
+class AgreementCI(IntervalResult):
     """An agreement statistic between annotators with its confidence interval.
 
     Attributes
@@ -123,11 +123,6 @@ class AgreementCI(ResultMixin):
     description: str
     population: str
     bootstrap: BootstrapCI | None = None
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
         return (

@@ -18,7 +18,7 @@ import numpy as np
 from ._core import registry
 from ._core.blocks import any_blockwise, blockwise
 from ._core.normal import two_sided_z
-from ._core.results import ResultMixin
+from ._core.results import IntervalResult
 from ._core.validation import check_confidence_level, check_real_array
 
 __all__ = ["ANALYTIC_METHODS", "ProportionCI", "proportion_ci"]
@@ -180,7 +180,7 @@ def _scalar_or_array(a: np.ndarray) -> Any:
 
 
 @dataclass(frozen=True, repr=False)
-class ProportionCI(ResultMixin):
+class ProportionCI(IntervalResult):
     """An analytic confidence interval for a proportion (arrays when inputs broadcast).
 
     Attributes
@@ -219,11 +219,6 @@ class ProportionCI(ResultMixin):
         Independent texts: ``("texts",)``.
         """
         return ("texts",)
-
-    @property
-    def half_width(self) -> Any:
-        """Half the interval's width, ``(high - low) / 2``."""
-        return (np.asarray(self.high) - np.asarray(self.low))[()] / 2
 
     def __repr__(self) -> str:
         def fmt(v: Any) -> str:

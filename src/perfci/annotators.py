@@ -37,7 +37,7 @@ import numpy as np
 
 from ._core import registry
 from ._core.labels import as_label_array, factorize_sorted, label_table, majority_of_counts
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import UndefinedMetricWarning, check_label, check_rng, dataset_generators
 from .crossed import confusion_cells, crossed_intervals, crossed_iv, person_run_cells
 from .metric import MetricCI, metric_ci_counts
@@ -51,7 +51,7 @@ ANNOTATOR_ESTIMANDS: tuple[str, ...] = registry.ANNOTATOR_ESTIMAND.names
 
 
 @dataclass(frozen=True, repr=False)
-class AnnotatorsCI(ResultMixin):
+class AnnotatorsCI(IntervalResult):
     r"""A classifier's metric against several annotators, with its confidence interval.
 
     Attributes
@@ -120,11 +120,6 @@ class AnnotatorsCI(ResultMixin):
         return sources_of(
             persons=self.persons is not None, annotators=self.estimand == "new_annotator"
         )
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
         return (

@@ -34,7 +34,7 @@ from scipy import special
 from . import policy
 from ._core import registry
 from ._core.replicates import MIN_PERSONS, batch_shaped
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import UNSET, UndefinedMetricWarning, Unset, check_real_array
 
 # The paired comparison of two AUCs, the kernels and score reading have their own modules;
@@ -72,7 +72,7 @@ AUC_METHODS: tuple[str, ...] = registry.AUC_METHOD.names
 
 
 @dataclass(frozen=True, repr=False)
-class RocAucCI(ResultMixin):
+class RocAucCI(IntervalResult):
     r"""The ROC AUC of a score with its confidence interval.
 
     Attributes
@@ -135,11 +135,6 @@ class RocAucCI(ResultMixin):
         ``("texts", "persons")`` for a clustered interval, else ``("texts",)``.
         """
         return sources_of(persons=bool(np.any(self.clustered)))
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
         if np.ndim(self.estimate):

@@ -24,7 +24,7 @@ from ._core.replicates import (
     warn_about,
 )
 from ._core.resampling import Statistic
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import UNSET, Unset, dataset_generators
 from .auc_kernels import CellAUC, check_some_valid, delong_parts, placements, warn_zero_width
 from .bootstrap import BootstrapCI, assemble
@@ -36,7 +36,7 @@ __all__ = ["RocAucComparison", "compare_auc", "compare_auc_named"]
 
 
 @dataclass(frozen=True, repr=False)
-class RocAucComparison(ResultMixin):
+class RocAucComparison(IntervalResult):
     r"""The paired difference of two scores' ROC AUCs on the same texts (A minus B).
 
     Attributes
@@ -75,6 +75,7 @@ class RocAucComparison(ResultMixin):
 
     _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
+    _repr_fields: ClassVar[tuple[str, ...]] = ("estimate_a", "estimate_b", "p_value")
 
     metric: str
     estimate_a: float
@@ -109,6 +110,8 @@ class RocAucComparison(ResultMixin):
         return sources_of(persons="clustered" in self.test)
 
     def __repr__(self) -> str:
+        if np.ndim(self.difference):
+            return super().__repr__()
         return (
             f"RocAucComparison(difference={self.difference:.4g}, low={self.low:.4g}, "
             f"high={self.high:.4g}, estimate_a={self.estimate_a:.4g}, "

@@ -46,7 +46,7 @@ from ._core.replicates import (
 )
 from ._core.replicates import check_bootstrap_options as check_bootstrap_options
 from ._core.resampling import Statistic, check_resample_size, proportion_statistic
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import (
     MAX_COUNT,
     check_choice,
@@ -89,7 +89,7 @@ def _statistic(metric: str, k: int | None) -> Statistic:
 
 
 @dataclass(frozen=True, repr=False)
-class BootstrapCI(ResultMixin):
+class BootstrapCI(IntervalResult):
     r"""A bootstrap confidence interval for a metric, or one per data set of a batch.
 
     Numeric fields are scalars for a single data set and arrays of the batch's shape
@@ -162,6 +162,17 @@ class BootstrapCI(ResultMixin):
         """
         return sources_of(persons=self.scheme != "iid")
 
+    @property
+    def method(self) -> str:
+        """Return the interval with its options, as :class:`perfci.MetricCI` names it.
+
+        ``"bootstrap (scheme=iid, interval=percentile, pseudo_count=0)"``.
+        """
+        return (
+            f"bootstrap (scheme={self.scheme}, interval={self.interval}, "
+            f"pseudo_count={self.pseudo_count})"
+        )
+
     def to_dict(self, *, replicates: bool = False) -> dict[str, Any]:
         """Return the fields as a JSON-ready dict (NaN as None).
 
@@ -174,11 +185,6 @@ class BootstrapCI(ResultMixin):
         if not replicates:
             del out["distribution"]
         return out
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
         if np.ndim(self.low):

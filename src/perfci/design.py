@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
-from ._core.results import ResultMixin
+from ._core.results import IntervalResult
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -467,7 +467,7 @@ def _scalar(a: np.ndarray) -> Any:
 
 
 @dataclass(frozen=True, repr=False)
-class ClusteredProportionCI(ResultMixin):
+class ClusteredProportionCI(IntervalResult):
     r"""A design-adjusted confidence interval for a proportion of nested texts.
 
     Attributes
@@ -538,11 +538,6 @@ class ClusteredProportionCI(ResultMixin):
         Texts nested in persons: ``("texts", "persons")``.
         """
         return ("texts", "persons")
-
-    @property
-    def half_width(self) -> Any:
-        """Half the interval's width."""
-        return (np.asarray(self.high) - np.asarray(self.low))[()] / 2
 
     def __repr__(self) -> str:
         def fmt(v: Any) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 from . import policy
 from ._core import registry
 from ._core.estimands import population_sentence, relevant_description, relevant_texts
-from ._core.results import ResultMixin
+from ._core.results import IntervalResult
 from ._core.validation import (
     UndefinedMetricWarning,
     check_confidence_level,
@@ -48,7 +48,7 @@ AVERAGED_METRICS = tuple(m for m in METRICS if m not in BINARY_METRICS)
 
 
 @dataclass(frozen=True, repr=False)
-class MetricCI(ResultMixin):
+class MetricCI(IntervalResult):
     r"""A metric with its confidence interval, the method used and what it is about.
 
     Attributes
@@ -104,11 +104,6 @@ class MetricCI(ResultMixin):
         Those of the underlying `result`.
         """
         return self.result.sources
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
         return (

@@ -28,7 +28,7 @@ from scipy import stats
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import TO_A, TO_B
 from ._core.resampling import Statistic
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import dataset_generators
 from .analytic import proportion_ci
 from .bootstrap import MIN_PERSONS, ONE_PERSON, BootstrapCI, resample_intervals
@@ -65,7 +65,7 @@ TESTS = {
 
 
 @dataclass(frozen=True, repr=False)
-class Comparison(ResultMixin):
+class Comparison(IntervalResult):
     r"""The paired difference of a metric between two classifiers (A minus B).
 
     Numeric fields are scalars for a single data set and arrays of the batch's shape for
@@ -78,7 +78,7 @@ class Comparison(ResultMixin):
     estimate_a, estimate_b : float
         The metric of classifier A and of classifier B (on the pooled counts).
     difference : float
-        ``estimate_a - estimate_b``.
+        ``estimate_a - estimate_b``; also `estimate`, the quantity `low` and `high` bound.
     low, high : float
         The interval of the difference by the chosen method (`method`): the paired
         bootstrap's, the cluster-robust one (`robust_low`, `robust_high`) or Newcombe's
@@ -137,6 +137,7 @@ class Comparison(ResultMixin):
     """
 
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
+    _repr_fields: ClassVar[tuple[str, ...]] = ("estimate_a", "estimate_b", "disagreement")
 
     metric: str
     estimate_a: Any
@@ -172,7 +173,14 @@ class Comparison(ResultMixin):
         """
         return sources_of(persons=self.persons is not None)
 
+    @property
+    def estimate(self) -> Any:
+        """The difference A - B (the name other results use for the point estimate)."""
+        return self.difference
+
     def __repr__(self) -> str:
+        if np.ndim(self.difference):
+            return super().__repr__()
         return (
             f"Comparison(metric={self.metric!r}, difference={self.difference:.4g}, "
             f"low={self.low:.4g}, high={self.high:.4g}, estimate_a={self.estimate_a:.4g}, "

@@ -38,7 +38,7 @@ import numpy as np
 
 from ._core import registry
 from ._core.labels import majority_of_counts
-from ._core.results import ResultMixin
+from ._core.results import IntervalResult
 from ._core.validation import (
     UndefinedMetricWarning,
     check_label,
@@ -79,7 +79,7 @@ RUN_METHODS: tuple[str, ...] = registry.RUN_METHOD.names
 
 
 @dataclass(frozen=True, repr=False)
-class RunsCI(ResultMixin):
+class RunsCI(IntervalResult):
     r"""A metric of a classifier's repeated runs with its confidence interval.
 
     Attributes
@@ -146,11 +146,6 @@ class RunsCI(ResultMixin):
     run_estimates: np.ndarray
     run_sd: Any
     flip_share: Any
-
-    @property
-    def half_width(self) -> Any:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
 
     def __repr__(self) -> str:
         if np.ndim(self.estimate):

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import UndefinedMetricWarning, check_label, check_real_array
 from .crossed import (
     crossed_iv,
@@ -36,7 +36,7 @@ __all__ = ["RunsComparison", "compare_runs", "compare_runs_counts"]
 
 
 @dataclass(frozen=True, repr=False)
-class RunsComparison(ResultMixin):
+class RunsComparison(IntervalResult):
     r"""The paired difference of a metric between two classifiers with repeated runs (A - B).
 
     Attributes
@@ -105,6 +105,8 @@ class RunsComparison(ResultMixin):
         return sources_of(persons=self.persons is not None, runs=runs)
 
     def __repr__(self) -> str:
+        if np.ndim(self.difference):
+            return super().__repr__()
         return (
             f"RunsComparison(metric={self.metric!r}, difference={self.difference:.4g}, "
             f"low={self.low:.4g}, high={self.high:.4g}, estimand={self.estimand!r}, "

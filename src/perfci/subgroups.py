@@ -322,7 +322,7 @@ def compare_groups_counts(
 
     return GroupDifference(
         metric=metric,
-        estimate=shaped(side.estimate),
+        estimate_subgroup=shaped(side.estimate),
         estimate_reference=shaped(reference.estimate),
         difference=shaped(side.estimate - reference.estimate),
         low=shaped(low),

@@ -29,7 +29,7 @@ from scipy import stats
 from ._core.estimands import relevant_description, relevant_texts
 from ._core.intervals import percentile_levels, type7_quantiles
 from ._core.resampling import Statistic, augment, draw_replicates
-from ._core.results import ResultMixin, sources_of
+from ._core.results import IntervalResult, sources_of
 from ._core.validation import check_confidence_level, check_real_array
 from .analytic import proportion_ci
 from .bootstrap import MIN_PERSONS, RATER_SYMMETRIC, canonical_cells
@@ -315,7 +315,7 @@ def undefined_reasons(
 
 
 @dataclass(frozen=True, repr=False)
-class GroupDifference(ResultMixin):
+class GroupDifference(IntervalResult):
     r"""The difference of a metric between a subgroup and a reference subgroup.
 
     Numeric fields are scalars for a single data set and arrays of the batch's shape for
@@ -325,10 +325,11 @@ class GroupDifference(ResultMixin):
     ----------
     metric : str
         The metric.
-    estimate, estimate_reference : float
+    estimate_subgroup, estimate_reference : float
         The metric of the subgroup and of the reference (on their pooled counts).
     difference : float
-        ``estimate - estimate_reference``.
+        ``estimate_subgroup - estimate_reference``; also `estimate`, the quantity `low`
+        and `high` bound (as in every interval result).
     low, high : float
         The interval of the difference (NaN where it is undefined).
     confidence_level : float
@@ -353,7 +354,7 @@ class GroupDifference(ResultMixin):
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
 
     metric: str
-    estimate: Any
+    estimate_subgroup: Any
     estimate_reference: Any
     difference: Any
     low: Any
@@ -376,6 +377,11 @@ class GroupDifference(ResultMixin):
         """
         return sources_of(persons=self.persons is not None)
 
+    @property
+    def estimate(self) -> Any:
+        """Return the difference, the quantity the interval bounds."""
+        return self.difference
+
     def __repr__(self) -> str:
         if np.ndim(self.low):
             return (
@@ -384,6 +390,7 @@ class GroupDifference(ResultMixin):
             )
         return (
             f"GroupDifference(metric={self.metric!r}, difference={self.difference:.4g}, "
-            f"low={self.low:.4g}, high={self.high:.4g}, estimate={self.estimate:.4g}, "
+            f"low={self.low:.4g}, high={self.high:.4g}, "
+            f"estimate_subgroup={self.estimate_subgroup:.4g}, "
             f"estimate_reference={self.estimate_reference:.4g}, method={self.method!r})"
         )

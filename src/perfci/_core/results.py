@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import xarray as xr
 
-__all__ = ["SOURCES", "ResultMixin", "flat_fields", "sources_of", "to_jsonable"]
+__all__ = ["SOURCES", "IntervalResult", "ResultMixin", "flat_fields", "sources_of", "to_jsonable"]
 
 #: The sources of variation an interval's uncertainty can include, in this order.
 SOURCES: tuple[str, ...] = ("texts", "persons", "runs", "annotators")
@@ -257,3 +257,67 @@ class ResultMixin:
             else:
                 attrs[key] = to_jsonable(value, key)
         return xr.Dataset(variables, attrs=attrs)
+
+
+def _shown(value: Any) -> str:
+    """Show a number (or a small array) as a repr does: 4 significant digits."""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return f"{float(arr):.4g}" if arr.dtype.kind in "fiub" else repr(value)
+    return np.array2string(arr, precision=4, threshold=6, separator=", ")
+
+
+class IntervalResult(ResultMixin):
+    """The base of every interval result: a quantity, its interval, and what it is about.
+
+    A subclass is a frozen dataclass whose fields or properties include `estimate` (always
+    the quantity that `low` and `high` bound: for a difference, the difference), `low`,
+    `high`, `confidence_level`, `method` (the interval with its options) and `sources`
+    (what its uncertainty includes, :func:`sources_of`). It gets :attr:`half_width` and a
+    repr that is short for a batch of data sets (their shape, not their arrays); a
+    subclass lists in ``_repr_fields`` the further fields a single result's repr shows.
+
+    Examples
+    --------
+    >>> import perfci as pc
+    >>> truth = [[1, 1, 0, 0, 1, 0], [1, 0, 0, 1, 1, 0]]
+    >>> pc.compare(truth, truth, [[1, 0, 0, 0, 1, 0]] * 2, "accuracy", method="newcombe")
+    Comparison(metric='accuracy', data sets of shape (2,), confidence_level=0.95,
+               method='Newcombe paired score interval')
+    """
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ()
+
+    if TYPE_CHECKING:  # what every subclass has, as a field or a property
+
+        @property
+        def estimate(self) -> Any: ...
+        @property
+        def low(self) -> Any: ...
+        @property
+        def high(self) -> Any: ...
+        @property
+        def confidence_level(self) -> Any: ...
+        @property
+        def method(self) -> str: ...
+
+    @property
+    def half_width(self) -> Any:
+        """Half the interval's width, ``(high - low) / 2`` (an array for a batch)."""
+        return (np.asarray(self.high, dtype=float) - np.asarray(self.low, dtype=float))[()] / 2
+
+    def __repr__(self) -> str:
+        metric = vars(self).get("metric")  # most results say which metric they are of
+        parts = [] if metric is None else [f"metric={metric!r}"]
+        shape = np.shape(self.estimate)
+        if shape:
+            parts.append(f"data sets of shape {shape}")
+        else:
+            parts += [
+                f"{name}={_shown(getattr(self, name))}" for name in ("estimate", "low", "high")
+            ]
+            parts += [f"{name}={_shown(getattr(self, name))}" for name in self._repr_fields]
+        level = np.asarray(self.confidence_level)
+        shown = f"{float(level.flat[0]):g}" if np.all(level == level.flat[0]) else _shown(level)
+        parts += [f"confidence_level={shown}", f"method={self.method!r}"]
+        return f"{type(self).__name__}({', '.join(parts)})"

@@ -23,6 +23,7 @@ import numpy as np
 from .. import __version__, policy
 from .._core import registry
 from .._core.files import write_bytes_atomic
+from .._core.results import to_jsonable
 from .._core.validation import check_positive_int, check_rng
 from .methods import Choices, methods_paragraph
 from .page import html_page
@@ -44,6 +45,7 @@ from .tables import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import xarray as xr
     from matplotlib.figure import Figure
 
     from ..auc_comparison import RocAucComparison
@@ -188,6 +190,41 @@ class ValidationReport:
         if self.comparisons is not None and len(self.comparisons):
             tables.append(comparison_table(self.comparisons, level, digits, marks, self.names))
         return tables, marks
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return everything the report holds as a JSON-ready dict (NaN as None).
+
+        The tables become lists of row dicts (``table``, ``comparisons``,
+        ``person_rates``; None where there is none), the other fields as they are, so
+        ``json.dumps(report.to_dict(), allow_nan=False)`` always succeeds.
+
+        Examples
+        --------
+        >>> import json
+        >>> import perfci as pc
+        >>> texts = pc.load_example()
+        >>> rep = pc.validation_report(texts["human"], texts["model"], metrics=["recall"])
+        >>> out = rep.to_dict()
+        >>> out["table"][0]["metric"], out["summary"]["texts"], len(json.dumps(out)) > 0
+        ('recall', 1069, True)
+        """
+        out: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a DataFrame
+                value = value.to_dict(orient="records")
+            out[field.name] = to_jsonable(value, field.name)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the metrics' table (:func:`perfci.report`'s), as the other results do."""
+        return self.table.copy()
+
+    def to_xarray(self) -> xr.Dataset:
+        """Return the metrics' table as an :class:`xarray.Dataset` over its rows (``row``)."""
+        import xarray as xr
+
+        return xr.Dataset.from_dataframe(self.table.rename_axis("row"))
 
     def to_latex(self) -> str:
         r"""Return the report's tables as LaTeX booktabs tables.
