@@ -270,13 +270,13 @@ compile_cache._compile = lambda build: compiles.append(1) or real(build)
 _LOADER = (
     _PREAMBLE
     + """from perfci.bayes import fitting
-run, before = fitting._run_mcmc, {}
+run, before = fitting.run_mcmc, {}
 def timed(*args, **kwargs):
     # the type, not a name: reading a name would run the deferred code
     before["arviz"] = type(sys.modules.get("arviz")).__name__
     before["matplotlib"] = "matplotlib" in sys.modules
     return run(*args, **kwargs)
-fitting._run_mcmc = timed
+fitting.run_mcmc = timed
 fit = pc.bayes.fit([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30], sampler="nutpie",
                    draws=200, tune=200, chains=2, rng=3)
 print(json.dumps({
@@ -335,7 +335,7 @@ def _in_new_process(code: str, folder, *args: str) -> dict:
 
 @pytest.mark.slow
 def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_path, monkeypatch):
-    compiles = _fresh_cache(tmp_path, monkeypatch, "_compiled_marginal")
+    compiles = _fresh_cache(tmp_path, monkeypatch, "compiled_marginal")
     y, n = [28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30]
     options = {"sampler": "nutpie", "draws": 200, "tune": 200, "chains": 2, "rng": 3}
     with warnings.catch_warnings():
@@ -361,7 +361,7 @@ def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_p
 @pytest.mark.slow
 def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeypatch):
     monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
-    build = samplers._compiled_marginal.__wrapped__
+    build = samplers.compiled_marginal.__wrapped__
     compiled = build("pareto")
     payload = compile_cache._freeze(compiled, compiled.initial_point_func)
     # the check compares what the loaded callbacks compute with the written record
@@ -387,7 +387,7 @@ print(json.dumps({
 
 @pytest.mark.slow
 def test_the_hierarchical_confusion_model_is_compiled_once_for_any_persons(tmp_path, monkeypatch):
-    compiles = _fresh_cache(tmp_path, monkeypatch, "_compiled_confusion")
+    compiles = _fresh_cache(tmp_path, monkeypatch, "compiled_confusion")
     four = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
     six = [*four, [9, 0, 3, 40], [2, 2, 0, 9]]
     options = {"draws": 200, "tune": 200, "chains": 2, "rng": 3}

@@ -23,7 +23,7 @@ def no_mcmc(monkeypatch):
     def run(sampler, *args, **kwargs):
         raise _SampledWith(sampler)
 
-    monkeypatch.setattr(fitting, "_run_mcmc", run)
+    monkeypatch.setattr(fitting, "run_mcmc", run)
 
 
 def test_resolve_sampler():
@@ -60,7 +60,7 @@ class _Compiled:
 
 
 def test_mcmc_samplers_are_still_run_when_asked_for(no_mcmc, monkeypatch):
-    monkeypatch.setattr(fitting, "_compiled_marginal", lambda prior: _Compiled())
+    monkeypatch.setattr(fitting, "compiled_marginal", lambda prior: _Compiled())
     for sampler in ("nutpie", "pymc"):
         with pytest.raises(_SampledWith, match=sampler):
             pc.bayes.fit(Y, N, sampler=sampler)
@@ -69,7 +69,7 @@ def test_mcmc_samplers_are_still_run_when_asked_for(no_mcmc, monkeypatch):
 def test_the_hierarchical_confusion_model_uses_nutpie_by_default(no_mcmc, monkeypatch):
     # building or compiling the PyMC model is not what is tested; which sampler runs it is
     monkeypatch.setattr("perfci.models.confusion.hierarchical_confusion", lambda cells: None)
-    monkeypatch.setattr(fitting, "_compiled_confusion", lambda: _Compiled())
+    monkeypatch.setattr(fitting, "compiled_confusion", lambda: _Compiled())
     cells = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30]]
     with pytest.raises(_SampledWith, match="nutpie"):
         pc.bayes.fit_confusion(cells)

@@ -94,7 +94,7 @@ def nutpie_fit(y, n, chains, seed):
 def time_nutpie(y, n):
     """First call from an empty cache, then refits on data sets 1..REFITS (4 and 2 chains)."""
     # as in a fresh process: compile on the first call
-    pc.bayes.samplers._compiled_marginal.cache_clear()
+    pc.bayes.samplers.compiled_marginal.cache_clear()
     first, _ = timed(lambda: nutpie_fit(y[0], n[0], CHAINS, SEED))
     refit = {}
     fits = []

@@ -59,42 +59,30 @@ The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions 
 """
 
 from .compile_cache import CompileCacheWarning
-
-# perfci.harness imports these two private names from here until it calls grid_intervals
-from .confusion import (
-    CONFUSION_PRIORS,
-    DEFAULT_PRIOR,
-    ConfusionPosterior,
-    MetricCredibleInterval,
-    PairedCredibleInterval,
-    PriorOnlyWarning,
-    compare,
-    compare_counts,
-    confusion_posterior,
-    nested_metric_intervals,
-    shared_nested_metric_intervals,
-)
 from .fitting import (
     SAMPLERS,
     fit,
     fit_confusion,
     fit_labels,
-    grid_intervals,
-    shared_grid_intervals,
 )
+from .grid import grid_intervals, shared_grid_intervals
+from .intervals import ESTIMANDS, CredibleInterval
+from .intervals import INTERVAL_KINDS as INTERVAL_KINDS
+from .nested import MetricCredibleInterval, nested_metric_intervals, shared_nested_metric_intervals
+from .paired import PairedCredibleInterval, compare, compare_counts
 from .plots import plot_forest, plot_posterior
-from .results import (
-    ESTIMANDS,
-    BayesFit,
-    ConfusionFit,
-    CredibleInterval,
-    PriorSensitivity,
+from .posterior import (
+    CONFUSION_PRIORS,
+    DEFAULT_PRIOR,
+    ConfusionPosterior,
+    PriorOnlyWarning,
+    confusion_posterior,
 )
-from .results import INTERVAL_KINDS as INTERVAL_KINDS
+from .results import BayesFit, ConfusionFit
 from .samplers import MAX_RHAT as MAX_RHAT
 from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
-from .sensitivity import prior_sensitivity
+from .sensitivity import PriorSensitivity, prior_sensitivity
 
 __all__ = [
     "CONFUSION_PRIORS",

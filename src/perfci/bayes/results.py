@@ -1,4 +1,11 @@
-"""Results of the Bayesian models: credible intervals, fits and closed-form posteriors."""
+"""Results of the Bayesian fits: the hierarchical beta-binomial's and the confusion model's.
+
+:class:`BayesFit` and :class:`ConfusionFit` hold a fit's posterior draws, diagnostics and
+flags, and give its credible intervals. The interval results themselves live where they
+are computed and are re-exported here: :class:`CredibleInterval` (and the estimand and
+kind vocabulary) in :mod:`~perfci.bayes.intervals`, :class:`PriorSensitivity` in
+:mod:`~perfci.bayes.sensitivity`.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +23,16 @@ from .._core.validation import (
     check_choice,
     check_confidence_level,
 )
+from .intervals import (
+    ESTIMANDS,
+    INTERVAL_KINDS,
+    RENAMED_ESTIMANDS,
+    CredibleInterval,
+    check_estimand,
+    interval_of_draws,
+)
 from .samplers import BayesianDiagnosticsWarning
+from .sensitivity import PriorSensitivity, prior_sensitivity
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,86 +41,17 @@ if TYPE_CHECKING:
 __all__ = [
     "ESTIMANDS",
     "INTERVAL_KINDS",
+    "RENAMED_ESTIMANDS",
     "BayesFit",
     "ConfusionFit",
     "CredibleInterval",
     "PriorSensitivity",
+    "check_estimand",
 ]
 
-ESTIMANDS = ("population", "mu", "sampled_persons", "person")
-#: Former names of estimands, accepted with a FutureWarning.
-RENAMED_ESTIMANDS = {"text_weighted": "sampled_persons"}
-INTERVAL_KINDS = ("eti", "hdi")
 CONFUSION_METRICS = ("recall", "precision", "f1")
 #: Binary metrics, in report order (a fit's posterior holds some or all of them).
 BINARY_METRICS = registry.BINARY_METRIC.names
-
-
-def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) -> str:
-    """Return the estimand `value` names, one of `choices`; a former name warns.
-
-    ``"text_weighted"`` is the former name of ``"sampled_persons"``: it is accepted with a
-    :class:`FutureWarning` and will be removed.
-    """
-    if isinstance(value, str) and value in RENAMED_ESTIMANDS:
-        new = RENAMED_ESTIMANDS[value]
-        warnings.warn(
-            f"estimand {value!r} is now called {new!r} (it is about the sampled persons "
-            f"only); the old name will be removed. For the population the frequentist "
-            f"intervals are about, use 'population'.",
-            FutureWarning,
-            stacklevel=3,
-        )
-        value = new
-    return check_choice(name, value, choices)
-
-
-@dataclass(frozen=True)
-class CredibleInterval(ResultMixin):
-    """A credible interval.
-
-    Attributes
-    ----------
-    estimand : str
-        ``"population"``, ``"mu"``, ``"sampled_persons"``, ``"person"`` or a metric name.
-    kind : str
-        ``"eti"`` (equal-tailed) or ``"hdi"`` (highest density).
-    level : float
-        The credible level.
-    estimate : float or numpy.ndarray
-        The posterior median.
-    low, high : float or numpy.ndarray
-        The interval ends (one per person for ``"person"``, one per data set for
-        :func:`perfci.bayes.grid_intervals` of a batch).
-
-    Notes
-    -----
-    :meth:`to_dict`, :meth:`to_frame` and :meth:`to_xarray` hold every field, as for
-    every perfci result (one row per person or data set for arrays).
-    """
-
-    estimand: str
-    kind: str
-    level: float
-    estimate: Any
-    low: Any
-    high: Any
-
-
-def _plain(a: ArrayLike) -> Any:
-    """Return a float for a single value, else the array."""
-    arr = np.asarray(a)
-    return float(arr) if arr.ndim == 0 else arr
-
-
-def _interval_from_draws(
-    estimand: str, draws: NDArray[np.float64], kind: str, level: float
-) -> CredibleInterval:
-    """Credible interval from draws on the last axis (one interval per leading index)."""
-    low, mid, high = interval_from_draws(np.atleast_2d(draws), kind, level)
-    if draws.ndim == 1:
-        low, mid, high = low[0], mid[0], high[0]
-    return CredibleInterval(estimand, kind, level, _plain(mid), _plain(low), _plain(high))
 
 
 @dataclass(frozen=True, repr=False)
@@ -207,7 +154,7 @@ class BayesFit(ResultMixin):
             mass = grid["mu_mass"].to_numpy()
             low, mid, high = grid_interval(edges[None, :], mass[None, :], kind, lvl)
             return CredibleInterval("mu", kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
-        return _interval_from_draws(estimand, self.draws(estimand), kind, lvl)
+        return interval_of_draws(estimand, self.draws(estimand), kind, lvl)
 
     def to_dict(self, *, level: float = 0.95) -> dict[str, Any]:
         """Return a JSON-ready summary of the fit (NaN as None); the posterior is left out.
@@ -384,8 +331,6 @@ class BayesFit(ResultMixin):
         >>> check.alternative_prior, bool(check.differs)
         ('bda3', True)
         """
-        from .sensitivity import prior_sensitivity
-
         return prior_sensitivity(
             self.successes,
             self.trials,
@@ -408,78 +353,6 @@ class BayesFit(ResultMixin):
             f"{self.trials.size}, population median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
             f"{ci.high:.4g}]{flag})"
         )
-
-
-@dataclass(frozen=True)
-class PriorSensitivity(ResultMixin):
-    """A credible interval under two priors, and whether they differ materially.
-
-    Attributes
-    ----------
-    prior, alternative_prior : str
-        The prior of the interval to report, and the one it is checked against.
-    interval, alternative : CredibleInterval
-        The credible interval under each (exact grid).
-    shift : float or numpy.ndarray
-        The largest move of the low end, the median or the high end from `interval` to
-        `alternative`, as a fraction of the width of `interval`.
-    differs : bool or numpy.ndarray
-        ``shift > tolerance``: the prior matters for this interval.
-    reason : str or numpy.ndarray of str
-        Which end moved most, by how much, in words.
-    tolerance : float
-        The fraction of the width beyond which a move is material.
-
-    Notes
-    -----
-    :meth:`rows` gives one report-ready row per prior. :meth:`to_dict`, :meth:`to_frame`
-    and :meth:`to_xarray` hold every field (the intervals as ``interval.low``, ...; one
-    row per data set for a batch).
-    """
-
-    prior: str
-    alternative_prior: str
-    interval: CredibleInterval
-    alternative: CredibleInterval
-    shift: Any
-    differs: Any
-    reason: Any
-    tolerance: float
-
-    def rows(self) -> list[dict[str, Any]]:
-        """One row per prior, the given one first, as a report row needs it.
-
-        Returns
-        -------
-        list of dict
-            Keys ``estimand``, ``prior``, ``estimate``, ``low``, ``high``, ``kind``,
-            ``level``, ``differs`` and ``reason`` (the same on both rows).
-
-        Examples
-        --------
-        >>> import perfci as pc
-        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
-        >>> check = pc.bayes.prior_sensitivity(y, n, estimand="mu")  # five persons
-        >>> [(row["prior"], row["differs"]) for row in check.rows()]
-        [('pareto', True), ('bda3', True)]
-        """
-        return [
-            {
-                "estimand": ci.estimand,
-                "prior": prior,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "kind": ci.kind,
-                "level": ci.level,
-                "differs": self.differs,
-                "reason": self.reason,
-            }
-            for prior, ci in (
-                (self.prior, self.interval),
-                (self.alternative_prior, self.alternative),
-            )
-        ]
 
 
 @dataclass(frozen=True, repr=False)
@@ -549,7 +422,7 @@ class ConfusionFit(ResultMixin):
         check_choice("kind", kind, INTERVAL_KINDS)
         lvl = float(check_confidence_level(level, "level", scalar=True))
         draws = self.posterior["posterior"][metric].to_numpy().reshape(-1)
-        return _interval_from_draws(metric, draws, kind, lvl)
+        return interval_of_draws(metric, draws, kind, lvl)
 
     def to_dict(self, *, level: float = 0.95) -> dict[str, Any]:
         """Return a JSON-ready summary of the fit (NaN as None); the posterior is left out.

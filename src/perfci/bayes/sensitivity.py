@@ -1,19 +1,26 @@
-r"""Prior sensitivity: a credible interval under the concentration's two priors."""
+r"""Prior sensitivity: a credible interval under the concentration's two priors.
+
+:func:`prior_sensitivity` computes the exact grid interval (:func:`~perfci.bayes.grid_intervals`)
+under a prior and under the alternative one, with the same random numbers, and says
+whether they differ materially; :class:`PriorSensitivity` is its result.
+"""
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.grid import s_prior
+from .._core.results import ResultMixin
 from .._core.validation import check_real_scalar, check_rng
-from .fitting import GRID_DRAWS, GRID_ESTIMANDS, GRID_SHAPE, grid_intervals
-from .results import PriorSensitivity, check_estimand
+from .grid import GRID_DRAWS, GRID_ESTIMANDS, GRID_SHAPE, grid_intervals
+from .intervals import CredibleInterval, check_estimand
 
-__all__ = ["ALTERNATIVE_PRIOR", "MATERIAL_SHIFT", "prior_sensitivity"]
+__all__ = ["ALTERNATIVE_PRIOR", "MATERIAL_SHIFT", "PriorSensitivity", "prior_sensitivity"]
 
 #: The prior each prior is checked against by default.
 ALTERNATIVE_PRIOR = {"pareto": "bda3", "bda3": "pareto"}
@@ -21,6 +28,78 @@ ALTERNATIVE_PRIOR = {"pareto": "bda3", "bda3": "pareto"}
 MATERIAL_SHIFT = 0.1
 
 _WHICH = ("low end", "median", "high end")
+
+
+@dataclass(frozen=True)
+class PriorSensitivity(ResultMixin):
+    """A credible interval under two priors, and whether they differ materially.
+
+    Attributes
+    ----------
+    prior, alternative_prior : str
+        The prior of the interval to report, and the one it is checked against.
+    interval, alternative : CredibleInterval
+        The credible interval under each (exact grid).
+    shift : float or numpy.ndarray
+        The largest move of the low end, the median or the high end from `interval` to
+        `alternative`, as a fraction of the width of `interval`.
+    differs : bool or numpy.ndarray
+        ``shift > tolerance``: the prior matters for this interval.
+    reason : str or numpy.ndarray of str
+        Which end moved most, by how much, in words.
+    tolerance : float
+        The fraction of the width beyond which a move is material.
+
+    Notes
+    -----
+    :meth:`rows` gives one report-ready row per prior. :meth:`to_dict`, :meth:`to_frame`
+    and :meth:`to_xarray` hold every field (the intervals as ``interval.low``, ...; one
+    row per data set for a batch).
+    """
+
+    prior: str
+    alternative_prior: str
+    interval: CredibleInterval
+    alternative: CredibleInterval
+    shift: Any
+    differs: Any
+    reason: Any
+    tolerance: float
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per prior, the given one first, as a report row needs it.
+
+        Returns
+        -------
+        list of dict
+            Keys ``estimand``, ``prior``, ``estimate``, ``low``, ``high``, ``kind``,
+            ``level``, ``differs`` and ``reason`` (the same on both rows).
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+        >>> check = pc.bayes.prior_sensitivity(y, n, estimand="mu")  # five persons
+        >>> [(row["prior"], row["differs"]) for row in check.rows()]
+        [('pareto', True), ('bda3', True)]
+        """
+        return [
+            {
+                "estimand": ci.estimand,
+                "prior": prior,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "kind": ci.kind,
+                "level": ci.level,
+                "differs": self.differs,
+                "reason": self.reason,
+            }
+            for prior, ci in (
+                (self.prior, self.interval),
+                (self.alternative_prior, self.alternative),
+            )
+        ]
 
 
 def prior_sensitivity(
