@@ -277,8 +277,8 @@ def timed(*args, **kwargs):
     before["matplotlib"] = "matplotlib" in sys.modules
     return run(*args, **kwargs)
 fitting.run_mcmc = timed
-fit = pc.bayes.fit([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30], sampler="nutpie",
-                   draws=200, tune=200, chains=2, rng=3)
+fit = pc.bayes.fit_proportion_counts([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30],
+                                     sampler="nutpie", draws=200, tune=200, chains=2, rng=3)
 print(json.dumps({
     "compiles": len(compiles),
     "mu": fit.posterior["posterior"]["mu"].values.tolist(),
@@ -341,10 +341,10 @@ def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_p
     with warnings.catch_warnings():
         # 400 draws: the fit may be flagged; what matters here is that the draws agree
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        first = pc.bayes.fit(y, n, **options)
+        first = pc.bayes.fit_proportion_counts(y, n, **options)
         assert len(compiles) == 1 and len(_entries(tmp_path)) == 1
         # in this process: loaded, not compiled, and the same draws
-        again = pc.bayes.fit(y, n, **options)
+        again = pc.bayes.fit_proportion_counts(y, n, **options)
     assert len(compiles) == 1
     mu = first.posterior["posterior"]["mu"].values
     np.testing.assert_array_equal(again.posterior["posterior"]["mu"].values, mu)
@@ -375,7 +375,8 @@ def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeyp
 
 _CONFUSION_LOADER = (
     _PREAMBLE
-    + """fit = pc.bayes.fit_confusion(json.loads(sys.argv[1]), draws=200, tune=200, chains=2, rng=3)
+    + """fit = pc.bayes.fit_confusion_counts(json.loads(sys.argv[1]), draws=200, tune=200, chains=2,
+                                    rng=3)
 print(json.dumps({
     "compiles": len(compiles),
     "f1": fit.posterior["posterior"]["f1"].values.tolist(),
@@ -393,8 +394,8 @@ def test_the_hierarchical_confusion_model_is_compiled_once_for_any_persons(tmp_p
     options = {"draws": 200, "tune": 200, "chains": 2, "rng": 3}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        first = pc.bayes.fit_confusion(four, **options)
-        other = pc.bayes.fit_confusion(six, **options)  # other persons: the same entry
+        first = pc.bayes.fit_confusion_counts(four, **options)
+        other = pc.bayes.fit_confusion_counts(six, **options)  # other persons: the same entry
     assert len(compiles) == 1 and len(_entries(tmp_path)) == 1
     f1 = first.posterior["posterior"]["f1"].values
     assert not np.array_equal(other.posterior["posterior"]["f1"].values, f1)

@@ -1,20 +1,24 @@
-"""Fitting the hierarchical models: fit, fit_labels and fit_confusion.
+"""Fitting the hierarchical models: fit_proportion(_counts) and fit_confusion_counts.
 
-:func:`fit` fits the hierarchical beta-binomial to per-person counts of a proportion
-(:func:`fit_labels` from labels) with the exact grid (:mod:`~perfci.bayes.grid`) or
-MCMC (:mod:`~perfci.bayes.samplers`); :func:`fit_confusion` fits a hierarchical model to
-per-person confusion matrices, by MCMC or by the hierarchical margins of
-:mod:`~perfci.bayes.nested`. :func:`grid_intervals` and :func:`shared_grid_intervals` are
-re-exported from :mod:`~perfci.bayes.grid`, where they live.
+:func:`fit_proportion_counts` fits the hierarchical beta-binomial to per-person counts of
+a proportion (:func:`fit_proportion` from labels) with the exact grid
+(:mod:`~perfci.bayes.grid`) or MCMC (:mod:`~perfci.bayes.samplers`);
+:func:`fit_confusion_counts` fits a hierarchical model to per-person confusion matrices,
+by MCMC or by the hierarchical margins of :mod:`~perfci.bayes.nested`. The former names
+``fit``, ``fit_labels`` and ``fit_confusion`` still work, with a FutureWarning.
+:func:`grid_intervals` and :func:`shared_grid_intervals` are re-exported from
+:mod:`~perfci.bayes.grid`, where they live.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._core.deprecation import renamed
 from .._core.grid import (
     check_counts,
     check_grid_shape,
@@ -59,7 +63,10 @@ __all__ = [
     "SAMPLERS",
     "fit",
     "fit_confusion",
+    "fit_confusion_counts",
     "fit_labels",
+    "fit_proportion",
+    "fit_proportion_counts",
     "grid_intervals",
     "resolve_sampler",
     "shared_grid_intervals",
@@ -113,7 +120,7 @@ def _posterior_tree(
     return xr.DataTree.from_dict(groups)
 
 
-def fit(
+def fit_proportion_counts(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
@@ -191,11 +198,11 @@ def fit(
     --------
     >>> import perfci as pc
     >>> y, n = [28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30]
-    >>> result = pc.bayes.fit(y, n, sampler="grid", rng=1)
-    >>> ci = result.interval("mu", kind="eti", level=0.9)
+    >>> result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
+    >>> ci = result.interval("mu", kind="eti", confidence_level=0.9)
     >>> print(f"mu {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
     mu 0.850 [0.676, 0.933]
-    >>> ci = result.interval("population", kind="eti", level=0.9)
+    >>> ci = result.interval("population", kind="eti", confidence_level=0.9)
     >>> print(f"population {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")  # drawn: 2 decimals
     population 0.91 [0.81, 0.96]
     """
@@ -284,12 +291,12 @@ def fit(
     return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons, tail)
 
 
-def fit_labels(
+def fit_proportion(
     y_true: ArrayLike,
     y_pred: ArrayLike,
-    groups: ArrayLike,
     metric: str,
     *,
+    groups: ArrayLike,
     positive: Any = None,
     **options: Any,
 ) -> BayesFit:
@@ -299,15 +306,17 @@ def fit_labels(
     ----------
     y_true, y_pred : array_like
         Reference and classifier labels, one per text.
-    groups : array_like
-        Person ids, one per text.
     metric : str
         A proportion metric: accuracy, recall, precision, specificity or npv; the model
         is fitted to each person's relevant texts for it.
+    groups : array_like
+        Person ids, one per text (keyword-only, after the metric, as in every labels
+        function).
     positive : object, optional
         The positive label (as in :func:`perfci.confusion`).
     **options
-        Passed to :func:`fit` (sampler, by default ``"auto"``, the exact grid; prior,
+        Passed to :func:`fit_proportion_counts` (sampler, by default ``"auto"``, the
+        exact grid; prior,
         draws, tune, chains, rng, population_persons). ``population_sizes`` may be a
         mapping (a dict or a pandas Series) from person id to the person's size in the
         population; every fitted person needs one.
@@ -321,9 +330,9 @@ def fit_labels(
     --------
     >>> import perfci as pc
     >>> texts = pc.load_example()
-    >>> result = pc.bayes.fit_labels(texts["human"], texts["model"], texts["person"],
-    ...                              "recall", sampler="grid", rng=1)
-    >>> ci = result.interval("population", level=0.95)
+    >>> result = pc.bayes.fit_proportion(texts["human"], texts["model"], "recall",
+    ...                                  groups=texts["person"], sampler="grid", rng=1)
+    >>> ci = result.interval("population", confidence_level=0.95)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")  # drawn: 2 decimals
     0.88 [0.81, 0.92]
     """
@@ -344,10 +353,10 @@ def fit_labels(
                 f"{missing[:5]!r}{' ...' if len(missing) > 5 else ''}."
             )
         options = {**options, "population_sizes": [sizes[g] for g in ids]}
-    return fit(y, n, persons=ids, **options)
+    return fit_proportion_counts(y, n, persons=ids, **options)
 
 
-def fit_confusion(
+def fit_confusion_counts(
     counts: ArrayLike,
     *,
     sampler: str = "auto",
@@ -399,12 +408,12 @@ def fit_confusion(
     --------
     >>> import perfci as pc
     >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
-    >>> result = pc.bayes.fit_confusion(per_person, rng=1)
-    >>> ci = result.interval("f1", level=0.9)
+    >>> result = pc.bayes.fit_confusion_counts(per_person, rng=1)
+    >>> ci = result.interval("f1", confidence_level=0.9)
     >>> bool(0 < ci.low < ci.estimate < ci.high < 1)
     True
-    >>> grid = pc.bayes.fit_confusion(per_person, sampler="grid", rng=1)
-    >>> ci = grid.interval("kappa", level=0.9)
+    >>> grid = pc.bayes.fit_confusion_counts(per_person, sampler="grid", rng=1)
+    >>> ci = grid.interval("kappa", confidence_level=0.9)
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")  # drawn; the low end to 0.1
     0.75 [0.5, 0.9]
     """
@@ -442,9 +451,7 @@ def fit_confusion(
 def _grid_confusion_fit(
     cells: NDArray[np.int64], estimand: str, prior: str, draws: int, chains: int, rng: Any
 ) -> ConfusionFit:
-    """fit_confusion's grid sampler: the hierarchical margins model's draws as a fit."""
-    import warnings
-
+    """fit_confusion_counts's grid sampler: the hierarchical margins model's draws as a fit."""
     import xarray as xr
 
     count = draws * chains
@@ -494,3 +501,30 @@ def _grid_confusion_fit(
     return ConfusionFit(
         xr.DataTree.from_dict({"posterior": posterior}), diag, bool(reasons), reasons
     )
+
+
+# ----------------------------------------------------------------- former names
+
+#: Former name of :func:`fit_proportion_counts`.
+fit = renamed("fit", fit_proportion_counts)
+#: Former name of :func:`fit_confusion_counts`.
+fit_confusion = renamed("fit_confusion", fit_confusion_counts)
+
+
+def fit_labels(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    groups: ArrayLike,
+    metric: str,
+    *,
+    positive: Any = None,
+    **options: Any,
+) -> BayesFit:
+    """Former name of :func:`fit_proportion`, with `groups` before `metric`; calling it warns."""
+    warnings.warn(
+        "`fit_labels` is renamed `fit_proportion` (which takes `groups` by keyword, after "
+        "`metric`); the old name will be removed.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return fit_proportion(y_true, y_pred, metric, groups=groups, positive=positive, **options)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.grid import (
     check_counts,
     check_grid_shape,
@@ -50,18 +51,20 @@ _DRAWN = ("population", "sampled_persons")
 
 #: Default draws of the grid sampler: ``fit``'s ``draws * chains`` (1000 x 4).
 GRID_DRAWS = 4000
-#: Default grid of the fine pass, for both ``fit(sampler="grid")`` and ``grid_intervals``.
+#: Default grid of the fine pass, of ``fit_proportion_counts(sampler="grid")`` and of
+#: ``grid_intervals``.
 GRID_SHAPE = (400, 100)
 #: Grid cells (data sets x cells of the fine pass) computed at once by ``grid_intervals``.
 _GRID_BLOCK = 1 << 23
 
 
+@hide_level
 def grid_intervals(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
     estimand: Literal["population", "mu", "sampled_persons"] = "population",
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
     population_sizes: ArrayLike | None = None,
@@ -70,6 +73,7 @@ def grid_intervals(
     draws: int = GRID_DRAWS,
     rng: Any = None,
     batch: int | None = None,
+    level: Any = UNSET,
 ) -> CredibleInterval:
     r"""Exact grid credible intervals for one data set or a batch of them.
 
@@ -89,8 +93,8 @@ def grid_intervals(
         ``"text_weighted"``, still accepted with a FutureWarning). ``"mu"`` comes from
         the exact gridded marginal (no random numbers); the others from `draws`
         independent posterior draws.
-    level : float, default 0.95
-        Credible level.
+    confidence_level : float, default 0.95
+        Credible level (``level``, its former name, is deprecated).
     kind : {"eti", "hdi"}, default "eti"
         Interval kind.
     prior : {"pareto", "bda3"}, default "pareto"
@@ -138,10 +142,11 @@ def grid_intervals(
     ``"population"`` and ``"sampled_persons"`` from the same generator share their
     person rates.
 
-    This is the grid sampler of :func:`fit`: with the defaults,
-    ``fit(y, n, sampler="grid", draws=D, chains=C, rng=seed).interval(estimand, kind,
-    level)`` equals ``grid_intervals(y, n, estimand=estimand, kind=kind, level=level,
-    draws=D * C, rng=seed)`` exactly (same grid shape: ``grid_shape = shape``).
+    This is the grid sampler of :func:`~perfci.bayes.fit_proportion_counts`: with the
+    defaults, ``fit_proportion_counts(y, n, sampler="grid", draws=D, chains=C,
+    rng=seed).interval(estimand, kind, confidence_level)`` equals ``grid_intervals(y, n,
+    estimand=estimand, kind=kind, confidence_level=confidence_level, draws=D * C,
+    rng=seed)`` exactly (same grid shape: ``grid_shape = shape``).
 
     Examples
     --------
@@ -165,12 +170,13 @@ def grid_intervals(
     >>> bool(np.all(these.high - these.low < ci.high - ci.low))
     True
     """
+    confidence_level = resolve_level(confidence_level, level)
     name = check_estimand("estimand", estimand, GRID_ESTIMANDS)
     [result] = _grid_intervals(
         successes,
         trials,
         (name,),
-        level,
+        confidence_level,
         kind,
         prior,
         shape,
@@ -183,12 +189,13 @@ def grid_intervals(
     return result
 
 
+@hide_level
 def shared_grid_intervals(
     successes: ArrayLike,
     trials: ArrayLike,
     estimands: Sequence[str],
     *,
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
     population_sizes: ArrayLike | None = None,
@@ -197,6 +204,7 @@ def shared_grid_intervals(
     draws: int = GRID_DRAWS,
     rng: Any = None,
     batch: int | None = None,
+    level: Any = UNSET,
 ) -> dict[str, CredibleInterval]:
     r"""Grid credible intervals of several estimands from one posterior per data set.
 
@@ -212,7 +220,7 @@ def shared_grid_intervals(
         As for :func:`grid_intervals`.
     estimands : sequence of {"population", "mu", "sampled_persons"}
         Distinct estimands.
-    level, kind, prior, population_sizes, population_persons, shape, draws, rng, batch
+    confidence_level, kind, prior, population_sizes, population_persons, shape, draws, rng, batch
         As for :func:`grid_intervals`.
 
     Returns
@@ -232,6 +240,7 @@ def shared_grid_intervals(
     >>> bool(np.all(both["population"].low == own.low))
     True
     """
+    confidence_level = resolve_level(confidence_level, level)
     if isinstance(estimands, str) or not isinstance(estimands, Sequence):
         raise ValueError(
             f"`estimands` must be a sequence of names from {sorted(GRID_ESTIMANDS)}; "
@@ -244,7 +253,7 @@ def shared_grid_intervals(
         successes,
         trials,
         names,
-        level,
+        confidence_level,
         kind,
         prior,
         shape,
@@ -261,7 +270,7 @@ def _grid_intervals(
     successes: ArrayLike,
     trials: ArrayLike,
     estimands: tuple[str, ...],
-    level: Any,
+    confidence_level: Any,
     kind: Any,
     prior: str,
     shape: Any,
@@ -273,7 +282,7 @@ def _grid_intervals(
 ) -> list[CredibleInterval]:
     """Validate once, then compute every estimand's interval from each block's posterior."""
     check_choice("kind", kind, INTERVAL_KINDS)
-    lvl = float(check_confidence_level(level, "level", scalar=True))
+    lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
     s_prior(prior)
     cells = check_grid_shape("shape", shape)
     count = check_positive_int("draws", draws)

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core import registry
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.grid import check_grid_shape, check_population, check_texts, s_prior
 from .._core.margins import (
     BINARY,
@@ -159,7 +160,7 @@ def nested_options(
     cells: NDArray[np.int64],
     tree: MarginTree,
     cell_dims: int,
-    level: Any,
+    confidence_level: Any,
     kind: Any,
     prior: Any,
     draws: Any,
@@ -176,7 +177,7 @@ def nested_options(
     persons' axis; `name` is the argument it came from.
     """
     check_choice("kind", kind, INTERVAL_KINDS)
-    lvl = float(check_confidence_level(level, "level", scalar=True))
+    lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
     s_prior(prior)
     count = check_positive_int("draws", draws)
     shape = check_grid_shape("grid_shape", grid_shape)
@@ -218,7 +219,7 @@ def _nested_intervals(
     cells: Any,
     metrics: Sequence[str],
     estimands: Sequence[str],
-    level: Any,
+    confidence_level: Any,
     kind: Any,
     prior: Any,
     draws: Any,
@@ -239,7 +240,7 @@ def _nested_intervals(
         arr,
         multiclass_tree(classes) if averaged else BINARY,
         2 if averaged else 1,
-        level,
+        confidence_level,
         kind,
         prior,
         draws,
@@ -346,13 +347,14 @@ def warn_degenerate(
         )
 
 
+@hide_level
 def nested_metric_intervals(
     cells: ArrayLike,
     metric: str,
     *,
     estimand: str = "population",
     prior: str = "pareto",
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: str = "eti",
     draws: int = DRAWS,
     grid_shape: tuple[int, int] = MARGIN_GRID_SHAPE,
@@ -360,6 +362,7 @@ def nested_metric_intervals(
     batch: int | None = None,
     population_sizes: ArrayLike | None = None,
     population_persons: float | ArrayLike | None = None,
+    level: Any = UNSET,
 ) -> MetricCredibleInterval:
     r"""Credible intervals of a metric of texts nested in persons: hierarchical margins.
 
@@ -380,8 +383,8 @@ def nested_metric_intervals(
     prior : {"pareto", "bda3"}, default "pareto"
         Prior of every margin's concentration (see :mod:`perfci.models.beta_binomial`);
         every margin's mean is uniform.
-    level : float, default 0.95
-        Credible level.
+    confidence_level : float, default 0.95
+        Credible level (``level``, its former name, is deprecated).
     kind : {"eti", "hdi"}, default "eti"
         Interval kind, from the draws.
     draws : int, default 4000
@@ -398,7 +401,7 @@ def nested_metric_intervals(
     population_sizes : array_like, optional
         Each person's texts in the population (labelled or not), shape ``(*batch,
         persons)``, or numbers proportional to them: the weights of the population
-        estimand (default: their labelled texts), as in :func:`perfci.bayes.fit`.
+        estimand (default: their labelled texts), as in :func:`perfci.bayes.fit_proportion_counts`.
     population_persons : float or array_like, optional
         Persons in the population (one number, or one per data set; ``inf`` or None:
         infinitely many). With every person sampled the population estimand is the
@@ -466,13 +469,14 @@ def nested_metric_intervals(
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] flagged {ci.flagged}")  # drawn
     0.81 [0.5, 0.95] flagged False
     """
+    confidence_level = resolve_level(confidence_level, level)
     registry.CONFUSION_ESTIMAND.check(estimand, "estimand")
     registry.METRIC.check(metric, "metric")
     result = _nested_intervals(
         cells,
         [metric],
         [estimand],
-        level,
+        confidence_level,
         kind,
         prior,
         draws,
@@ -485,13 +489,14 @@ def nested_metric_intervals(
     return result[metric, estimand]
 
 
+@hide_level
 def shared_nested_metric_intervals(
     cells: ArrayLike,
     metrics: Sequence[str],
     estimands: Sequence[str] = ("population",),
     *,
     prior: str = "pareto",
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: str = "eti",
     draws: int = DRAWS,
     grid_shape: tuple[int, int] = MARGIN_GRID_SHAPE,
@@ -499,6 +504,7 @@ def shared_nested_metric_intervals(
     batch: int | None = None,
     population_sizes: ArrayLike | None = None,
     population_persons: float | ArrayLike | None = None,
+    level: Any = UNSET,
 ) -> dict[tuple[str, str], MetricCredibleInterval]:
     r""":func:`nested_metric_intervals` of several metrics and estimands from one posterior.
 
@@ -515,7 +521,8 @@ def shared_nested_metric_intervals(
         Distinct metrics.
     estimands : sequence of {"population", "sampled_persons"}, default ("population",)
         Distinct estimands.
-    prior, level, kind, draws, grid_shape, rng, batch, population_sizes, population_persons
+    prior, confidence_level, kind, draws, grid_shape, rng, batch, population_sizes,
+    population_persons
         As for :func:`nested_metric_intervals`.
 
     Returns
@@ -534,6 +541,7 @@ def shared_nested_metric_intervals(
     >>> both["kappa", "population"].low == own.low
     True
     """
+    confidence_level = resolve_level(confidence_level, level)
     for name, values, choices in (
         ("metrics", metrics, registry.METRIC),
         ("estimands", estimands, registry.CONFUSION_ESTIMAND),
@@ -551,7 +559,7 @@ def shared_nested_metric_intervals(
         cells,
         list(metrics),
         list(estimands),
-        level,
+        confidence_level,
         kind,
         prior,
         draws,

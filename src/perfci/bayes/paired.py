@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core import registry
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.joint import TO_A, TO_B
 from .._core.margins import PAIRED, beta_margin_draws
 from .._core.results import ResultMixin
@@ -107,6 +108,7 @@ def _independent_draws(
     return values
 
 
+@hide_level
 def compare_counts(
     joint: ArrayLike,
     metric: str,
@@ -114,7 +116,7 @@ def compare_counts(
     nested: bool = False,
     estimand: str = "population",
     prior: str | float | None = None,
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: str = "eti",
     draws: int = DRAWS,
     grid_shape: tuple[int, int] = MARGIN_GRID_SHAPE,
@@ -122,6 +124,7 @@ def compare_counts(
     batch: int | None = None,
     population_sizes: ArrayLike | None = None,
     population_persons: float | ArrayLike | None = None,
+    level: Any = UNSET,
 ) -> PairedCredibleInterval:
     r"""Posterior of the paired difference metric(A) - metric(B) from joint counts.
 
@@ -144,8 +147,9 @@ def compare_counts(
         :data:`DEFAULT_PRIOR`; ``"perks"`` is Dirichlet(1/8), ``"jeffreys_margins"``
         Beta(1/2, 1/2) on each of the seven margins). Nested texts: the prior of every
         margin's concentration, ``"pareto"`` (default) or ``"bda3"``.
-    level, kind, draws, grid_shape, rng, batch
-        As in :func:`nested_metric_intervals` (`grid_shape` for nested texts only).
+    confidence_level, kind, draws, grid_shape, rng, batch
+        As in :func:`nested_metric_intervals` (`grid_shape` for nested texts only;
+        ``level``, the former name of `confidence_level`, is deprecated).
     population_sizes, population_persons : optional
         Nested texts only, as in :func:`nested_metric_intervals`.
 
@@ -181,6 +185,7 @@ def compare_counts(
     ...       f"{diff.prob_a_better:.3f}")  # from draws: 2 decimals shown
     0.11 [0.02, 0.20] P(A better) 0.99
     """
+    confidence_level = resolve_level(confidence_level, level)
     registry.COMPARE_METRIC.check(metric, "metric")
     registry.BINARY_METRIC.check(metric, "metric")
     if not isinstance(nested, bool):
@@ -204,7 +209,7 @@ def compare_counts(
             arr.astype(np.int64),
             PAIRED,
             1,
-            level,
+            confidence_level,
             kind,
             chosen,
             draws,
@@ -229,7 +234,7 @@ def compare_counts(
             if value is not None:
                 raise ValueError(f"`{name}` applies to nested texts (nested=True) only.")
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level", scalar=True))
+        lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
         count = check_positive_int("draws", draws)
         generator = check_rng(rng)
         checked = check_prior(DEFAULT_PRIOR if prior is None else prior)
@@ -283,7 +288,7 @@ def compare(
     positive : object, optional
         The positive label.
     **options
-        Passed to :func:`compare_counts` (estimand, prior, level, kind, draws,
+        Passed to :func:`compare_counts` (estimand, prior, confidence_level, kind, draws,
         grid_shape, rng, batch).
 
     Returns
@@ -302,6 +307,9 @@ def compare(
     """
     from ..counting import joint_confusion
 
+    if "level" in options:  # resolved here, so that its warning points at the caller
+        given = options.pop("confidence_level", DEFAULT_LEVEL)
+        options["confidence_level"] = resolve_level(given, options.pop("level"))
     registry.COMPARE_METRIC.check(metric, "metric")
     registry.BINARY_METRIC.check(metric, "metric")
     cells, nested, batch_shape = joint_confusion(y_true, pred_a, pred_b, groups, positive)

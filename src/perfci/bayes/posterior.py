@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core import registry
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.grid import interval_from_draws
 from .._core.margins import BINARY, MarginTree, beta_margin_draws, multiclass_tree
 from .._core.results import ResultMixin
@@ -372,15 +373,17 @@ class ConfusionPosterior(ResultMixin):
                 out[part] = evaluate(tree.probabilities(rates))
         return out.reshape(*lead, count)
 
+    @hide_level
     def interval(
         self,
         metric: str = "f1",
         kind: str = "eti",
-        level: float = 0.95,
+        confidence_level: float = DEFAULT_LEVEL,
         *,
         draws: int = DRAWS,
         rng: Any = None,
         batch: int | None = None,
+        level: Any = UNSET,
     ) -> CredibleInterval:
         r"""Credible interval of a metric, closed form where it has one.
 
@@ -391,8 +394,8 @@ class ConfusionPosterior(ResultMixin):
             ``macro_*`` and ``micro_*`` averages for k x k matrices.
         kind : {"eti", "hdi"}, default "eti"
             Equal-tailed or highest-density interval.
-        level : float, default 0.95
-            Credible level.
+        confidence_level : float, default 0.95
+            Credible level (``level``, its former name, is deprecated).
         draws : int, default 4000
             Posterior draws per data set for a metric without a closed form (unused
             otherwise).
@@ -422,29 +425,30 @@ class ConfusionPosterior(ResultMixin):
         \mathrm{Beta}(\alpha_{tp}, \alpha_{fp} + \alpha_{fn})` (PNA with
         :math:`\alpha_{tn}`): increasing in W, so its quantiles are transformed Beta
         quantiles, and its HDI is found on the exact density (the narrowest of 2001
-        intervals holding `level`). Under ``"metric_jeffreys"`` each of these metrics
-        has the Jeffreys prior Beta(1/2, 1/2) on its own binomial margin, so its
+        intervals holding `confidence_level`). Under ``"metric_jeffreys"`` each of these
+        metrics has the Jeffreys prior Beta(1/2, 1/2) on its own binomial margin, so its
         posterior is Beta(x + 1/2, y + 1/2) of that margin's x and y texts (W of F1:
         x = tp, y = fp + fn; accuracy: x = tp + tn); the others are Dirichlet(1/2)'s.
         Under ``"jeffreys_margins"`` the recall and the specificity keep their closed
         forms (they are margins). Every other metric's interval comes from `draws`
         independent draws (quantiles by NumPy's linear rule; the HDI is the narrowest
-        interval holding `level` of them).
+        interval holding `confidence_level` of them).
 
         Examples
         --------
         >>> import perfci as pc
         >>> post = pc.bayes.confusion_posterior([40, 6, 9, 345])
-        >>> ci = post.interval("f1", level=0.95)
+        >>> ci = post.interval("f1", confidence_level=0.95)
         >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
         0.841 [0.750, 0.908]
-        >>> ci = post.interval("kappa", level=0.95, rng=1)  # from draws: fewer digits shown
+        >>> ci = post.interval("kappa", confidence_level=0.95, rng=1)  # drawn: fewer digits
         >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
         0.81 [0.7, 0.89]
         """
+        confidence_level = resolve_level(confidence_level, level)
         check_choice("metric", metric, self.metrics)
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level", scalar=True))
+        lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
         count = check_positive_int("draws", draws)
         generator = check_rng(rng)
         self._warn_prior_only(metric)
@@ -518,7 +522,7 @@ def confusion_posterior(
     --------
     >>> import perfci as pc
     >>> post = pc.bayes.confusion_posterior([[40, 6, 9, 345], [4, 0, 1, 45]])
-    >>> ci = post.interval("f1", level=0.95)
+    >>> ci = post.interval("f1", confidence_level=0.95)
     >>> ci.low.round(3)
     array([0.75 , 0.542])
     >>> post.alpha[1]

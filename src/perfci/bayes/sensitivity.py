@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.grid import s_prior
 from .._core.results import ResultMixin
 from .._core.validation import check_real_scalar, check_rng
@@ -102,12 +103,13 @@ class PriorSensitivity(ResultMixin):
         ]
 
 
+@hide_level
 def prior_sensitivity(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
     estimand: str = "population",
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
     alternative: str | None = None,
@@ -118,6 +120,7 @@ def prior_sensitivity(
     draws: int = GRID_DRAWS,
     rng: Any = None,
     batch: int | None = None,
+    level: Any = UNSET,
 ) -> PriorSensitivity:
     r"""Credible intervals under a prior and an alternative, and whether they differ.
 
@@ -129,8 +132,8 @@ def prior_sensitivity(
         Per-person counts, as for :func:`grid_intervals`.
     estimand : {"population", "mu", "sampled_persons"}, default "population"
         The interval's estimand (see :mod:`perfci.bayes`).
-    level : float, default 0.95
-        Credible level.
+    confidence_level : float, default 0.95
+        Credible level (``level``, its former name, is deprecated).
     kind : {"eti", "hdi"}, default "eti"
         Interval kind.
     prior : {"pareto", "bda3"}, default "pareto"
@@ -207,6 +210,7 @@ def prior_sensitivity(
     >>> bool(many.differs), round(many.shift, 3)
     (False, 0.03)
     """
+    confidence_level = resolve_level(confidence_level, level)
     estimand = check_estimand("estimand", estimand, GRID_ESTIMANDS)
     s_prior(prior)
     if alternative is None:
@@ -224,7 +228,7 @@ def prior_sensitivity(
     generator = check_rng(rng)
     options: dict[str, Any] = {
         "estimand": estimand,
-        "level": level,
+        "confidence_level": confidence_level,
         "kind": kind,
         "population_sizes": population_sizes,
         "population_persons": population_persons,

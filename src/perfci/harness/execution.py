@@ -152,13 +152,23 @@ def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dic
             draws = drawn_draws[0]
         group = groups.setdefault(draws, {})
         if estimand in group:
-            put(i, grid_intervals(y, n, estimand=estimand, draws=draws, level=level, rng=rng))
+            put(
+                i,
+                grid_intervals(
+                    y, n, estimand=estimand, draws=draws, confidence_level=level, rng=rng
+                ),
+            )
         else:
             group[estimand] = (i, rng)
     for draws, group in groups.items():
         drawn = [rng for e, (_, rng) in group.items() if e != "mu"]
         shared = shared_grid_intervals(
-            y, n, list(group), draws=draws, level=level, rng=drawn[0] if drawn else None
+            y,
+            n,
+            list(group),
+            draws=draws,
+            confidence_level=level,
+            rng=drawn[0] if drawn else None,
         )
         for estimand, (i, _) in group.items():
             put(i, shared[estimand])
@@ -214,7 +224,7 @@ def _nutpie_intervals(y, n, estimand, replications, level, rng):
     Every fit is one MCMC run (compiled once per worker process, refit with the data);
     flagged fits (failed diagnostics) are kept in the coverage and counted.
     """
-    from ..bayes import BayesianDiagnosticsWarning, fit
+    from ..bayes import BayesianDiagnosticsWarning, fit_proportion_counts
 
     k = min(replications, y.shape[0])
     low, high = np.full(k, np.nan), np.full(k, np.nan)
@@ -223,7 +233,7 @@ def _nutpie_intervals(y, n, estimand, replications, level, rng):
     for r in range(k):  # one MCMC run per data set: no way around a loop here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
-            result = fit(
+            result = fit_proportion_counts(
                 y[r], n[r], sampler="nutpie", draws=1000, tune=1000, chains=2, rng=int(seeds[r])
             )
         ci = result.interval(estimand, "eti", level)
@@ -311,7 +321,7 @@ def _margins_ends(
                 [metric],
                 estimands,
                 prior=prior,
-                level=level,
+                confidence_level=level,
                 draws=draws,
                 rng=rngs[rows[0]],
             )
@@ -594,7 +604,7 @@ def _bayes_comparison_score(joint, metric: str, options: dict, level: float, rng
             nested=True,
             estimand=options["estimand"],
             prior=options["prior"],
-            level=level,
+            confidence_level=level,
             draws=options["draws"],
             rng=rng,
         )
