@@ -143,8 +143,8 @@ def compare_counts(
         texts, whose estimand is the population of texts).
     prior : str or float, optional
         Independent texts: the prior of the eight joint cells, a name of
-        :data:`CONFUSION_PRIORS` or a Dirichlet concentration (default
-        :data:`DEFAULT_PRIOR`; ``"perks"`` is Dirichlet(1/8), ``"jeffreys_margins"``
+        :data:`~perfci.bayes.CONFUSION_PRIORS` or a Dirichlet concentration (default
+        :data:`~perfci.bayes.DEFAULT_PRIOR`; ``"perks"`` is Dirichlet(1/8), ``"jeffreys_margins"``
         Beta(1/2, 1/2) on each of the seven margins). Nested texts: the prior of every
         margin's concentration, ``"pareto"`` (default) or ``"bda3"``.
     confidence_level, kind, draws, grid_shape, rng, batch
