@@ -5,7 +5,7 @@ import os
 import pytest
 
 # Doctests that fit MCMC models or run suites (seconds each); `make test-fast` skips them.
-SLOW_DOCTESTS = ("bayes.md", "validation.md", "perfci.bayes.fitting.fit_confusion")
+SLOW_DOCTESTS = ("bayes.md", "validation.md", "perfci.bayes.fitting.fit_confusion_counts")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -62,7 +62,8 @@ def beta_binomial(
     This centered model has a funnel toward large kappa: when persons are alike or many
     are at 0% or 100%, NUTS reports divergent transitions (about 2% of draws in this
     package's tests, even at ``target_accept=0.95``). :func:`beta_binomial_marginal` has
-    none and gives the same posterior of mu and s; :func:`perfci.bayes.fit` uses it.
+    none and gives the same posterior of mu and s; :func:`perfci.bayes.fit_proportion_counts`
+    uses it.
 
     Examples
     --------

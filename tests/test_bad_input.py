@@ -214,15 +214,21 @@ CASES = [
         "`n` must be positive integers",
     ),
     # Bayesian
-    ("bayes: one person", pc.bayes.fit, ([3], [5]), {}, "at least 2 persons"),
+    ("bayes: one person", pc.bayes.fit_proportion_counts, ([3], [5]), {}, "at least 2 persons"),
     (
         "bayes: unknown sampler",
-        pc.bayes.fit,
+        pc.bayes.fit_proportion_counts,
         ([3, 2], [5, 5]),
         {"sampler": "gibbs"},
         r"`sampler` must be one of \['auto', 'grid', 'nutpie', 'pymc'\]",
     ),
-    ("bayes: x > n", pc.bayes.fit, ([6, 2], [5, 5]), {}, "must not exceed `trials`"),
+    (
+        "bayes: x > n",
+        pc.bayes.fit_proportion_counts,
+        ([6, 2], [5, 5]),
+        {},
+        "must not exceed `trials`",
+    ),
 ]
 
 

@@ -29,10 +29,10 @@ def quantile_mcse(draws, q, ess):
 @pytest.mark.parametrize(("mean_texts", "sd_texts"), [(3, 1), (30, 5)])
 def test_grid_and_nutpie_agree_within_monte_carlo_error(persons, mean_texts, sd_texts):
     y, n = nested(np.random.default_rng(persons * 100 + mean_texts), persons, mean_texts, sd_texts)
-    grid = pc.bayes.fit(y, n, sampler="grid", rng=1)
+    grid = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        mcmc = pc.bayes.fit(y, n, sampler="nutpie", draws=2000, tune=1000, rng=1)
+        mcmc = pc.bayes.fit_proportion_counts(y, n, sampler="nutpie", draws=2000, tune=1000, rng=1)
     if mcmc.flagged:
         pytest.skip(f"MCMC flagged ({mcmc.flag_reasons}); not a reference")
     draws = mcmc.draws("mu")
@@ -74,8 +74,8 @@ def test_closed_form_f1_posterior_agrees_with_dirichlet_draws():
 
 def test_same_seed_same_posterior_grid():
     y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
-    a = pc.bayes.fit(y, n, sampler="grid", draws=300, rng=11)
-    b = pc.bayes.fit(y, n, sampler="grid", draws=300, rng=11)
+    a = pc.bayes.fit_proportion_counts(y, n, sampler="grid", draws=300, rng=11)
+    b = pc.bayes.fit_proportion_counts(y, n, sampler="grid", draws=300, rng=11)
     np.testing.assert_array_equal(a.draws("mu"), b.draws("mu"))
     np.testing.assert_array_equal(a.draws("person"), b.draws("person"))
 
@@ -85,15 +85,15 @@ def test_same_seed_same_posterior_nutpie():
     y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        a = pc.bayes.fit(y, n, sampler="nutpie", draws=300, tune=300, rng=11)
-        b = pc.bayes.fit(y, n, sampler="nutpie", draws=300, tune=300, rng=11)
+        a = pc.bayes.fit_proportion_counts(y, n, sampler="nutpie", draws=300, tune=300, rng=11)
+        b = pc.bayes.fit_proportion_counts(y, n, sampler="nutpie", draws=300, tune=300, rng=11)
     np.testing.assert_array_equal(a.draws("mu"), b.draws("mu"))
     np.testing.assert_array_equal(a.draws("person"), b.draws("person"))
 
 
 def test_estimands_and_result_structure():
     y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
-    result = pc.bayes.fit(
+    result = pc.bayes.fit_proportion_counts(
         y, n, sampler="grid", draws=1000, chains=2, rng=2, persons=["a", "b", "c", "d", "e"]
     )
     post = result.posterior["posterior"]
@@ -112,18 +112,20 @@ def test_all_correct_and_two_persons_end_in_a_result_not_a_hang():
     for y, n in [([3, 3, 2], [3, 3, 2]), ([5, 4], [5, 6])]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-            result = pc.bayes.fit(y, n, sampler="nutpie", draws=500, tune=500, rng=1)
+            result = pc.bayes.fit_proportion_counts(
+                y, n, sampler="nutpie", draws=500, tune=500, rng=1
+            )
         ci = result.interval("mu")
         assert 0 < ci.low < ci.high <= 1
         assert result.flagged == bool(result.flag_reasons)
-        grid = pc.bayes.fit(y, n, sampler="grid", rng=1)
+        grid = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
         assert not grid.flagged
 
 
 @pytest.mark.slow
 def test_failing_diagnostics_are_flagged_and_warned():
     with pytest.warns(pc.bayes.BayesianDiagnosticsWarning, match="flagged"):
-        result = pc.bayes.fit(
+        result = pc.bayes.fit_proportion_counts(
             [9, 8, 10], [10, 10, 10], sampler="nutpie", draws=20, tune=20, chains=2, rng=1
         )
     assert result.flagged and any("ESS" in r for r in result.flag_reasons)
@@ -131,8 +133,8 @@ def test_failing_diagnostics_are_flagged_and_warned():
 
 def test_fit_labels_uses_each_persons_relevant_texts():
     texts = pc.load_example()
-    result = pc.bayes.fit_labels(
-        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
+    result = pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], sampler="grid", rng=1
     )
     per_person = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
     y, n = pc.proportion_counts(per_person, "recall")
@@ -154,11 +156,11 @@ def test_fit_labels_uses_each_persons_relevant_texts():
 )
 def test_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        pc.bayes.fit(*args, **kwargs)
+        pc.bayes.fit_proportion_counts(*args, **kwargs)
 
 
 def test_interval_arguments():
-    result = pc.bayes.fit([9, 8, 10], [10, 10, 10], sampler="grid", rng=1)
+    result = pc.bayes.fit_proportion_counts([9, 8, 10], [10, 10, 10], sampler="grid", rng=1)
     with pytest.raises(ValueError, match="`estimand` must be one of"):
         result.interval("median")
     with pytest.raises(ValueError, match="`level` must lie strictly"):
@@ -177,7 +179,7 @@ def test_full_model_reproduces_the_marginalized_posterior():
     from perfci.models import beta_binomial
 
     y, n = nested(np.random.default_rng(7), 12, 10, 3)
-    exact = pc.bayes.fit(y, n, sampler="grid", rng=1).interval("mu", "eti", 0.9)
+    exact = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1).interval("mu", "eti", 0.9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compiled = nutpie.compile_pymc_model(beta_binomial(y, n))
@@ -192,8 +194,9 @@ def test_full_model_reproduces_the_marginalized_posterior():
         )
     draws = trace["posterior"]["mu"].to_numpy().ravel()
     # The centered full model has divergent transitions here (a funnel toward large
-    # kappa: several persons are at 100%), about 2% of draws; that is why pc.bayes.fit
-    # samples the marginalized model. Its mu quantiles still agree.
+    # kappa: several persons are at 100%), about 2% of draws; that is why
+    # pc.bayes.fit_proportion_counts samples the marginalized model. Its mu quantiles still
+    # agree.
     ess = 500  # conservative for 8,000 draws with some divergences
     for q, end in [(0.05, exact.low), (0.95, exact.high)]:
         assert abs(np.quantile(draws, q) - end) <= 4 * quantile_mcse(draws, q, ess)
@@ -224,7 +227,7 @@ def test_grid_batch_equals_a_loop_of_single_calls(estimand, kind):
     # leading axes (2, 3): data set k (C order) uses default_rng(seed).spawn(6)[k]
     y, n, used = ragged(np.random.default_rng(4), 6, 9)
     y, n = y.reshape(2, 3, 9), n.reshape(2, 3, 9)
-    options = {"estimand": estimand, "kind": kind, "level": 0.9, "draws": 500}
+    options = {"estimand": estimand, "kind": kind, "confidence_level": 0.9, "draws": 500}
     batch = pc.bayes.grid_intervals(y, n, rng=5, **options)
     assert batch.low.shape == (2, 3)
     children = np.random.default_rng(5).spawn(6)
@@ -299,7 +302,7 @@ def test_shared_grid_intervals_equal_the_own_calls(kind):
     # one posterior per data set for both estimands; each interval is its own call's,
     # in a batch, with a memory bound that splits the blocks, and for one data set
     y, n, _ = ragged(np.random.default_rng(9), 7, 8)
-    options = {"kind": kind, "level": 0.9, "draws": 400, "batch": 3}
+    options = {"kind": kind, "confidence_level": 0.9, "draws": 400, "batch": 3}
     shared = pc.bayes.shared_grid_intervals(y, n, ["sampled_persons", "mu"], rng=4, **options)
     assert list(shared) == ["sampled_persons", "mu"]
     for estimand, ci in shared.items():
@@ -330,17 +333,17 @@ def test_shared_grid_intervals_bad_estimands(estimands, match):
 @pytest.mark.parametrize("kind", ["eti", "hdi"])
 def test_grid_fit_equals_grid_intervals(draws, chains, kind):
     y, n = [28, 25, 30, 22, 0, 27, 29], [30, 30, 30, 26, 0, 30, 30]
-    result = pc.bayes.fit(y, n, sampler="grid", draws=draws, chains=chains, rng=8)
+    result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", draws=draws, chains=chains, rng=8)
     for estimand in ("mu", "sampled_persons", "population"):
         ci = pc.bayes.grid_intervals(
-            y, n, estimand=estimand, kind=kind, level=0.9, draws=draws * chains, rng=8
+            y, n, estimand=estimand, kind=kind, confidence_level=0.9, draws=draws * chains, rng=8
         )
         same_interval(result.interval(estimand, kind, 0.9), ci)
 
 
 def test_grid_fit_defaults_equal_grid_intervals_defaults():
     y, n = [9, 8, 10, 7, 9], [10, 10, 10, 10, 10]
-    result = pc.bayes.fit(y, n, sampler="grid", rng=4)
+    result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=4)
     assert result.draws("mu").size == 4000
     for estimand in ("mu", "sampled_persons", "population"):
         same_interval(
@@ -373,7 +376,7 @@ def test_grid_mu_keeps_the_exact_marginal():
     y, n = np.array([[28, 25, 30, 22, 27, 29]]), np.array([[30, 30, 30, 26, 30, 30]])
     post = core.grid_posterior(y, n)
     cdf = np.cumsum(post.mu_mass[0])
-    ci = pc.bayes.grid_intervals(y[0], n[0], level=0.9, estimand="mu")
+    ci = pc.bayes.grid_intervals(y[0], n[0], confidence_level=0.9, estimand="mu")
     for q, end in [(0.05, ci.low), (0.5, ci.estimate), (0.95, ci.high)]:
         i = np.searchsorted(post.mu_edge[0], end) - 1
         below = cdf[i - 1] if i else 0.0
@@ -400,7 +403,7 @@ def test_grid_quadrature_against_direct_summation():
 
 def test_grid_edge_cases_all_correct_and_two_persons():
     for y, n in [([3, 3, 2], [3, 3, 2]), ([5, 4], [5, 6]), ([0, 0, 0], [4, 2, 7])]:
-        result = pc.bayes.fit(y, n, sampler="grid", rng=1)
+        result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
         for estimand in ("mu", "sampled_persons", "population"):
             ci = result.interval(estimand)
             assert 0 < ci.low < ci.estimate < ci.high <= 1
@@ -437,7 +440,7 @@ def test_grid_intervals_bad_input(args, kwargs, match):
 
 def test_fit_bad_grid_shape():
     with pytest.raises(ValueError, match="`grid_shape` must be two integers"):
-        pc.bayes.fit([3, 1], [5, 5], sampler="grid", grid_shape=(10, 0))
+        pc.bayes.fit_proportion_counts([3, 1], [5, 5], sampler="grid", grid_shape=(10, 0))
 
 
 # Import cost: the NumPy core and the bayes package itself import no heavy library. The
@@ -492,7 +495,7 @@ def test_text_weighted_is_the_former_name_of_sampled_persons():
     with pytest.warns(FutureWarning, match="now called 'sampled_persons'"):
         old = pc.bayes.grid_intervals(y, n, estimand="text_weighted", draws=200, rng=1)
     assert (old.estimand, old.low, old.high) == ("sampled_persons", new.low, new.high)
-    fit = pc.bayes.fit(y, n, sampler="grid", draws=100, chains=2, rng=1)
+    fit = pc.bayes.fit_proportion_counts(y, n, sampler="grid", draws=100, chains=2, rng=1)
     with pytest.warns(FutureWarning):
         assert fit.interval("text_weighted").low == fit.interval("sampled_persons").low
 
@@ -500,23 +503,25 @@ def test_text_weighted_is_the_former_name_of_sampled_persons():
 def test_population_sizes_weight_the_sampled_persons():
     y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
     sizes = np.array([300.0, 30, 30, 600, 30])  # two persons with many unlabelled texts
-    fit = pc.bayes.fit(y, n, sampler="grid", draws=500, chains=2, rng=4, population_sizes=sizes)
+    fit = pc.bayes.fit_proportion_counts(
+        y, n, sampler="grid", draws=500, chains=2, rng=4, population_sizes=sizes
+    )
     rates = fit.draws("person")  # (persons, draws)
     np.testing.assert_allclose(
         fit.draws("sampled_persons"), (rates * sizes[:, None]).sum(0) / sizes.sum(), rtol=1e-12
     )
     # person 3 (22 of 26) weighs most: the weighted rate sits below the unweighted one
-    plain = pc.bayes.fit(y, n, sampler="grid", draws=500, chains=2, rng=4)
+    plain = pc.bayes.fit_proportion_counts(y, n, sampler="grid", draws=500, chains=2, rng=4)
     assert np.median(fit.draws("sampled_persons")) < np.median(plain.draws("sampled_persons"))
     # labels: sizes by person id
     texts = pc.load_example()
     persons = sorted(set(texts["person"]))
     by_id = {p: 10.0 + i for i, p in enumerate(persons)}
-    a = pc.bayes.fit_labels(
+    a = pc.bayes.fit_proportion(
         texts["human"],
         texts["model"],
-        texts["person"],
         "recall",
+        groups=texts["person"],
         sampler="grid",
         draws=100,
         chains=2,
@@ -524,7 +529,7 @@ def test_population_sizes_weight_the_sampled_persons():
         population_sizes=by_id,
     )
     kept = list(a.posterior["posterior"]["person"].values)
-    b = pc.bayes.fit(
+    b = pc.bayes.fit_proportion_counts(
         a.successes,
         a.trials,
         sampler="grid",
@@ -535,11 +540,11 @@ def test_population_sizes_weight_the_sampled_persons():
     )
     assert a.interval("population").low == b.interval("population").low
     with pytest.raises(ValueError, match="population_sizes.*missing"):
-        pc.bayes.fit_labels(
+        pc.bayes.fit_proportion(
             texts["human"],
             texts["model"],
-            texts["person"],
             "recall",
+            groups=texts["person"],
             sampler="grid",
             population_sizes={persons[0]: 3.0},
         )
@@ -612,3 +617,208 @@ def test_population_covers_with_informative_sizes_where_mu_does_not():
 def test_population_arguments_are_checked(options, match):
     with pytest.raises(ValueError, match=match):
         pc.bayes.grid_intervals([3, 2, 4, 5], [5, 5, 6, 6], **options)
+
+
+# ------------------------------------------------------ former names, former keyword
+
+FEW_Y, FEW_N = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+PER_PERSON_CELLS = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
+JOINT = [300, 10, 4, 6, 5, 3, 12, 60]
+
+
+@pytest.fixture(scope="module")
+def fits():
+    texts = pc.load_example()
+    return {
+        "proportion": pc.bayes.fit_proportion_counts(
+            FEW_Y, FEW_N, sampler="grid", draws=100, chains=2, rng=1
+        ),
+        "confusion": pc.bayes.fit_confusion_counts(
+            PER_PERSON_CELLS, sampler="grid", draws=100, chains=2, rng=1
+        ),
+        "texts": texts,
+    }
+
+
+def _plot(draw):
+    """The texts and data of a figure drawn by `draw`, then closed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = draw()
+    drawn = (
+        [t.get_text() for t in ax.get_legend().get_texts()] if ax.get_legend() else [],
+        [line.get_xydata().tolist() for line in ax.get_lines()],
+        [t.get_text() for t in ax.get_yticklabels()],
+    )
+    plt.close(ax.figure)
+    return drawn
+
+
+#: Every function and method of pc.bayes that takes a credible level, as a call of it.
+LEVELLED = {
+    "grid_intervals": lambda f, **kw: pc.bayes.grid_intervals(
+        FEW_Y, FEW_N, draws=200, shape=(40, 20), rng=1, **kw
+    ),
+    "shared_grid_intervals": lambda f, **kw: pc.bayes.shared_grid_intervals(
+        FEW_Y, FEW_N, ["mu", "population"], draws=200, shape=(40, 20), rng=1, **kw
+    ),
+    "prior_sensitivity": lambda f, **kw: pc.bayes.prior_sensitivity(
+        FEW_Y, FEW_N, estimand="mu", shape=(40, 20), **kw
+    ),
+    "nested_metric_intervals": lambda f, **kw: pc.bayes.nested_metric_intervals(
+        PER_PERSON_CELLS, "f1", draws=200, grid_shape=(40, 20), rng=1, **kw
+    ),
+    "shared_nested_metric_intervals": lambda f, **kw: pc.bayes.shared_nested_metric_intervals(
+        PER_PERSON_CELLS, ["f1", "kappa"], draws=200, grid_shape=(40, 20), rng=1, **kw
+    ),
+    "compare_counts": lambda f, **kw: pc.bayes.compare_counts(
+        JOINT, "recall", draws=200, rng=1, **kw
+    ),
+    "compare": lambda f, **kw: pc.bayes.compare(
+        f["texts"]["human"],
+        f["texts"]["model"],
+        f["texts"]["model_b"],
+        "recall",
+        draws=200,
+        rng=1,
+        **kw,
+    ),
+    "ConfusionPosterior.interval": lambda f, **kw: pc.bayes.confusion_posterior(
+        [40, 6, 9, 345]
+    ).interval("kappa", draws=200, rng=1, **kw),
+    "BayesFit.interval": lambda f, **kw: f["proportion"].interval("mu", **kw),
+    "BayesFit.to_dict": lambda f, **kw: f["proportion"].to_dict(**kw),
+    "BayesFit.summary": lambda f, **kw: f["proportion"].summary(**kw),
+    "BayesFit.prior_sensitivity": lambda f, **kw: f["proportion"].prior_sensitivity("mu", **kw),
+    "ConfusionFit.interval": lambda f, **kw: f["confusion"].interval("recall", **kw),
+    "ConfusionFit.to_dict": lambda f, **kw: f["confusion"].to_dict(**kw),
+    "plot_posterior": lambda f, **kw: _plot(
+        lambda: pc.bayes.plot_posterior(f["proportion"], "mu", **kw)
+    ),
+    "plot_forest": lambda f, **kw: _plot(lambda: pc.bayes.plot_forest(f["proportion"], **kw)),
+}
+
+
+def _same(a, b) -> bool:
+    """Whether two results of the same call hold the same values (NaN equal to NaN)."""
+    if hasattr(a, "equals"):  # a DataFrame
+        return bool(a.equals(b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if hasattr(a, "to_dict"):
+        return _same(a.to_dict(), b.to_dict())
+    return a == b
+
+
+@pytest.mark.parametrize("name", list(LEVELLED))
+def test_level_is_the_former_name_of_confidence_level(fits, name):
+    call = LEVELLED[name]
+    new = call(fits, confidence_level=0.9)
+    with pytest.warns(
+        FutureWarning, match=r"^`level` is deprecated; use `confidence_level`\.$"
+    ) as w:
+        old = call(fits, level=0.9)
+    assert [r.filename for r in w] == [__file__]  # the warning points at the caller
+    assert _same(old, new)
+    # both: an error, even when confidence_level is the default's value
+    for given in (0.9, 0.95):
+        with pytest.raises(ValueError, match=r"^`level` and `confidence_level` were both given"):
+            call(fits, level=0.9, confidence_level=given)
+    # a bad value is refused under the name the caller gave
+    with pytest.raises(ValueError, match=r"^`level` must lie strictly between 0 and 1"):
+        call(fits, level=1.5)
+    with pytest.raises(ValueError, match=r"^`confidence_level` must lie strictly between 0 and 1"):
+        call(fits, confidence_level=1.5)
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        pc.bayes.grid_intervals,
+        pc.bayes.shared_grid_intervals,
+        pc.bayes.prior_sensitivity,
+        pc.bayes.nested_metric_intervals,
+        pc.bayes.shared_nested_metric_intervals,
+        pc.bayes.compare_counts,
+        pc.bayes.plot_posterior,
+        pc.bayes.plot_forest,
+        pc.bayes.ConfusionPosterior.interval,
+        pc.bayes.BayesFit.interval,
+        pc.bayes.BayesFit.to_dict,
+        pc.bayes.BayesFit.summary,
+        pc.bayes.BayesFit.prior_sensitivity,
+        pc.bayes.ConfusionFit.interval,
+        pc.bayes.ConfusionFit.to_dict,
+    ],
+    ids=lambda f: f.__qualname__,
+)
+def test_signatures_show_confidence_level_only(function):
+    import inspect
+
+    parameters = inspect.signature(function).parameters
+    assert "confidence_level" in parameters and "level" not in parameters
+    assert parameters["confidence_level"].default == 0.95
+
+
+def test_former_function_names_warn_and_give_the_same_result(fits):
+    import inspect
+
+    texts = fits["texts"]
+    with pytest.warns(FutureWarning, match=r"^`fit` is renamed `fit_proportion_counts`;"):
+        old = pc.bayes.fit(FEW_Y, FEW_N, sampler="grid", draws=100, chains=2, rng=1)
+    assert old.to_dict() == fits["proportion"].to_dict()
+    assert old.interval("population") == fits["proportion"].interval("population")
+    with pytest.warns(FutureWarning, match=r"^`fit_labels` is renamed `fit_proportion` "):
+        old = pc.bayes.fit_labels(
+            texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
+        )
+    new = pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], sampler="grid", rng=1
+    )
+    assert old.to_dict() == new.to_dict()
+    np.testing.assert_array_equal(old.draws("person"), new.draws("person"))
+    with pytest.warns(FutureWarning, match=r"^`fit_confusion` is renamed `fit_confusion_counts`;"):
+        old = pc.bayes.fit_confusion(PER_PERSON_CELLS, sampler="grid", draws=100, chains=2, rng=1)
+    assert old.to_dict() == fits["confusion"].to_dict()
+    # where they were, with the signature of the new name
+    from perfci.bayes import fitting
+
+    assert fitting.fit is pc.bayes.fit and fitting.fit_labels is pc.bayes.fit_labels
+    assert fitting.fit_confusion is pc.bayes.fit_confusion
+    assert inspect.signature(pc.bayes.fit) == inspect.signature(pc.bayes.fit_proportion_counts)
+    assert {"fit", "fit_labels", "fit_confusion"} <= set(pc.bayes.__all__)
+
+
+def test_the_former_module_of_the_confusion_models_still_exports_them():
+    from perfci.bayes import confusion
+
+    for name in confusion.__all__:
+        assert getattr(confusion, name) is getattr(pc.bayes, name, getattr(confusion, name))
+    assert confusion.compare_counts is pc.bayes.compare_counts
+    assert confusion.ConfusionPosterior is pc.bayes.ConfusionPosterior
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pc.bayes.fit_proportion_counts([2**40, 5], [2**40, 10]),
+        lambda: pc.bayes.fit_proportion_counts([2**40, 5], [2**40, 10], sampler="pymc"),
+        lambda: pc.bayes.grid_intervals([[2**40, 5], [3, 5]], [[2**40, 10], [5, 5]]),
+        lambda: pc.bayes.prior_sensitivity([2**40, 5], [2**40, 10]),
+    ],
+)
+def test_counts_too_many_to_hold_are_refused_naming_the_argument(call):
+    # the exact products of the marginal likelihood need fewer than 2**32 texts a data set
+    with pytest.raises(ValueError, match=r"^`trials` must sum to fewer than 4294967296 texts"):
+        call()
+
+
+def test_a_person_with_texts_beyond_memory_is_refused_naming_the_argument():
+    # fewer than 2**32 texts, but one person's 2**31 need per-text tables of tens of TB
+    with pytest.raises(ValueError, match=r"^`trials` needs about .* of memory"):
+        pc.bayes.fit_proportion_counts([2**31, 5], [2**31, 10])
+    with pytest.raises(ValueError, match=r"^`trials` needs about .* of memory"):
+        pc.bayes.grid_intervals([2**31, 5], [2**31, 10], estimand="mu")

@@ -268,7 +268,7 @@ def test_margins_model_is_the_full_model_by_importance_sampling():
     assert ess > 5_000
     draws = 200_000
     ci = pc.bayes.nested_metric_intervals(
-        cells, "f1", estimand="sampled_persons", level=0.8, draws=draws, rng=1
+        cells, "f1", estimand="sampled_persons", confidence_level=0.8, draws=draws, rng=1
     )
     assert not ci.flagged
     for q, end in [(0.1, ci.low), (0.5, ci.estimate), (0.9, ci.high)]:
@@ -321,7 +321,7 @@ def test_shared_equals_own_calls_and_population_is_wider():
 
 
 def test_fit_confusion_grid_is_nested_metric_intervals():
-    fit = pc.bayes.fit_confusion(PER_PERSON, sampler="grid", draws=500, chains=2, rng=6)
+    fit = pc.bayes.fit_confusion_counts(PER_PERSON, sampler="grid", draws=500, chains=2, rng=6)
     assert not fit.flagged and np.isnan(fit.diagnostics["r_hat"])
     for metric in ["f1", "kappa", "npv"]:
         own = pc.bayes.nested_metric_intervals(PER_PERSON, metric, draws=1000, rng=6)
@@ -350,7 +350,7 @@ def test_margin_with_one_person_falls_back_and_is_flagged():
         ci = pc.bayes.nested_metric_intervals(cells, "f1", draws=500, rng=1)
     assert ci.flagged and ci.fallback.tolist() == [False, True, False]
     with pytest.warns(pc.bayes.BayesianDiagnosticsWarning, match="fell back"):
-        fit = pc.bayes.fit_confusion(cells, sampler="grid", draws=100, chains=2, rng=1)
+        fit = pc.bayes.fit_confusion_counts(cells, sampler="grid", draws=100, chains=2, rng=1)
     assert fit.flagged and "recall" in fit.flag_reasons[0]
 
 
@@ -747,3 +747,18 @@ def test_the_hierarchical_dirichlet_multinomial_has_its_written_log_density():
     with model:
         pm.set_data({"counts": two}, coords={"person": [0, 1]})
     np.testing.assert_allclose(logp(values), written(two, pi, kappa), rtol=1e-8)
+
+
+def test_counts_too_many_to_hold_are_refused_naming_the_argument():
+    big = [[2**40, 1, 1, 5], [3, 1, 1, 5]]
+    match = r"must sum to fewer than 4294967296 texts per data set"
+    with pytest.raises(ValueError, match=rf"^`cells` {match}"):
+        pc.bayes.nested_metric_intervals(big, "f1")
+    with pytest.raises(ValueError, match=rf"^`counts` {match}"):
+        pc.bayes.fit_confusion_counts(big, sampler="grid")
+    joint = [[2**40, 1, 1, 1, 1, 1, 1, 5], [3, 1, 1, 1, 1, 1, 1, 5]]
+    with pytest.raises(ValueError, match=rf"^`joint` {match}"):
+        pc.bayes.compare_counts(joint, "recall", nested=True)
+    # independent texts hold no per-text arrays: any count has its posterior
+    ci = pc.bayes.confusion_posterior([2**40, 1, 1, 5]).interval("recall")
+    assert 0 < ci.low < ci.high <= 1

@@ -127,7 +127,7 @@ def test_grid_moments_against_quadrature():
     y, n = np.array([3, 7, 5, 9, 6]), np.array([4, 9, 8, 10, 9])
     mean_mu, mean_kappa = quadrature_moments(y, n, prior_a=3.0)
     # the sd is infinite under pareto: said in the note, with no warning (-W error)
-    table = pc.bayes.fit(y, n, sampler="grid", rng=1).summary()
+    table = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1).summary()
     assert "sd infinite" in table.loc["kappa", "note"]
     assert table.loc["kappa", "mean"] == pytest.approx(mean_kappa, rel=1e-3)
     assert table.loc["mu", "mean"] == pytest.approx(mean_mu, rel=1e-4)
@@ -165,7 +165,9 @@ def test_grid_draws_in_the_cell_at_zero_follow_the_prior_shape():
 def test_baseball_bda3_is_flagged_with_an_infinite_mean_kappa_pareto_is_not():
     # bda3: s ~ Beta(1, 1), so E[kappa^r] < inf iff r < 1/2: the mean is infinite
     with pytest.warns(Warning_, match="kappa's posterior mean is infinite"):
-        bda3 = pc.bayes.fit(BASEBALL_HITS, BASEBALL_AT_BATS, sampler="grid", prior="bda3", rng=1)
+        bda3 = pc.bayes.fit_proportion_counts(
+            BASEBALL_HITS, BASEBALL_AT_BATS, sampler="grid", prior="bda3", rng=1
+        )
     assert bda3.flagged and "infinite" in bda3.flag_reasons[0]
     assert bda3.tail["kappa"]["mean_finite"] is False
     assert bda3.tail["kappa"]["moment_order"] == 0.5
@@ -175,12 +177,12 @@ def test_baseball_bda3_is_flagged_with_an_infinite_mean_kappa_pareto_is_not():
     assert table.loc["kappa", "low"] < table.loc["kappa", "median"] < table.loc["kappa", "high"]
     # pareto: s ~ Beta(3, 1), moments below order 3/2: mean finite, not flagged (and no
     # warning: the module runs with warnings as errors)
-    pareto = pc.bayes.fit(BASEBALL_HITS, BASEBALL_AT_BATS, sampler="grid", rng=1)
+    pareto = pc.bayes.fit_proportion_counts(BASEBALL_HITS, BASEBALL_AT_BATS, sampler="grid", rng=1)
     assert not pareto.flagged and pareto.tail["kappa"]["mean_finite"] is True
     assert pareto.tail["kappa"]["variance_finite"] is False
     # the intervals of mu and the rates are quantiles: valid under both priors
     for result in (bda3, pareto):
-        ci = result.interval("mu", level=0.95)
+        ci = result.interval("mu", confidence_level=0.95)
         assert 0.2 < ci.low < ci.estimate < ci.high < 0.35
     json.dumps(bda3.to_dict(), allow_nan=False)
 
@@ -188,17 +190,17 @@ def test_baseball_bda3_is_flagged_with_an_infinite_mean_kappa_pareto_is_not():
 def test_all_extreme_persons_under_bda3_are_flagged_as_decided_by_the_truncation():
     y = n = [5, 3, 4, 6, 2]
     with pytest.warns(Warning_, match="truncation at kappa >= 1"):
-        result = pc.bayes.fit(y, n, sampler="grid", prior="bda3", rng=1)
+        result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", prior="bda3", rng=1)
     assert result.tail["kappa"]["improper_without_truncation"] is True
     assert len(result.flag_reasons) == 2  # and the infinite mean
-    pareto = pc.bayes.fit(y, n, sampler="grid", rng=1)
+    pareto = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
     assert not pareto.flagged and not pareto.tail["kappa"]["improper_without_truncation"]
 
 
 def test_grid_summary_equals_the_intervals_and_the_draws():
     y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
-    result = pc.bayes.fit(y, n, sampler="grid", rng=3)
-    table = result.summary(level=0.9)  # no warning: only kappa's sd is NaN
+    result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=3)
+    table = result.summary(confidence_level=0.9)  # no warning: only kappa's sd is NaN
     assert list(table.index) == ["mu", "s", "kappa", "population", "sampled_persons"]
     for estimand in ("mu", "population", "sampled_persons"):
         ci = result.interval(estimand, "eti", 0.9)
@@ -214,7 +216,7 @@ def test_grid_summary_equals_the_intervals_and_the_draws():
 
 
 def test_summary_bad_level():
-    result = pc.bayes.fit([9, 8, 10], [10, 10, 10], sampler="grid", rng=1)
+    result = pc.bayes.fit_proportion_counts([9, 8, 10], [10, 10, 10], sampler="grid", rng=1)
     with pytest.raises(ValueError, match="`level` must lie strictly between 0 and 1"):
         result.summary(level=95)
 
@@ -224,8 +226,10 @@ def test_summary_bad_level():
 def test_kappa_quantiles_grid_and_nutpie_agree_within_monte_carlo_error(prior):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Warning_)  # bda3 flags; summary() warns of the sd
-        exact = pc.bayes.fit(BASEBALL_HITS, BASEBALL_AT_BATS, sampler="grid", prior=prior, rng=1)
-        mcmc = pc.bayes.fit(
+        exact = pc.bayes.fit_proportion_counts(
+            BASEBALL_HITS, BASEBALL_AT_BATS, sampler="grid", prior=prior, rng=1
+        )
+        mcmc = pc.bayes.fit_proportion_counts(
             BASEBALL_HITS, BASEBALL_AT_BATS, sampler="nutpie", prior=prior, draws=2000, rng=1
         )
         grid_table = exact.summary()
@@ -271,12 +275,12 @@ def test_priors_differ_with_few_persons_and_agree_with_many():
 def test_prior_sensitivity_intervals_are_the_grid_intervals(estimand):
     for prior, alternative in [("pareto", "bda3"), ("bda3", "pareto")]:
         check = pc.bayes.prior_sensitivity(
-            FEW_Y, FEW_N, estimand=estimand, prior=prior, level=0.9, draws=500, rng=4
+            FEW_Y, FEW_N, estimand=estimand, prior=prior, confidence_level=0.9, draws=500, rng=4
         )
         assert (check.prior, check.alternative_prior) == (prior, alternative)
         for name, ci in ((prior, check.interval), (alternative, check.alternative)):
             own = pc.bayes.grid_intervals(
-                FEW_Y, FEW_N, estimand=estimand, prior=name, level=0.9, draws=500, rng=4
+                FEW_Y, FEW_N, estimand=estimand, prior=name, confidence_level=0.9, draws=500, rng=4
             )
             assert (ci.estimate, ci.low, ci.high) == (own.estimate, own.low, own.high)
         # the rule, by hand
@@ -312,10 +316,10 @@ def test_prior_sensitivity_batch_equals_a_loop():
 def test_fit_prior_sensitivity_is_the_function_on_its_counts():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Warning_)  # bda3 flags the fit
-        result = pc.bayes.fit(FEW_Y, FEW_N, sampler="grid", prior="bda3", rng=1)
-    check = result.prior_sensitivity("mu", level=0.9, tolerance=0.5)
+        result = pc.bayes.fit_proportion_counts(FEW_Y, FEW_N, sampler="grid", prior="bda3", rng=1)
+    check = result.prior_sensitivity("mu", confidence_level=0.9, tolerance=0.5)
     direct = pc.bayes.prior_sensitivity(
-        FEW_Y, FEW_N, estimand="mu", prior="bda3", level=0.9, tolerance=0.5
+        FEW_Y, FEW_N, estimand="mu", prior="bda3", confidence_level=0.9, tolerance=0.5
     )
     assert check.alternative_prior == "pareto" and check.to_dict() == direct.to_dict()
     assert check.differs == (check.shift > 0.5)

@@ -611,7 +611,9 @@ def _group_difference_ends(*args, **kwargs):
 
 
 def _grid_fit():
-    return pc.bayes.fit(SUCCESSES, TRIALS, sampler="grid", draws=50, chains=2, rng=1)
+    return pc.bayes.fit_proportion_counts(
+        SUCCESSES, TRIALS, sampler="grid", draws=50, chains=2, rng=1
+    )
 
 
 def _posterior_interval(**kwargs):
@@ -1610,7 +1612,7 @@ ENTRIES = [
             ),
             "population_sizes": population_sizes_kind(),
             "population_persons": population_persons_kind(),
-            "level": level_kind(),
+            "confidence_level": level_kind(),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
             "prior": choice_kind(registry.PRIOR),
             "shape": shape_kind(),
@@ -1638,7 +1640,7 @@ ENTRIES = [
     ),
     Entry(
         "bayes.fit(sampler='grid')",
-        pc.bayes.fit,
+        pc.bayes.fit_proportion_counts,
         {
             "successes": SUCCESSES,
             "trials": TRIALS,
@@ -1697,7 +1699,7 @@ ENTRIES = [
         {
             "metric": choice_kind(registry.BINARY_METRIC),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
-            "level": level_kind(),
+            "confidence_level": level_kind(),
             "draws": also(
                 positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
                 metric="kappa",
@@ -1716,7 +1718,7 @@ ENTRIES = [
             "metric": choice_kind(registry.METRIC),
             "estimand": choice_kind(registry.CONFUSION_ESTIMAND),
             "prior": choice_kind(registry.PRIOR),
-            "level": level_kind(),
+            "confidence_level": level_kind(),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
             "draws": positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
             "grid_shape": shape_kind(),
@@ -1755,7 +1757,7 @@ ENTRIES = [
                     also={"joint": NESTED_JOINT, "nested": True, "grid_shape": (40, 20)},
                 ),
             ],
-            "level": level_kind(),
+            "confidence_level": level_kind(),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
             "draws": positive_int_kind(),
             "grid_shape": also(shape_kind(), joint=NESTED_JOINT, nested=True),
@@ -1783,7 +1785,7 @@ ENTRIES = [
         {
             "estimand": choice_kind(registry.ESTIMAND),
             "kind": choice_kind(registry.CREDIBLE_INTERVAL),
-            "level": level_kind(),
+            "confidence_level": level_kind(),
         },
     ),
 ]
@@ -1871,7 +1873,7 @@ COVERED = {
     pc.plan_sample_size: "plan_sample_size",
     pc.half_width_curves: "half_width_curves",
     pc.bayes.grid_intervals: "bayes.grid_intervals",
-    pc.bayes.fit: "bayes.fit(sampler='grid')",
+    pc.bayes.fit_proportion_counts: "bayes.fit(sampler='grid')",
     pc.bayes.confusion_posterior: "bayes.confusion_posterior",
     pc.bayes.nested_metric_intervals: "bayes.nested_metric_intervals",
     pc.bayes.compare_counts: "bayes.compare_counts",
@@ -1891,7 +1893,7 @@ def test_every_argument_of_every_public_function_has_cases(function):
 NOT_CATALOGUED = {
     "BINARY_METRIC": "a paired_nested suite's metric (tests/test_harness.py); compare takes "
     "COMPARE_METRIC",
-    "CONFUSION_SAMPLER": "fit_confusion runs MCMC (tests/test_bayes.py)",
+    "CONFUSION_SAMPLER": "fit_confusion_counts runs MCMC (tests/test_bayes.py)",
     "OUTPUT_FORMAT": "a command-line flag (tests/test_registry.py)",
     "VALIDATE_ACTION": "a command-line argument (tests/test_registry.py)",
     "HARNESS_FAMILY": "a suite key (tests/test_registry.py, tests/test_harness.py)",

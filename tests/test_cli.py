@@ -547,9 +547,9 @@ def test_bayes_json(capsys, example_csv):
         assert set(payload[estimand]) >= {"estimate", "low", "high"}
     assert payload["credible_level"] == 0.9 and payload["diagnostics"]["flagged"] is False
     texts = pc.load_example()
-    ref = pc.bayes.fit_labels(
-        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
-    ).interval("mu", level=0.9)
+    ref = pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], sampler="grid", rng=1
+    ).interval("mu", confidence_level=0.9)
     assert (payload["mu"]["low"], payload["mu"]["high"]) == (ref.low, ref.high)
     status, out, err = run(
         capsys,
@@ -574,10 +574,10 @@ def test_bayes_json_is_the_fits_to_dict(capsys, example_csv):
     assert status == 0
     payload = json.loads(out)
     texts = pc.load_example()
-    fit = pc.bayes.fit_labels(
-        texts["human"], texts["model"], texts["person"], "precision", sampler="grid", rng=3
+    fit = pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "precision", groups=texts["person"], sampler="grid", rng=3
     )
-    summary = fit.to_dict(level=0.8)
+    summary = fit.to_dict(confidence_level=0.8)
     for key in ("sampler", "prior", "persons", "population", "mu", "sampled_persons"):
         assert payload[key] == summary[key], key
     assert payload["diagnostics"] == {

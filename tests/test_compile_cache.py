@@ -270,15 +270,15 @@ compile_cache._compile = lambda build: compiles.append(1) or real(build)
 _LOADER = (
     _PREAMBLE
     + """from perfci.bayes import fitting
-run, before = fitting._run_mcmc, {}
+run, before = fitting.run_mcmc, {}
 def timed(*args, **kwargs):
     # the type, not a name: reading a name would run the deferred code
     before["arviz"] = type(sys.modules.get("arviz")).__name__
     before["matplotlib"] = "matplotlib" in sys.modules
     return run(*args, **kwargs)
-fitting._run_mcmc = timed
-fit = pc.bayes.fit([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30], sampler="nutpie",
-                   draws=200, tune=200, chains=2, rng=3)
+fitting.run_mcmc = timed
+fit = pc.bayes.fit_proportion_counts([28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30],
+                                     sampler="nutpie", draws=200, tune=200, chains=2, rng=3)
 print(json.dumps({
     "compiles": len(compiles),
     "mu": fit.posterior["posterior"]["mu"].values.tolist(),
@@ -335,16 +335,16 @@ def _in_new_process(code: str, folder, *args: str) -> dict:
 
 @pytest.mark.slow
 def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_path, monkeypatch):
-    compiles = _fresh_cache(tmp_path, monkeypatch, "_compiled_marginal")
+    compiles = _fresh_cache(tmp_path, monkeypatch, "compiled_marginal")
     y, n = [28, 25, 30, 22, 27, 29], [30, 30, 30, 26, 30, 30]
     options = {"sampler": "nutpie", "draws": 200, "tune": 200, "chains": 2, "rng": 3}
     with warnings.catch_warnings():
         # 400 draws: the fit may be flagged; what matters here is that the draws agree
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        first = pc.bayes.fit(y, n, **options)
+        first = pc.bayes.fit_proportion_counts(y, n, **options)
         assert len(compiles) == 1 and len(_entries(tmp_path)) == 1
         # in this process: loaded, not compiled, and the same draws
-        again = pc.bayes.fit(y, n, **options)
+        again = pc.bayes.fit_proportion_counts(y, n, **options)
     assert len(compiles) == 1
     mu = first.posterior["posterior"]["mu"].values
     np.testing.assert_array_equal(again.posterior["posterior"]["mu"].values, mu)
@@ -361,7 +361,7 @@ def test_a_new_process_loads_the_compiled_model_and_samples_the_same_draws(tmp_p
 @pytest.mark.slow
 def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeypatch):
     monkeypatch.setenv("PERFCI_CACHE_DIR", str(tmp_path))
-    build = samplers._compiled_marginal.__wrapped__
+    build = samplers.compiled_marginal.__wrapped__
     compiled = build("pareto")
     payload = compile_cache._freeze(compiled, compiled.initial_point_func)
     # the check compares what the loaded callbacks compute with the written record
@@ -375,7 +375,8 @@ def test_a_real_entry_with_damaged_code_is_caught_by_its_check(tmp_path, monkeyp
 
 _CONFUSION_LOADER = (
     _PREAMBLE
-    + """fit = pc.bayes.fit_confusion(json.loads(sys.argv[1]), draws=200, tune=200, chains=2, rng=3)
+    + """fit = pc.bayes.fit_confusion_counts(json.loads(sys.argv[1]), draws=200, tune=200, chains=2,
+                                    rng=3)
 print(json.dumps({
     "compiles": len(compiles),
     "f1": fit.posterior["posterior"]["f1"].values.tolist(),
@@ -387,14 +388,14 @@ print(json.dumps({
 
 @pytest.mark.slow
 def test_the_hierarchical_confusion_model_is_compiled_once_for_any_persons(tmp_path, monkeypatch):
-    compiles = _fresh_cache(tmp_path, monkeypatch, "_compiled_confusion")
+    compiles = _fresh_cache(tmp_path, monkeypatch, "compiled_confusion")
     four = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
     six = [*four, [9, 0, 3, 40], [2, 2, 0, 9]]
     options = {"draws": 200, "tune": 200, "chains": 2, "rng": 3}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        first = pc.bayes.fit_confusion(four, **options)
-        other = pc.bayes.fit_confusion(six, **options)  # other persons: the same entry
+        first = pc.bayes.fit_confusion_counts(four, **options)
+        other = pc.bayes.fit_confusion_counts(six, **options)  # other persons: the same entry
     assert len(compiles) == 1 and len(_entries(tmp_path)) == 1
     f1 = first.posterior["posterior"]["f1"].values
     assert not np.array_equal(other.posterior["posterior"]["f1"].values, f1)

@@ -30,8 +30,8 @@ def close_figures():
 @pytest.fixture(scope="module")
 def example_fit():
     texts = pc.load_example()
-    return pc.bayes.fit_labels(
-        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
+    return pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], sampler="grid", rng=1
     )
 
 
@@ -192,7 +192,7 @@ def test_plot_forest_sorts_persons_by_posterior_median_with_their_data(example_f
 
 @pytest.mark.parametrize("estimand", ["mu", "population", "sampled_persons"])
 def test_plot_posterior_marks_the_posterior_median_and_says_so(example_fit, estimand):
-    ax = pc.bayes.plot_posterior(example_fit, estimand, level=0.9)
+    ax = pc.bayes.plot_posterior(example_fit, estimand, confidence_level=0.9)
     ci = example_fit.interval(estimand, "eti", 0.9)
     if estimand != "mu":  # from draws: the median of the draws, by numpy
         assert ci.estimate == pytest.approx(np.median(example_fit.draws(estimand)))

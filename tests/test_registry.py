@@ -541,15 +541,15 @@ PYTHON_CASES = [
     (pc.annotator_agreement, (CODES,), "interval", registry.BOOTSTRAP_INTERVAL),
     (pc.agreement_report, (CODES, P), "method", registry.AGREEMENT_METHOD),
     (pc.agreement_report, (CODES, P), "scheme", registry.BOOTSTRAP_SCHEME),
-    (pc.bayes.fit, GROUPED, "sampler", registry.SAMPLER),
-    (pc.bayes.fit, GROUPED, "prior", registry.PRIOR),
+    (pc.bayes.fit_proportion_counts, GROUPED, "sampler", registry.SAMPLER),
+    (pc.bayes.fit_proportion_counts, GROUPED, "prior", registry.PRIOR),
 ]
 EXTRA_KWARGS = {
     pc.exact_coverage: {"n": 10, "p": 0.5},
     pc.expected_half_width: {"n": 10, "p": 0.5},
     pc.operating_characteristics: {"n": 10, "p": 0.5},
     pc.effective_sample_size: {"icc": 0.1, "mean_cluster_size": 5},
-    pc.bayes.fit: {"sampler": "grid"},
+    pc.bayes.fit_proportion_counts: {"sampler": "grid"},
     pc.compare_groups: {"by": ["a"] * 4 + ["b"] * 4},
 }
 

@@ -250,11 +250,11 @@ def test_report_with_bayesian_rows(texts):
     )
     assert (table.loc[3, "low"], table.loc[3, "high"]) == (f1.low, f1.high)
     assert table.loc[3, "persons"] == f1.persons
-    ref = pc.bayes.fit_labels(
+    ref = pc.bayes.fit_proportion(
         texts["human"],
         texts["model"],
-        texts["person"],
         "recall",
+        groups=texts["person"],
         sampler="grid",
         rng=np.random.default_rng(1).spawn(2)[0],
     )
@@ -432,8 +432,8 @@ def test_report_bayes_prior_sensitivity_rows(texts):
     # the row is prior_sensitivity's alternative interval of the same fit's counts, with
     # the report's stream: the row's generator serves the fit, then the check
     stream = np.random.default_rng(1).spawn(1)[0]
-    fit = pc.bayes.fit_labels(
-        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=stream
+    fit = pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], sampler="grid", rng=stream
     )
     check = fit.prior_sensitivity("population", 0.95, rng=stream)
     assert table.loc[2, "low"] == check.alternative.low

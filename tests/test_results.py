@@ -60,7 +60,7 @@ RESULTS = {
         "recall", "hdi", 0.9
     ),
     "CredibleInterval batched": lambda: pc.bayes.grid_intervals(
-        [[3, 4, 0], [5, 5, 5]], [[5, 5, 0], [5, 5, 5]], level=0.9
+        [[3, 4, 0], [5, 5, 5]], [[5, 5, 0], [5, 5, 5]], confidence_level=0.9
     ),
     "RunsCI nested": lambda: pc.metric_ci(
         TEXTS["human"], TEXTS[["run1", "run2", "run3"]], "f1", groups=TEXTS["person"]
@@ -199,7 +199,7 @@ def _round_trips(data):
 
 
 def test_bayesian_results_round_trip_through_json():
-    fit = pc.bayes.fit(Y, N, sampler="grid", rng=1)
+    fit = pc.bayes.fit_proportion_counts(Y, N, sampler="grid", rng=1)
     summary = fit.to_dict()
     _round_trips(summary)
     assert list(summary) == [
@@ -220,8 +220,8 @@ def test_bayesian_results_round_trip_through_json():
     assert summary["tail"]["kappa"]["pareto_k_hat"] is None
     assert summary["mu"] == fit.interval("mu", "eti", 0.95).to_dict()
     assert (
-        fit.to_dict(level=0.9)["sampled_persons"]
-        == fit.interval("sampled_persons", level=0.9).to_dict()
+        fit.to_dict(confidence_level=0.9)["sampled_persons"]
+        == fit.interval("sampled_persons", confidence_level=0.9).to_dict()
     )
     person = fit.interval("person", "hdi", 0.9)
     _round_trips(person.to_dict())
@@ -266,8 +266,8 @@ def test_confusion_fit_round_trips_through_json():
     per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pc.bayes.BayesianDiagnosticsWarning)
-        fit = pc.bayes.fit_confusion(per_person, draws=300, tune=300, rng=1)
-    summary = fit.to_dict(level=0.9)
+        fit = pc.bayes.fit_confusion_counts(per_person, draws=300, tune=300, rng=1)
+    summary = fit.to_dict(confidence_level=0.9)
     _round_trips(summary)
     assert list(summary) == ["diagnostics", "flagged", "flag_reasons", "recall", "precision", "f1"]
     assert summary["f1"] == fit.interval("f1", "eti", 0.9).to_dict()

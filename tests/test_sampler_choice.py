@@ -23,7 +23,7 @@ def no_mcmc(monkeypatch):
     def run(sampler, *args, **kwargs):
         raise _SampledWith(sampler)
 
-    monkeypatch.setattr(fitting, "_run_mcmc", run)
+    monkeypatch.setattr(fitting, "run_mcmc", run)
 
 
 def test_resolve_sampler():
@@ -35,20 +35,22 @@ def test_resolve_sampler():
 
 
 def test_fit_uses_the_exact_grid_by_default_and_says_so(no_mcmc):
-    default = pc.bayes.fit(Y, N, rng=4)
-    grid = pc.bayes.fit(Y, N, sampler="grid", rng=4)
+    default = pc.bayes.fit_proportion_counts(Y, N, rng=4)
+    grid = pc.bayes.fit_proportion_counts(Y, N, sampler="grid", rng=4)
     assert default.sampler == "grid" and default.to_dict()["sampler"] == "grid"
     for estimand in ("population", "mu", "sampled_persons"):
         assert default.interval(estimand) == grid.interval(estimand)
     np.testing.assert_array_equal(
         default.posterior["posterior"]["p"].values, grid.posterior["posterior"]["p"].values
     )
-    assert pc.bayes.fit(Y, N, sampler="auto", rng=4).sampler == "grid"
+    assert pc.bayes.fit_proportion_counts(Y, N, sampler="auto", rng=4).sampler == "grid"
 
 
 def test_fit_labels_uses_the_grid_by_default(no_mcmc):
     texts = pc.load_example()
-    fit = pc.bayes.fit_labels(texts["human"], texts["model"], texts["person"], "recall", rng=1)
+    fit = pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], rng=1
+    )
     assert fit.sampler == "grid"
 
 
@@ -60,21 +62,21 @@ class _Compiled:
 
 
 def test_mcmc_samplers_are_still_run_when_asked_for(no_mcmc, monkeypatch):
-    monkeypatch.setattr(fitting, "_compiled_marginal", lambda prior: _Compiled())
+    monkeypatch.setattr(fitting, "compiled_marginal", lambda prior: _Compiled())
     for sampler in ("nutpie", "pymc"):
         with pytest.raises(_SampledWith, match=sampler):
-            pc.bayes.fit(Y, N, sampler=sampler)
+            pc.bayes.fit_proportion_counts(Y, N, sampler=sampler)
 
 
 def test_the_hierarchical_confusion_model_uses_nutpie_by_default(no_mcmc, monkeypatch):
     # building or compiling the PyMC model is not what is tested; which sampler runs it is
     monkeypatch.setattr("perfci.models.confusion.hierarchical_confusion", lambda cells: None)
-    monkeypatch.setattr(fitting, "_compiled_confusion", lambda: _Compiled())
+    monkeypatch.setattr(fitting, "compiled_confusion", lambda: _Compiled())
     cells = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30]]
     with pytest.raises(_SampledWith, match="nutpie"):
-        pc.bayes.fit_confusion(cells)
+        pc.bayes.fit_confusion_counts(cells)
     with pytest.raises(_SampledWith, match="pymc"):
-        pc.bayes.fit_confusion(cells, sampler="pymc")
+        pc.bayes.fit_confusion_counts(cells, sampler="pymc")
 
 
 def test_report_names_the_sampler_that_ran(no_mcmc, monkeypatch):

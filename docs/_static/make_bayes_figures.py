@@ -34,8 +34,8 @@ def fit_example() -> pc.bayes.BayesFit:
         The fit shown on the page.
     """
     texts = pc.load_example()
-    return pc.bayes.fit_labels(
-        texts["human"], texts["model"], texts["person"], "recall", sampler="grid", rng=1
+    return pc.bayes.fit_proportion(
+        texts["human"], texts["model"], "recall", groups=texts["person"], sampler="grid", rng=1
     )
 
 
@@ -50,7 +50,7 @@ def posterior_figure(result: pc.bayes.BayesFit, path: Path) -> None:
         The PNG file name; ``_mu`` and ``_population`` are added to its stem.
     """
     for estimand in ("mu", "population"):
-        ax = pc.bayes.plot_posterior(result, estimand, level=0.95)
+        ax = pc.bayes.plot_posterior(result, estimand, confidence_level=0.95)
         save_figure(ax.figure, path.with_name(f"{path.stem}_{estimand}"), close=True)
 
 
@@ -64,7 +64,7 @@ def forest_figure(result: pc.bayes.BayesFit, path: Path) -> None:
     path : pathlib.Path
         The PNG file to write.
     """
-    ax = pc.bayes.plot_forest(result, level=0.95)
+    ax = pc.bayes.plot_forest(result, confidence_level=0.95)
     save_figure(ax.figure, path, close=True)
 
 

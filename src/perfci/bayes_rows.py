@@ -47,7 +47,7 @@ def bayes_rows(
         warnings.simplefilter("ignore", bayes.BayesianDiagnosticsWarning)
         if metric in PROPORTION_METRICS and nested:
             x, n = proportion_counts(counts.counts, metric)
-            result = bayes.fit(x, n, sampler=sampler, rng=rng)
+            result = bayes.fit_proportion_counts(x, n, sampler=sampler, rng=rng)
             # the population estimand only: the one the frequentist row is about
             ci = result.interval("population", "eti", level)
             rows = [
@@ -110,7 +110,7 @@ def _bayes_metric_rows(
         warnings.simplefilter("ignore", bayes.PriorOnlyWarning)
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if nested:
-            ci: Any = bayes.nested_metric_intervals(cells, metric, level=level, rng=rng)
+            ci: Any = bayes.nested_metric_intervals(cells, metric, confidence_level=level, rng=rng)
             method = "bayes hierarchical margins, population (grid, eti)"
             persons: Any = int(ci.persons)
             notes: tuple[str, ...] = (

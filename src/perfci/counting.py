@@ -181,7 +181,7 @@ def normalize_labels(
     """Check label arguments and bring them to one coding: the input contract for labels.
 
     Every function that takes labels (:func:`confusion`, :func:`perfci.metric_ci`,
-    :func:`perfci.report`, :func:`perfci.compare`, :func:`perfci.bayes.fit_labels` and the
+    :func:`perfci.report`, :func:`perfci.compare`, :func:`perfci.bayes.fit_proportion` and the
     command line) reads them through this function, so one set of rules holds everywhere:
 
     1. Missing values (None, NaN, ``pd.NA``, NaT) are refused, with their count and where

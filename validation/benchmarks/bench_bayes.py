@@ -7,13 +7,13 @@ i.e. Beta(7.2, 0.8), the paper's population. Fixed seed. For each design:
 1. **grid**: ``pc.bayes.grid_intervals`` on one batch of 1,000 data sets (persons on the
    last axis); the time per data set, best of three batches after one warm-up batch.
    Goal: under 5 ms per data set.
-2. **nutpie with reuse**: ``pc.bayes.fit(..., sampler="nutpie", draws=1000, tune=1000,
-   chains=4)``. The compiled model is cached per prior (and refit with ``with_data``); the
-   cache is cleared before each design so that the first call shows what a fresh process
-   pays (compilation plus one fit). Then the mean time of 10 refits on 10 new data sets of
-   the design, with chains=4 and with chains=2 (the machine has 2 cores). Goal: under
-   100 ms per refit. The on-disk compile cache is turned off (``PERFCI_NO_CACHE=1``), so
-   the first call compiles; ``bench_bayes_startup.py`` times the cache.
+2. **nutpie with reuse**: ``pc.bayes.fit_proportion_counts(..., sampler="nutpie",
+   draws=1000, tune=1000, chains=4)``. The compiled model is cached per prior (and refit
+   with ``with_data``); the cache is cleared before each design so that the first call
+   shows what a fresh process pays (compilation plus one fit). Then the mean time of 10
+   refits on 10 new data sets of the design, with chains=4 and with chains=2 (the machine
+   has 2 cores). Goal: under 100 ms per refit. The on-disk compile cache is turned off
+   (``PERFCI_NO_CACHE=1``), so the first call compiles; ``bench_bayes_startup.py`` times the cache.
 3. **pm.sample defaults**: what a user writing the model by hand pays. The model is built
    (``perfci.models.beta_binomial_marginal(y, n)``, and the full model with person rates,
    ``perfci.models.beta_binomial(y, n)``) and ``pymc.sample(progressbar=False,
@@ -80,21 +80,24 @@ def timed(fn):
 
 def time_grid(y, n):
     """Best-of time of one batched grid call, per data set, after a warm-up call."""
-    pc.bayes.grid_intervals(y, n, level=LEVEL)
+    pc.bayes.grid_intervals(y, n, confidence_level=LEVEL)
     best = min(
-        timed(lambda: pc.bayes.grid_intervals(y, n, level=LEVEL))[0] for _ in range(GRID_REPEAT)
+        timed(lambda: pc.bayes.grid_intervals(y, n, confidence_level=LEVEL))[0]
+        for _ in range(GRID_REPEAT)
     )
     return best / y.shape[0]
 
 
 def nutpie_fit(y, n, chains, seed):
-    return pc.bayes.fit(y, n, sampler="nutpie", draws=DRAWS, tune=TUNE, chains=chains, rng=seed)
+    return pc.bayes.fit_proportion_counts(
+        y, n, sampler="nutpie", draws=DRAWS, tune=TUNE, chains=chains, rng=seed
+    )
 
 
 def time_nutpie(y, n):
     """First call from an empty cache, then refits on data sets 1..REFITS (4 and 2 chains)."""
     # as in a fresh process: compile on the first call
-    pc.bayes.samplers._compiled_marginal.cache_clear()
+    pc.bayes.samplers.compiled_marginal.cache_clear()
     first, _ = timed(lambda: nutpie_fit(y[0], n[0], CHAINS, SEED))
     refit = {}
     fits = []
@@ -174,7 +177,7 @@ def main():
                 first, refit, fits = time_nutpie(y, n)
                 marginal = time_pm_sample(beta_binomial_marginal, y, n, info)
                 full = time_pm_sample(beta_binomial, y, n, info)
-                grid_ci = pc.bayes.grid_intervals(y[1:], n[1:], level=LEVEL)
+                grid_ci = pc.bayes.grid_intervals(y[1:], n[1:], confidence_level=LEVEL)
                 ends, mcse = interval_ends(fits)
                 gap = np.abs(ends - np.array([grid_ci.low, grid_ci.high]))
                 diff = (gap.max(), (gap / mcse).max())

@@ -6,7 +6,7 @@ run in a fresh process, timed from just before the process is started:
 
 - **time to first draw**: until perfci hands the model to nutpie (``nutpie.sample``; the
   process runs the command through a wrapper that prints the time when
-  ``perfci.bayes.fitting._run_mcmc`` is entered), and
+  ``perfci.bayes.fitting.run_mcmc`` is entered), and
 - **wall**: the whole command.
 
 Sides, timed in rotation (the order changing every round, 5 rounds):
@@ -50,11 +50,11 @@ WRAPPER = """
 import os, sys, time
 start = float(os.environ["BENCH_START"])
 import perfci.bayes.fitting as fitting
-run = fitting._run_mcmc
+run = fitting.run_mcmc
 def timed(*args, **kwargs):
     print(f"FIRST_DRAW {time.time() - start:.4f}", file=sys.stderr, flush=True)
     return run(*args, **kwargs)
-fitting._run_mcmc = timed
+fitting.run_mcmc = timed
 from perfci.cli import main
 sys.exit(main(sys.argv[1:]))
 """

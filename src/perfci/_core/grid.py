@@ -32,15 +32,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .validation import check_memory, check_real_array
+
 __all__ = [
     "COARSE_SHAPE",
+    "MAX_TEXTS",
     "PRIORS",
     "GridDraws",
     "GridPosterior",
+    "check_counts",
+    "check_grid_shape",
+    "check_population",
+    "check_texts",
     "draw_grid_posterior",
     "draw_person_rates",
     "grid_interval",
@@ -86,6 +94,146 @@ def s_prior(prior: str) -> tuple[float, float]:
     if not isinstance(prior, str) or prior not in PRIORS:
         raise ValueError(f"`prior` must be one of {sorted(PRIORS)}; got {prior!r}.")
     return PRIORS[prior]
+
+
+# ------------------------------------------------------------------------- checks
+
+
+def check_grid_shape(name: str, value: Any) -> tuple[int, int]:
+    """Return a grid shape: two integers of at least 2, the cells in mu and in s."""
+    try:
+        cells = tuple(value)
+    except TypeError:
+        cells = ()
+    if (
+        len(cells) != 2
+        or any(isinstance(c, bool) or not isinstance(c, int | np.integer) for c in cells)
+        or min(cells) < 2
+    ):
+        raise ValueError(
+            f"`{name}` must be two integers of at least 2 (grid cells in mu and in s); "
+            f"got {value!r}."
+        )
+    return int(cells[0]), int(cells[1])
+
+
+def check_counts(
+    successes: ArrayLike, trials: ArrayLike, batch: bool = False
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return validated per-person counts: whole, ``y <= n``, two persons with texts each.
+
+    Persons are on the last axis; with ``batch=True`` every leading axis is a data set,
+    else the counts must be one-dimensional. How many texts the arrays of a fit can hold
+    is :func:`check_texts`'s to say.
+    """
+    y = check_real_array("successes", successes)
+    n = check_real_array("trials", trials)
+    if y.shape != n.shape or y.ndim == 0:
+        raise ValueError(
+            f"`successes` and `trials` must be per-person arrays of the same shape; got "
+            f"{y.shape} and {n.shape}."
+        )
+    if np.any(y < 0) or np.any(n < 0) or np.any(y != np.round(y)) or np.any(n != np.round(n)):
+        raise ValueError("`successes` and `trials` must be non-negative whole numbers.")
+    if np.any(y > n):
+        raise ValueError("`successes` must not exceed `trials` for any person.")
+    if not batch and y.ndim != 1:
+        raise ValueError("`successes` and `trials` must be one-dimensional (one per person).")
+    persons = (n > 0).sum(-1)
+    if np.any(persons < 2):
+        where = ""
+        if persons.ndim:
+            first = tuple(int(i) for i in np.argwhere(persons < 2)[0])
+            where = f" in data set {first if len(first) > 1 else first[0]}"
+        raise ValueError(
+            "`trials` must give at least 2 persons with a relevant text; a hierarchical "
+            f"model of persons needs more than one; got {int(np.min(persons))}{where}."
+        )
+    return y.astype(np.int64), n.astype(np.int64)
+
+
+def _check_total(total: NDArray[Any], name: str) -> None:
+    """Refuse data sets of :data:`MAX_TEXTS` texts or more (the exact products need fewer)."""
+    if np.any(total >= MAX_TEXTS):
+        raise ValueError(
+            f"`{name}` must sum to fewer than {MAX_TEXTS} texts per data set; got "
+            f"{float(np.max(total)):.4g}."
+        )
+
+
+def check_texts(
+    trials: NDArray[Any], shape: tuple[int, int] | None, block: int = 1, name: str = "trials"
+) -> None:
+    """Refuse per-person texts whose per-text arrays would not fit in memory.
+
+    The marginal likelihood's sufficient statistics (:func:`marginal_counts`) have one
+    entry per text of the person with the most texts, J, for every data set of a block:
+    about ``48 J`` bytes each. The grid's tables of logarithms have J rows of grid points
+    in s: about ``80 J`` bytes per point, with up to ``max(COARSE_SHAPE[1], 2 n_s)``
+    points (`shape` None: no grid, for the MCMC samplers). A request beyond the memory
+    available raises a `ValueError` naming `name`, before anything is allocated.
+
+    Parameters
+    ----------
+    trials : numpy.ndarray
+        Per-person texts (persons on the last axis), or any upper bound of them.
+    shape : tuple of int or None
+        The fine grid's cells in mu and in s, or None.
+    block : int, default 1
+        Data sets whose statistics are held at once.
+    name : str, default "trials"
+        The argument the texts came from.
+    """
+    _check_total(np.asarray(trials).sum(-1), name)
+    longest = float(np.max(trials, initial=0))
+    points = 0 if shape is None else max(COARSE_SHAPE[1], 2 * shape[1])
+    check_memory(
+        name,
+        8.0 * longest * (6 * max(1, block) + 10 * points),
+        f"the per-text arrays grow with the most texts of one person ({longest:.4g}); "
+        "pass fewer texts per person",
+    )
+
+
+def _is_number(value: Any) -> bool:
+    """Not a string, bool or None (NumPy would read a string or a bool as a number)."""
+    return not (isinstance(value, str | bytes | bool | np.bool_) or value is None)
+
+
+def check_population(
+    sizes: ArrayLike | None, population_persons: Any, trials: NDArray[np.int64]
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """Validate the population's sizes and persons against (K, m) trials."""
+    weights = None
+    if sizes is not None:
+        u = check_real_array("population_sizes", sizes)
+        if u.shape != trials.shape:
+            raise ValueError(
+                f"`population_sizes` must give one size per person, of the shape of `trials` "
+                f"{trials.shape}; got {u.shape}."
+            )
+        if np.any(u[trials > 0] <= 0):
+            raise ValueError(
+                "`population_sizes` must be positive for every person with a relevant text "
+                "(their texts in the population, or a number proportional to them)."
+            )
+        weights = np.where(trials > 0, u, 0.0)
+    total = None
+    if population_persons is not None:
+        sampled = (trials > 0).sum(-1)
+        value = np.asarray(population_persons) if _is_number(population_persons) else None
+        if value is not None and value.dtype.kind in "iuf" and value.ndim <= sampled.ndim:
+            try:
+                total = np.broadcast_to(value, sampled.shape).astype(np.float64)
+            except ValueError:
+                total = None
+        if total is None or np.any(~(total >= sampled)):
+            raise ValueError(
+                "`population_persons` must be a number (or one per data set) of at least the "
+                f"sampled persons ({int(np.max(sampled, initial=0))}), or inf for an infinite "
+                f"population; got {population_persons!r}."
+            )
+    return weights, total
 
 
 def marginal_counts(
@@ -172,10 +320,9 @@ def log_posterior(
     module notes), so each data set's values do not depend on the other data sets.
     """
     pa, pb = s_prior(prior)
-    a_counts, b_counts, c_counts = (c.astype(float) for c in marginal_counts(successes, trials))
     total = trials.sum(-1)
-    if np.any(total >= MAX_TEXTS):
-        raise ValueError(f"`trials` must sum to fewer than {MAX_TEXTS} texts per data set.")
+    _check_total(total, "trials")
+    a_counts, b_counts, c_counts = (c.astype(float) for c in marginal_counts(successes, trials))
     bits = _exact_bits(total)
     # data sets with the same number of fraction bits share the rounded tables
     groups = [(np.flatnonzero(bits == b), 2.0 ** int(b)) for b in np.unique(bits)]

@@ -38,25 +38,37 @@ stick-breaking: classes first, then each reference class's row, its correct clas
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from . import registry
 from .grid import GridPosterior, draw_grid_posterior, grid_posterior
+from .population import population_metric_draws
+from .validation import check_memory, check_real_array
 
 __all__ = [
     "BINARY",
     "PAIRED",
     "MarginPosteriors",
     "MarginTree",
+    "MetricFunctions",
+    "NestedDraws",
     "beta_margin_draws",
+    "check_draw_memory",
+    "check_nested_cells",
     "draw_margin_rates",
     "margin_posteriors",
     "multiclass_tree",
+    "nested_draws",
 ]
+
+#: Metrics of cell probabilities by name: each a function vectorized over leading axes
+#: and the metric's range (lower, upper), for the population step.
+MetricFunctions = dict[str, tuple[Callable[[NDArray[np.float64]], Any], tuple[float, float]]]
 
 
 @dataclass(frozen=True)
@@ -333,3 +345,161 @@ def draw_margin_rates(
             m, c = mu[:, k, None], kappa[:, k, None]
             rates[:, empty, k] = rng.beta(m * c, (1 - m) * c, size=(draws, int(empty.sum())))
     return rates, mu, kappa
+
+
+# ------------------------------------------------------------------ nested texts
+
+
+def check_nested_cells(cells: Any, metrics: Sequence[str], name: str = "cells") -> NDArray[Any]:
+    """Per-person cells ``(*batch, persons, 4)``, or ``(..., persons, k, k)`` for averages."""
+    arr = check_real_array(name, cells)
+    binary = registry.BINARY_METRIC.names
+    averaged = [m for m in metrics if m not in binary]
+    if averaged and len(averaged) != len(metrics):
+        raise ValueError(
+            "`metrics` must be all binary metrics or all macro_/micro_ averages (one "
+            f"shape of counts); got {list(metrics)!r}."
+        )
+    if averaged:
+        if arr.ndim < 3 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
+            raise ValueError(
+                f"`{name}` must be per-person k x k matrices, shape (*batch, persons, k, k), "
+                f"for {averaged[0]}; got shape {arr.shape}."
+            )
+    elif arr.ndim < 2 or arr.shape[-1] != 4:
+        raise ValueError(
+            f"`{name}` must be per-person [tp, fp, fn, tn], shape (*batch, persons, 4); got "
+            f"shape {arr.shape}."
+        )
+    if np.any(arr < 0) or np.any(arr != np.round(arr)):
+        raise ValueError(f"`{name}` must hold whole non-negative numbers of texts.")
+    return arr.astype(np.int64)
+
+
+def check_draw_memory(count: int, persons: int, tree: MarginTree) -> None:
+    """Refuse draws whose one data set's arrays (rates, cells, deviations) would not fit."""
+    check_memory(
+        "draws",
+        8.0 * count * max(persons, 1) * (len(tree.names) + 3 * tree.cells + 2),
+        f"ask for fewer draws than {count}",
+    )
+
+
+@dataclass(frozen=True)
+class NestedDraws:
+    """Draws of several metrics of K data sets: sampled persons' and population's.
+
+    Attributes
+    ----------
+    sampled, population : dict of str to numpy.ndarray, shape (K, draws)
+        Each metric's draws of the sampled persons' and of the population's value (NaN
+        where undefined: no texts, or one person for the population).
+    persons : numpy.ndarray of int, shape (K,)
+        Persons with at least one text.
+    fallback : numpy.ndarray of bool, shape (K, margins)
+        Margins that fell back to one pooled rate.
+    mu, kappa : numpy.ndarray, shape (K, draws, margins), or None
+        Each margin's mean and concentration, when asked for.
+    """
+
+    sampled: dict[str, NDArray[np.float64]]
+    population: dict[str, NDArray[np.float64]]
+    persons: NDArray[np.int64]
+    fallback: NDArray[np.bool_]
+    mu: NDArray[np.float64] | None = None
+    kappa: NDArray[np.float64] | None = None
+
+
+def nested_draws(
+    tree: MarginTree,
+    cells: NDArray[np.int64],
+    functions: MetricFunctions,
+    prior: str,
+    shape: tuple[int, int],
+    count: int,
+    rngs: Sequence[np.random.Generator],
+    *,
+    step: int | None = None,
+    keep_margins: bool = False,
+    sizes: NDArray[np.float64] | None = None,
+    population_persons: NDArray[np.float64] | None = None,
+) -> NestedDraws:
+    """Turn the hierarchical margins' draws of K data sets into every metric's estimands.
+
+    Parameters
+    ----------
+    tree : MarginTree
+        The margins.
+    cells : numpy.ndarray of int, shape (K, persons, cells)
+        Per-person counts (persons with no text are padding).
+    functions : MetricFunctions
+        The metrics to draw, each with its range.
+    prior : str
+        Concentration prior of every margin.
+    shape : tuple of int
+        Fine grid of each margin's posterior.
+    count : int
+        Draws per data set.
+    rngs : sequence of numpy.random.Generator
+        One per data set.
+    step : int, optional
+        Data sets whose grids are computed at once (memory; the draws do not depend on
+        it); all at once by default.
+    keep_margins : bool, default False
+        Keep each margin's draws of mu and kappa.
+    sizes : numpy.ndarray, shape (K, persons), optional
+        The persons' population sizes (default their texts).
+    population_persons : numpy.ndarray, shape (K,), optional
+        The persons of each data set's population (default infinite).
+
+    Returns
+    -------
+    NestedDraws
+
+    Notes
+    -----
+    Data set r's generator is consumed by :func:`draw_margin_rates`, then by
+    ``standard_t(m - 1, draws)`` (m its persons, when m >= 2): the t variates of the
+    population step come after everything else.
+    """
+    total = cells.shape[0]
+    step = max(1, total if step is None else step)
+    sampled = {name: np.full((total, count), np.nan) for name in functions}
+    population = {name: np.full((total, count), np.nan) for name in functions}
+    persons = np.zeros(total, dtype=np.int64)
+    fallback = np.zeros((total, len(tree.names)), dtype=bool)
+    margins = (total, count, len(tree.names))
+    mu = np.full(margins, np.nan) if keep_margins else None
+    kappa = np.full(margins, np.nan) if keep_margins else None
+    for start in range(0, total, step):  # blocks of data sets bound the grids' memory
+        part = slice(start, start + step)
+        posteriors = margin_posteriors(tree, cells[part], prior, shape)
+        persons[part] = posteriors.present.sum(-1)
+        fallback[part] = posteriors.fallback
+        for r in range(posteriors.present.shape[0]):  # one generator per data set
+            k = start + r
+            m = int(persons[k])
+            if m == 0:
+                continue
+            rates, margin_mu, margin_kappa = draw_margin_rates(posteriors, r, count, rngs[k])
+            if mu is not None and kappa is not None:
+                mu[k], kappa[k] = margin_mu, margin_kappa
+            probabilities = tree.probabilities(rates)  # (draws, m, cells)
+            keep = posteriors.present[r]
+            weights = (cells[k, keep].sum(-1) if sizes is None else sizes[k, keep]).astype(float)
+            if m == 1:
+                for name, (function, _) in functions.items():
+                    sampled[name][k] = function(probabilities[:, 0])
+                continue
+            persons_total = None if population_persons is None else float(population_persons[k])
+            t = rngs[k].standard_t(m - 1, size=count)
+            for name, (function, bounds) in functions.items():
+                sampled[name][k], population[name][k] = population_metric_draws(
+                    probabilities,
+                    weights,
+                    function,
+                    t,
+                    population_persons=persons_total,
+                    bounds=bounds,
+                )
+    return NestedDraws(sampled, population, persons, fallback, mu, kappa)

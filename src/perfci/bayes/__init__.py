@@ -32,14 +32,24 @@ and refit to new data); ``"pymc"`` (PyMC's own NUTS); and ``"auto"``, the defaul
 is the grid for the beta-binomial (exact there) and nutpie for the hierarchical
 confusion model, which no grid computes. A result's ``sampler`` says which one ran.
 
-Every metric of the confusion matrix has its credible intervals too
-(:mod:`~perfci.bayes.confusion`): :func:`confusion_posterior` for independent texts
-(the exact posterior under a conjugate prior, closed form where the metric is a monotone
+Every metric of the confusion matrix has its credible intervals too:
+:func:`confusion_posterior` for independent texts (:mod:`~perfci.bayes.posterior`: the
+exact posterior under a conjugate prior, closed form where the metric is a monotone
 function of one Beta, else from draws; default prior ``"metric_jeffreys"``),
-:func:`nested_metric_intervals` for texts nested in persons (the hierarchical model by
-margins: prevalence, recall and specificity each their own hierarchical beta-binomial on
-the exact grid; estimands ``population`` and ``sampled_persons``), and :func:`compare` /
-:func:`compare_counts` for the paired difference of two classifiers on the same texts.
+:func:`nested_metric_intervals` for texts nested in persons (:mod:`~perfci.bayes.nested`:
+the hierarchical model by margins, prevalence, recall and specificity each their own
+hierarchical beta-binomial on the exact grid; estimands ``population`` and
+``sampled_persons``), and :func:`compare` / :func:`compare_counts` for the paired
+difference of two classifiers on the same texts (:mod:`~perfci.bayes.paired`).
+
+Names follow perfci's rule, a function of labels ``X`` and of counts ``X_counts``:
+:func:`fit_proportion` (labels) and :func:`fit_proportion_counts` (per-person counts) fit
+the hierarchical beta-binomial, :func:`fit_confusion_counts` the hierarchical confusion
+model. Their former names ``fit`` (now ``fit_proportion_counts``), ``fit_labels`` (now
+``fit_proportion``, which takes `groups` by keyword after the metric) and
+``fit_confusion`` (now ``fit_confusion_counts``) still work, with a FutureWarning. Every
+function and method here takes the credible level as `confidence_level` (``level``, the
+former name, still works with a FutureWarning; both together are an error).
 
 Every result carries diagnostics (R-hat, bulk and tail ESS, divergences); a fit that
 fails them is flagged, and a :class:`BayesianDiagnosticsWarning` says so. A fit also
@@ -50,51 +60,49 @@ being quantiles, stay valid), and :meth:`BayesFit.summary` reports kappa by quan
 differ materially.
 
 Importing this package imports neither PyMC, nutpie, ArviZ nor xarray; fitting does.
-The package is laid out by concern: :mod:`~perfci.bayes.fitting` (the functions that fit),
-:mod:`~perfci.bayes.confusion` (the confusion-matrix metrics and paired differences),
+The package is laid out by concern, each module importing only those before it:
 :mod:`~perfci.bayes.samplers` (running MCMC, diagnostics),
-:mod:`~perfci.bayes.compile_cache` (compiled nutpie models on disk), :mod:`~perfci.bayes.results`
-(result objects) and :mod:`~perfci.bayes.plots`; the NumPy cores are
-:mod:`perfci._core.grid` and :mod:`perfci._core.margins`.
+:mod:`~perfci.bayes.compile_cache` (compiled nutpie models on disk),
+:mod:`~perfci.bayes.tails` (which moments of kappa exist), :mod:`~perfci.bayes.intervals`
+(the credible interval result), :mod:`~perfci.bayes.grid` (the exact grid intervals),
+:mod:`~perfci.bayes.sensitivity` (prior sensitivity), :mod:`~perfci.bayes.results` (the
+fits), :mod:`~perfci.bayes.posterior`, :mod:`~perfci.bayes.nested` and
+:mod:`~perfci.bayes.paired` (the confusion-matrix models; :mod:`~perfci.bayes.confusion`
+re-exports them from their former home), :mod:`~perfci.bayes.fitting` (the functions
+that fit) and :mod:`~perfci.bayes.plots`. Outside the package it imports only
+:mod:`perfci._core` (the NumPy cores :mod:`perfci._core.grid` and
+:mod:`perfci._core.margins` among them), :mod:`perfci.metrics`, :mod:`perfci.counting`,
+:mod:`perfci.models` and :mod:`perfci.plotting` (the figure style of every plot).
 """
 
 from .compile_cache import CompileCacheWarning
-
-# perfci.harness imports these two private names from here until it calls grid_intervals
-from .confusion import (
-    CONFUSION_PRIORS,
-    DEFAULT_PRIOR,
-    ConfusionPosterior,
-    MetricCredibleInterval,
-    PairedCredibleInterval,
-    PriorOnlyWarning,
-    compare,
-    compare_counts,
-    confusion_posterior,
-    nested_metric_intervals,
-    shared_nested_metric_intervals,
-)
 from .fitting import (
     SAMPLERS,
     fit,
     fit_confusion,
+    fit_confusion_counts,
     fit_labels,
-    grid_intervals,
-    shared_grid_intervals,
+    fit_proportion,
+    fit_proportion_counts,
 )
+from .grid import grid_intervals, shared_grid_intervals
+from .intervals import ESTIMANDS, CredibleInterval
+from .intervals import INTERVAL_KINDS as INTERVAL_KINDS
+from .nested import MetricCredibleInterval, nested_metric_intervals, shared_nested_metric_intervals
+from .paired import PairedCredibleInterval, compare, compare_counts
 from .plots import plot_forest, plot_posterior
-from .results import (
-    ESTIMANDS,
-    BayesFit,
-    ConfusionFit,
-    CredibleInterval,
-    PriorSensitivity,
+from .posterior import (
+    CONFUSION_PRIORS,
+    DEFAULT_PRIOR,
+    ConfusionPosterior,
+    PriorOnlyWarning,
+    confusion_posterior,
 )
-from .results import INTERVAL_KINDS as INTERVAL_KINDS
+from .results import BayesFit, ConfusionFit
 from .samplers import MAX_RHAT as MAX_RHAT
 from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
-from .sensitivity import prior_sensitivity
+from .sensitivity import PriorSensitivity, prior_sensitivity
 
 __all__ = [
     "CONFUSION_PRIORS",
@@ -116,7 +124,10 @@ __all__ = [
     "confusion_posterior",
     "fit",
     "fit_confusion",
+    "fit_confusion_counts",
     "fit_labels",
+    "fit_proportion",
+    "fit_proportion_counts",
     "grid_intervals",
     "nested_metric_intervals",
     "plot_forest",

@@ -1,8 +1,8 @@
 """The on-disk cache of compiled nutpie models, shared by every process of a user.
 
 Compiling a model for nutpie (PyMC's graph through PyTensor and Numba to machine code:
-the marginalized beta-binomial of :func:`perfci.bayes.fit`, the hierarchical
-Dirichlet-multinomial of :func:`perfci.bayes.fit_confusion`) takes several seconds,
+the marginalized beta-binomial of :func:`perfci.bayes.fit_proportion_counts`, the hierarchical
+Dirichlet-multinomial of :func:`perfci.bayes.fit_confusion_counts`) takes several seconds,
 nearly all of it Numba compiling the two C callbacks nutpie calls: the log density with
 its gradient, and the expansion of a point to the traced variables. Numba's own cache
 cannot keep them (their closures hold names that are new in every process), so this

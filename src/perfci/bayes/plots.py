@@ -9,10 +9,11 @@ return matplotlib axes; :func:`perfci.plotting.save_figure` writes their figure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.validation import check_choice, check_confidence_level
 from .results import ESTIMANDS, INTERVAL_KINDS, BayesFit, check_estimand
 
@@ -34,25 +35,27 @@ def _density(draws: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.asarray(kde(grid) + kde(-grid) + kde(2 - grid))
 
 
+@hide_level
 def plot_posterior(
     result: BayesFit,
     estimand: str = "population",
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     *,
     kind: str = "eti",
     ax: Axes | None = None,
+    level: Any = UNSET,
 ) -> Axes:
     """Plot the posterior density of a population-level estimand with its credible interval.
 
     Parameters
     ----------
     result : BayesFit
-        A fit of :func:`perfci.bayes.fit`.
+        A fit of :func:`perfci.bayes.fit_proportion_counts`.
     estimand : str, default "population"
         Any estimand of :data:`perfci.bayes.ESTIMANDS` but ``"person"`` (see
         :func:`plot_forest` for the persons).
-    level : float, default 0.95
-        Credible level.
+    confidence_level : float, default 0.95
+        Credible level (``level``, its former name, is deprecated).
     kind : {"eti", "hdi"}, default "eti"
         Equal-tailed or highest-density interval.
     ax : matplotlib.axes.Axes, optional
@@ -62,7 +65,7 @@ def plot_posterior(
     -------
     matplotlib.axes.Axes
         The axes. The point marked is the **posterior median**, the ``estimate`` of
-        ``result.interval(estimand, kind, level)``, and the bar below the density that
+        ``result.interval(estimand, kind, confidence_level)``, and the bar below the density that
         interval; the legend says both, with their values.
 
     Notes
@@ -80,15 +83,16 @@ def plot_posterior(
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> import perfci as pc
-    >>> fit = pc.bayes.fit([9, 8, 10, 7], [10, 10, 10, 10], sampler="grid", rng=1)
-    >>> ax = pc.bayes.plot_posterior(fit, "mu", level=0.9)
+    >>> fit = pc.bayes.fit_proportion_counts([9, 8, 10, 7], [10, 10, 10, 10], sampler="grid", rng=1)
+    >>> ax = pc.bayes.plot_posterior(fit, "mu", confidence_level=0.9)
     >>> ax.get_legend().get_texts()[1].get_text()
     'posterior median 0.767'
     >>> plt.close(ax.figure)
     """
+    confidence_level = resolve_level(confidence_level, level)
     estimand = check_estimand("estimand", estimand, _SCALAR_ESTIMANDS)
     check_choice("kind", kind, INTERVAL_KINDS)
-    lvl = float(check_confidence_level(level, "level", scalar=True))
+    lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
     ci = result.interval(estimand, kind, lvl)
     import matplotlib.pyplot as plt
 
@@ -135,30 +139,34 @@ def plot_posterior(
     return ax
 
 
+@hide_level
 def plot_forest(
     result: BayesFit,
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     *,
     sort: bool = True,
     band: str = "mu",
     kind: str = "eti",
     ax: Axes | None = None,
+    level: Any = UNSET,
 ) -> Axes:
     """Forest plot of the persons' rates (partial pooling) against a population estimand.
 
-    One row per person: the posterior median of :math:`p_i` with its 50% and `level`
-    credible intervals, and the observed rate :math:`y_i/n_i` as an open circle whose
-    area is the person's number of relevant texts :math:`n_i` (written beside each row
-    while every row is labelled). The population-level estimand `band` is a vertical
-    band (its `level` interval) and line (its median) across all rows, so the distance
-    each person is pulled from their observed rate towards it shows.
+    One row per person: the posterior median of :math:`p_i` with its 50% and
+    `confidence_level` credible intervals, and the observed rate :math:`y_i/n_i` as an
+    open circle whose area is the person's number of relevant texts :math:`n_i` (written
+    beside each row while every row is labelled). The population-level estimand `band` is
+    a vertical band (its `confidence_level` interval) and line (its median) across all
+    rows, so the distance each person is pulled from their observed rate towards it
+    shows.
 
     Parameters
     ----------
     result : BayesFit
-        A fit of :func:`perfci.bayes.fit`.
-    level : float, default 0.95
-        Credible level of the outer intervals and of the band.
+        A fit of :func:`perfci.bayes.fit_proportion_counts`.
+    confidence_level : float, default 0.95
+        Credible level of the outer intervals and of the band (``level``, its former
+        name, is deprecated).
     sort : bool, default True
         Rows sorted by posterior median, highest at the top; else in the fit's order.
     band : str, default "mu"
@@ -182,13 +190,14 @@ def plot_forest(
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> import perfci as pc
-    >>> fit = pc.bayes.fit([9, 5, 10, 7], [10, 10, 10, 10], sampler="grid", rng=1)
+    >>> fit = pc.bayes.fit_proportion_counts([9, 5, 10, 7], [10, 10, 10, 10], sampler="grid", rng=1)
     >>> ax = pc.bayes.plot_forest(fit)
     >>> [t.get_text() for t in ax.get_yticklabels()]  # persons, highest median first
     ['2', '0', '3', '1']
     >>> plt.close(ax.figure)
     """
-    lvl = float(check_confidence_level(level, "level", scalar=True))
+    confidence_level = resolve_level(confidence_level, level)
+    lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
     check_choice("band", band, _SCALAR_ESTIMANDS)
     check_choice("kind", kind, INTERVAL_KINDS)
     from ..plotting import forest

@@ -1,4 +1,11 @@
-"""Results of the Bayesian models: credible intervals, fits and closed-form posteriors."""
+"""Results of the Bayesian fits: the hierarchical beta-binomial's and the confusion model's.
+
+:class:`BayesFit` and :class:`ConfusionFit` hold a fit's posterior draws, diagnostics and
+flags, and give its credible intervals. The interval results themselves live where they
+are computed and are re-exported here: :class:`CredibleInterval` (and the estimand and
+kind vocabulary) in :mod:`~perfci.bayes.intervals`, :class:`PriorSensitivity` in
+:mod:`~perfci.bayes.sensitivity`.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +17,23 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core import registry
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.grid import grid_interval, interval_from_draws
 from .._core.results import ResultMixin, to_jsonable
 from .._core.validation import (
     check_choice,
     check_confidence_level,
 )
+from .intervals import (
+    ESTIMANDS,
+    INTERVAL_KINDS,
+    RENAMED_ESTIMANDS,
+    CredibleInterval,
+    check_estimand,
+    interval_of_draws,
+)
 from .samplers import BayesianDiagnosticsWarning
+from .sensitivity import PriorSensitivity, prior_sensitivity
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,86 +42,17 @@ if TYPE_CHECKING:
 __all__ = [
     "ESTIMANDS",
     "INTERVAL_KINDS",
+    "RENAMED_ESTIMANDS",
     "BayesFit",
     "ConfusionFit",
     "CredibleInterval",
     "PriorSensitivity",
+    "check_estimand",
 ]
 
-ESTIMANDS = ("population", "mu", "sampled_persons", "person")
-#: Former names of estimands, accepted with a FutureWarning.
-RENAMED_ESTIMANDS = {"text_weighted": "sampled_persons"}
-INTERVAL_KINDS = ("eti", "hdi")
 CONFUSION_METRICS = ("recall", "precision", "f1")
 #: Binary metrics, in report order (a fit's posterior holds some or all of them).
 BINARY_METRICS = registry.BINARY_METRIC.names
-
-
-def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) -> str:
-    """Return the estimand `value` names, one of `choices`; a former name warns.
-
-    ``"text_weighted"`` is the former name of ``"sampled_persons"``: it is accepted with a
-    :class:`FutureWarning` and will be removed.
-    """
-    if isinstance(value, str) and value in RENAMED_ESTIMANDS:
-        new = RENAMED_ESTIMANDS[value]
-        warnings.warn(
-            f"estimand {value!r} is now called {new!r} (it is about the sampled persons "
-            f"only); the old name will be removed. For the population the frequentist "
-            f"intervals are about, use 'population'.",
-            FutureWarning,
-            stacklevel=3,
-        )
-        value = new
-    return check_choice(name, value, choices)
-
-
-@dataclass(frozen=True)
-class CredibleInterval(ResultMixin):
-    """A credible interval.
-
-    Attributes
-    ----------
-    estimand : str
-        ``"population"``, ``"mu"``, ``"sampled_persons"``, ``"person"`` or a metric name.
-    kind : str
-        ``"eti"`` (equal-tailed) or ``"hdi"`` (highest density).
-    level : float
-        The credible level.
-    estimate : float or numpy.ndarray
-        The posterior median.
-    low, high : float or numpy.ndarray
-        The interval ends (one per person for ``"person"``, one per data set for
-        :func:`perfci.bayes.grid_intervals` of a batch).
-
-    Notes
-    -----
-    :meth:`to_dict`, :meth:`to_frame` and :meth:`to_xarray` hold every field, as for
-    every perfci result (one row per person or data set for arrays).
-    """
-
-    estimand: str
-    kind: str
-    level: float
-    estimate: Any
-    low: Any
-    high: Any
-
-
-def _plain(a: ArrayLike) -> Any:
-    """Return a float for a single value, else the array."""
-    arr = np.asarray(a)
-    return float(arr) if arr.ndim == 0 else arr
-
-
-def _interval_from_draws(
-    estimand: str, draws: NDArray[np.float64], kind: str, level: float
-) -> CredibleInterval:
-    """Credible interval from draws on the last axis (one interval per leading index)."""
-    low, mid, high = interval_from_draws(np.atleast_2d(draws), kind, level)
-    if draws.ndim == 1:
-        low, mid, high = low[0], mid[0], high[0]
-    return CredibleInterval(estimand, kind, level, _plain(mid), _plain(low), _plain(high))
 
 
 @dataclass(frozen=True, repr=False)
@@ -176,8 +124,14 @@ class BayesFit(ResultMixin):
             return values.reshape(-1, values.shape[-1]).T
         return values.reshape(-1)
 
+    @hide_level
     def interval(
-        self, estimand: str = "population", kind: str = "eti", level: float = 0.95
+        self,
+        estimand: str = "population",
+        kind: str = "eti",
+        confidence_level: float = DEFAULT_LEVEL,
+        *,
+        level: Any = UNSET,
     ) -> CredibleInterval:
         """Credible interval of an estimand.
 
@@ -188,8 +142,8 @@ class BayesFit(ResultMixin):
             one to set beside a frequentist interval.
         kind : {"eti", "hdi"}, default "eti"
             Equal-tailed or highest-density interval.
-        level : float, default 0.95
-            Credible level, always explicit.
+        confidence_level : float, default 0.95
+            Credible level, always explicit (``level``, its former name, is deprecated).
 
         Returns
         -------
@@ -198,24 +152,29 @@ class BayesFit(ResultMixin):
             intervals come from the exact gridded marginal, not from draws; both are what
             :func:`perfci.bayes.grid_intervals` returns for the same data.
         """
+        confidence_level = resolve_level(confidence_level, level)
         estimand = check_estimand("estimand", estimand)
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level", scalar=True))
+        lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
         if self.sampler == "grid" and estimand == "mu":
             grid = self.posterior["grid"]
             edges = grid["mu_edge"].to_numpy()
             mass = grid["mu_mass"].to_numpy()
             low, mid, high = grid_interval(edges[None, :], mass[None, :], kind, lvl)
             return CredibleInterval("mu", kind, lvl, float(mid[0]), float(low[0]), float(high[0]))
-        return _interval_from_draws(estimand, self.draws(estimand), kind, lvl)
+        return interval_of_draws(estimand, self.draws(estimand), kind, lvl)
 
-    def to_dict(self, *, level: float = 0.95) -> dict[str, Any]:
+    @hide_level
+    def to_dict(
+        self, *, confidence_level: float = DEFAULT_LEVEL, level: Any = UNSET
+    ) -> dict[str, Any]:
         """Return a JSON-ready summary of the fit (NaN as None); the posterior is left out.
 
         Parameters
         ----------
-        level : float, default 0.95
-            Credible level of the intervals in the summary.
+        confidence_level : float, default 0.95
+            Credible level of the intervals in the summary (``level``, its former name,
+            is deprecated).
 
         Returns
         -------
@@ -223,16 +182,18 @@ class BayesFit(ResultMixin):
             ``sampler``, ``prior``, ``persons`` (how many were fitted), ``diagnostics``
             (``r_hat`` is None for the grid sampler), ``flagged``, ``flag_reasons``, and
             ``population``, ``mu`` and ``sampled_persons``: the equal-tailed credible
-            intervals at `level`,
-            as :meth:`CredibleInterval.to_dict` gives them. The draws stay in
+            intervals at `confidence_level`, as :meth:`CredibleInterval.to_dict` gives
+            them. The draws stay in
             :attr:`posterior`; ``interval("person").to_dict()`` gives the person rates.
 
         Examples
         --------
         >>> import json
         >>> import perfci as pc
-        >>> result = pc.bayes.fit([28, 25, 30, 22], [30, 30, 30, 26], sampler="grid", rng=1)
-        >>> summary = result.to_dict(level=0.9)
+        >>> result = pc.bayes.fit_proportion_counts(
+        ...     [28, 25, 30, 22], [30, 30, 30, 26], sampler="grid", rng=1
+        ... )
+        >>> summary = result.to_dict(confidence_level=0.9)
         >>> summary["persons"], summary["diagnostics"]["r_hat"], summary["flagged"]
         (4, None, False)
         >>> summary["mu"]["level"], summary["mu"]["kind"]
@@ -240,6 +201,7 @@ class BayesFit(ResultMixin):
         >>> json.loads(json.dumps(summary, allow_nan=False)) == summary
         True
         """
+        confidence_level = resolve_level(confidence_level, level)
         out = {
             "sampler": self.sampler,
             "prior": self.prior,
@@ -248,24 +210,28 @@ class BayesFit(ResultMixin):
             "flagged": self.flagged,
             "flag_reasons": self.flag_reasons,
             "tail": self.tail,
-            **{e: self.interval(e, "eti", level) for e in ESTIMANDS if e != "person"},
+            **{e: self.interval(e, "eti", confidence_level) for e in ESTIMANDS if e != "person"},
         }
         return to_jsonable(out, "BayesFit")
 
-    def summary(self, level: float = 0.95) -> pd.DataFrame:
+    @hide_level
+    def summary(
+        self, confidence_level: float = DEFAULT_LEVEL, *, level: Any = UNSET
+    ) -> pd.DataFrame:
         """Posterior summary of mu, s, kappa and the population and sampled persons' rates.
 
         Parameters
         ----------
-        level : float, default 0.95
-            Level of the equal-tailed intervals.
+        confidence_level : float, default 0.95
+            Level of the equal-tailed intervals (``level``, its former name, is
+            deprecated).
 
         Returns
         -------
         pandas.DataFrame
             Index ``mu``, ``s``, ``kappa``, ``population``, ``sampled_persons``; columns
             ``mean``, ``sd``, ``median``, ``low``, ``high`` (the equal-tailed interval at
-            `level`) and ``note``. For the grid sampler, mu, s and kappa come from the
+            `confidence_level`) and ``note``. For the grid sampler, mu, s and kappa come from the
             exact gridded marginals (as ``interval("mu")`` does) and the two rates from
             the draws; for MCMC, every row from the draws.
 
@@ -287,8 +253,9 @@ class BayesFit(ResultMixin):
         Examples
         --------
         >>> import perfci as pc
-        >>> result = pc.bayes.fit([28, 25, 30, 22, 27], [30, 30, 30, 26, 30], sampler="grid", rng=1)
-        >>> table = result.summary(level=0.9)
+        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+        >>> result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
+        >>> table = result.summary(confidence_level=0.9)
         >>> print(table[["mean", "sd", "median", "low", "high"]].round(3))  # doctest: +ELLIPSIS
                           mean     sd  median    low    high
         mu               0.811  0.091   0.828  0.635   0.927
@@ -303,7 +270,8 @@ class BayesFit(ResultMixin):
 
         from .tails import moment_notes
 
-        lvl = float(check_confidence_level(level, "level", scalar=True))
+        confidence_level = resolve_level(confidence_level, level)
+        lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
         exact = self.sampler == "grid" and "s_mass" in self.posterior["grid"]
         rows = {}
         for name in ("mu", "s", "kappa", "population", "sampled_persons"):
@@ -356,10 +324,11 @@ class BayesFit(ResultMixin):
             sd = float(np.sqrt(max(second - mean**2, 0.0)))
         return {"mean": mean, "sd": sd, "median": mid, "low": low, "high": high, "note": ""}
 
+    @hide_level
     def prior_sensitivity(
         self,
         estimand: str = "population",
-        level: float = 0.95,
+        confidence_level: float = DEFAULT_LEVEL,
         *,
         kind: Literal["eti", "hdi"] = "eti",
         alternative: str | None = None,
@@ -367,6 +336,7 @@ class BayesFit(ResultMixin):
         population_sizes: ArrayLike | None = None,
         population_persons: Any = None,
         rng: Any = None,
+        level: Any = UNSET,
     ) -> PriorSensitivity:
         """Return the credible interval under this fit's prior and under the alternative one.
 
@@ -379,18 +349,18 @@ class BayesFit(ResultMixin):
         Examples
         --------
         >>> import perfci as pc
-        >>> result = pc.bayes.fit([28, 25, 30, 22, 27], [30, 30, 30, 26, 30], sampler="grid", rng=1)
-        >>> check = result.prior_sensitivity("mu", level=0.95)
+        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+        >>> result = pc.bayes.fit_proportion_counts(y, n, sampler="grid", rng=1)
+        >>> check = result.prior_sensitivity("mu", confidence_level=0.95)
         >>> check.alternative_prior, bool(check.differs)
         ('bda3', True)
         """
-        from .sensitivity import prior_sensitivity
-
+        confidence_level = resolve_level(confidence_level, level)
         return prior_sensitivity(
             self.successes,
             self.trials,
             estimand=estimand,
-            level=level,
+            confidence_level=confidence_level,
             kind=kind,
             prior=self.prior,
             alternative=alternative,
@@ -408,78 +378,6 @@ class BayesFit(ResultMixin):
             f"{self.trials.size}, population median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
             f"{ci.high:.4g}]{flag})"
         )
-
-
-@dataclass(frozen=True)
-class PriorSensitivity(ResultMixin):
-    """A credible interval under two priors, and whether they differ materially.
-
-    Attributes
-    ----------
-    prior, alternative_prior : str
-        The prior of the interval to report, and the one it is checked against.
-    interval, alternative : CredibleInterval
-        The credible interval under each (exact grid).
-    shift : float or numpy.ndarray
-        The largest move of the low end, the median or the high end from `interval` to
-        `alternative`, as a fraction of the width of `interval`.
-    differs : bool or numpy.ndarray
-        ``shift > tolerance``: the prior matters for this interval.
-    reason : str or numpy.ndarray of str
-        Which end moved most, by how much, in words.
-    tolerance : float
-        The fraction of the width beyond which a move is material.
-
-    Notes
-    -----
-    :meth:`rows` gives one report-ready row per prior. :meth:`to_dict`, :meth:`to_frame`
-    and :meth:`to_xarray` hold every field (the intervals as ``interval.low``, ...; one
-    row per data set for a batch).
-    """
-
-    prior: str
-    alternative_prior: str
-    interval: CredibleInterval
-    alternative: CredibleInterval
-    shift: Any
-    differs: Any
-    reason: Any
-    tolerance: float
-
-    def rows(self) -> list[dict[str, Any]]:
-        """One row per prior, the given one first, as a report row needs it.
-
-        Returns
-        -------
-        list of dict
-            Keys ``estimand``, ``prior``, ``estimate``, ``low``, ``high``, ``kind``,
-            ``level``, ``differs`` and ``reason`` (the same on both rows).
-
-        Examples
-        --------
-        >>> import perfci as pc
-        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
-        >>> check = pc.bayes.prior_sensitivity(y, n, estimand="mu")  # five persons
-        >>> [(row["prior"], row["differs"]) for row in check.rows()]
-        [('pareto', True), ('bda3', True)]
-        """
-        return [
-            {
-                "estimand": ci.estimand,
-                "prior": prior,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
-                "kind": ci.kind,
-                "level": ci.level,
-                "differs": self.differs,
-                "reason": self.reason,
-            }
-            for prior, ci in (
-                (self.prior, self.interval),
-                (self.alternative_prior, self.alternative),
-            )
-        ]
 
 
 @dataclass(frozen=True, repr=False)
@@ -515,8 +413,14 @@ class ConfusionFit(ResultMixin):
     flagged: bool
     flag_reasons: tuple[str, ...] = field(default=())
 
+    @hide_level
     def interval(
-        self, metric: str = "f1", kind: str = "eti", level: float = 0.95
+        self,
+        metric: str = "f1",
+        kind: str = "eti",
+        confidence_level: float = DEFAULT_LEVEL,
+        *,
+        level: Any = UNSET,
     ) -> CredibleInterval:
         """Credible interval of a population metric held in the posterior.
 
@@ -524,11 +428,11 @@ class ConfusionFit(ResultMixin):
         ----------
         metric : str, default "f1"
             ``recall``, ``precision`` or ``f1`` for the MCMC samplers; every binary
-            metric for the grid sampler (see :func:`perfci.bayes.fit_confusion`).
+            metric for the grid sampler (see :func:`perfci.bayes.fit_confusion_counts`).
         kind : {"eti", "hdi"}, default "eti"
             Equal-tailed or highest-density interval.
-        level : float, default 0.95
-            Credible level.
+        confidence_level : float, default 0.95
+            Credible level (``level``, its former name, is deprecated).
 
         Returns
         -------
@@ -539,39 +443,45 @@ class ConfusionFit(ResultMixin):
         --------
         >>> import perfci as pc
         >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
-        >>> fit = pc.bayes.fit_confusion(per_person, sampler="grid", rng=1)
-        >>> ci = fit.interval("recall", level=0.9)
+        >>> fit = pc.bayes.fit_confusion_counts(per_person, sampler="grid", rng=1)
+        >>> ci = fit.interval("recall", confidence_level=0.9)
         >>> bool(0 < ci.low < ci.estimate < ci.high < 1), ci.level
         (True, 0.9)
         """
+        confidence_level = resolve_level(confidence_level, level)
         held = [m for m in BINARY_METRICS if m in self.posterior["posterior"].data_vars]
         check_choice("metric", metric, held)
         check_choice("kind", kind, INTERVAL_KINDS)
-        lvl = float(check_confidence_level(level, "level", scalar=True))
+        lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
         draws = self.posterior["posterior"][metric].to_numpy().reshape(-1)
-        return _interval_from_draws(metric, draws, kind, lvl)
+        return interval_of_draws(metric, draws, kind, lvl)
 
-    def to_dict(self, *, level: float = 0.95) -> dict[str, Any]:
+    @hide_level
+    def to_dict(
+        self, *, confidence_level: float = DEFAULT_LEVEL, level: Any = UNSET
+    ) -> dict[str, Any]:
         """Return a JSON-ready summary of the fit (NaN as None); the posterior is left out.
 
         Parameters
         ----------
-        level : float, default 0.95
-            Credible level of the intervals in the summary.
+        confidence_level : float, default 0.95
+            Credible level of the intervals in the summary (``level``, its former name,
+            is deprecated).
 
         Returns
         -------
         dict
             ``diagnostics``, ``flagged``, ``flag_reasons``, and ``recall``,
             ``precision`` and ``f1``: the equal-tailed credible intervals of the
-            population metrics at `level`, as :meth:`CredibleInterval.to_dict` gives
+            population metrics at `confidence_level`, as :meth:`CredibleInterval.to_dict` gives
             them. The draws stay in :attr:`posterior`.
         """
+        confidence_level = resolve_level(confidence_level, level)
         out = {
             "diagnostics": self.diagnostics,
             "flagged": self.flagged,
             "flag_reasons": self.flag_reasons,
-            **{m: self.interval(m, "eti", level) for m in CONFUSION_METRICS},
+            **{m: self.interval(m, "eti", confidence_level) for m in CONFUSION_METRICS},
         }
         return to_jsonable(out, "ConfusionFit")
 

@@ -20,7 +20,16 @@ from .._core.grid import marginal_counts, s_prior
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["MAX_RHAT", "MIN_ESS", "BayesianDiagnosticsWarning"]
+__all__ = [
+    "MAX_RHAT",
+    "MIN_ESS",
+    "BayesianDiagnosticsWarning",
+    "compiled_confusion",
+    "compiled_marginal",
+    "data_for",
+    "diagnostics",
+    "run_mcmc",
+]
 
 #: Diagnostic thresholds: a fit is flagged beyond them (Vehtari et al., 2021).
 MAX_RHAT = 1.01
@@ -37,7 +46,7 @@ class BayesianDiagnosticsWarning(RuntimeWarning):
 
 
 @cache
-def _compiled_marginal(prior: str) -> Any:
+def compiled_marginal(prior: str) -> Any:
     """Return the marginalized model compiled for nutpie, once per prior (refit to data).
 
     Loaded from the on-disk compile cache when an earlier process compiled it
@@ -60,7 +69,7 @@ def _compiled_marginal(prior: str) -> Any:
 
 
 @cache
-def _compiled_confusion() -> Any:
+def compiled_confusion() -> Any:
     """Return the hierarchical Dirichlet-multinomial compiled for nutpie, once (refit to data).
 
     Loaded from the on-disk compile cache when an earlier process compiled it, else
@@ -82,13 +91,13 @@ def _compiled_confusion() -> Any:
     )
 
 
-def _data_for(successes: NDArray[np.int64], trials: NDArray[np.int64]) -> dict[str, Any]:
+def data_for(successes: NDArray[np.int64], trials: NDArray[np.int64]) -> dict[str, Any]:
     """Return the ``pm.Data`` of the marginalized model for these counts."""
     a, b, c = (x.astype(float) for x in marginal_counts(successes, trials))
     return {"A": a, "B": b, "C": c, "j": np.arange(a.size, dtype=float)}
 
 
-def _run_mcmc(
+def run_mcmc(
     sampler: str, model: Any, draws: int, tune: int, chains: int, seed: int
 ) -> xr.DataTree:
     """Sample a PyMC model (or a compiled nutpie model) quietly; return its DataTree."""
@@ -127,7 +136,7 @@ def _run_mcmc(
             )
 
 
-def _diagnostics(
+def diagnostics(
     tree: xr.DataTree, var_names: list[str]
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """R-hat, ESS and divergences of a fit, the failed ones in words, and a warning.

@@ -1,19 +1,27 @@
-r"""Prior sensitivity: a credible interval under the concentration's two priors."""
+r"""Prior sensitivity: a credible interval under the concentration's two priors.
+
+:func:`prior_sensitivity` computes the exact grid interval (:func:`~perfci.bayes.grid_intervals`)
+under a prior and under the alternative one, with the same random numbers, and says
+whether they differ materially; :class:`PriorSensitivity` is its result.
+"""
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.grid import s_prior
+from .._core.results import ResultMixin
 from .._core.validation import check_real_scalar, check_rng
-from .fitting import GRID_DRAWS, GRID_ESTIMANDS, GRID_SHAPE, grid_intervals
-from .results import PriorSensitivity, check_estimand
+from .grid import GRID_DRAWS, GRID_ESTIMANDS, GRID_SHAPE, grid_intervals
+from .intervals import CredibleInterval, check_estimand
 
-__all__ = ["ALTERNATIVE_PRIOR", "MATERIAL_SHIFT", "prior_sensitivity"]
+__all__ = ["ALTERNATIVE_PRIOR", "MATERIAL_SHIFT", "PriorSensitivity", "prior_sensitivity"]
 
 #: The prior each prior is checked against by default.
 ALTERNATIVE_PRIOR = {"pareto": "bda3", "bda3": "pareto"}
@@ -23,12 +31,85 @@ MATERIAL_SHIFT = 0.1
 _WHICH = ("low end", "median", "high end")
 
 
+@dataclass(frozen=True)
+class PriorSensitivity(ResultMixin):
+    """A credible interval under two priors, and whether they differ materially.
+
+    Attributes
+    ----------
+    prior, alternative_prior : str
+        The prior of the interval to report, and the one it is checked against.
+    interval, alternative : CredibleInterval
+        The credible interval under each (exact grid).
+    shift : float or numpy.ndarray
+        The largest move of the low end, the median or the high end from `interval` to
+        `alternative`, as a fraction of the width of `interval`.
+    differs : bool or numpy.ndarray
+        ``shift > tolerance``: the prior matters for this interval.
+    reason : str or numpy.ndarray of str
+        Which end moved most, by how much, in words.
+    tolerance : float
+        The fraction of the width beyond which a move is material.
+
+    Notes
+    -----
+    :meth:`rows` gives one report-ready row per prior. :meth:`to_dict`, :meth:`to_frame`
+    and :meth:`to_xarray` hold every field (the intervals as ``interval.low``, ...; one
+    row per data set for a batch).
+    """
+
+    prior: str
+    alternative_prior: str
+    interval: CredibleInterval
+    alternative: CredibleInterval
+    shift: Any
+    differs: Any
+    reason: Any
+    tolerance: float
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per prior, the given one first, as a report row needs it.
+
+        Returns
+        -------
+        list of dict
+            Keys ``estimand``, ``prior``, ``estimate``, ``low``, ``high``, ``kind``,
+            ``level``, ``differs`` and ``reason`` (the same on both rows).
+
+        Examples
+        --------
+        >>> import perfci as pc
+        >>> y, n = [28, 25, 30, 22, 27], [30, 30, 30, 26, 30]
+        >>> check = pc.bayes.prior_sensitivity(y, n, estimand="mu")  # five persons
+        >>> [(row["prior"], row["differs"]) for row in check.rows()]
+        [('pareto', True), ('bda3', True)]
+        """
+        return [
+            {
+                "estimand": ci.estimand,
+                "prior": prior,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "kind": ci.kind,
+                "level": ci.level,
+                "differs": self.differs,
+                "reason": self.reason,
+            }
+            for prior, ci in (
+                (self.prior, self.interval),
+                (self.alternative_prior, self.alternative),
+            )
+        ]
+
+
+@hide_level
 def prior_sensitivity(
     successes: ArrayLike,
     trials: ArrayLike,
     *,
     estimand: str = "population",
-    level: float = 0.95,
+    confidence_level: float = DEFAULT_LEVEL,
     kind: Literal["eti", "hdi"] = "eti",
     prior: str = "pareto",
     alternative: str | None = None,
@@ -39,6 +120,7 @@ def prior_sensitivity(
     draws: int = GRID_DRAWS,
     rng: Any = None,
     batch: int | None = None,
+    level: Any = UNSET,
 ) -> PriorSensitivity:
     r"""Credible intervals under a prior and an alternative, and whether they differ.
 
@@ -50,8 +132,8 @@ def prior_sensitivity(
         Per-person counts, as for :func:`grid_intervals`.
     estimand : {"population", "mu", "sampled_persons"}, default "population"
         The interval's estimand (see :mod:`perfci.bayes`).
-    level : float, default 0.95
-        Credible level.
+    confidence_level : float, default 0.95
+        Credible level (``level``, its former name, is deprecated).
     kind : {"eti", "hdi"}, default "eti"
         Interval kind.
     prior : {"pareto", "bda3"}, default "pareto"
@@ -128,6 +210,7 @@ def prior_sensitivity(
     >>> bool(many.differs), round(many.shift, 3)
     (False, 0.03)
     """
+    confidence_level = resolve_level(confidence_level, level)
     estimand = check_estimand("estimand", estimand, GRID_ESTIMANDS)
     s_prior(prior)
     if alternative is None:
@@ -145,7 +228,7 @@ def prior_sensitivity(
     generator = check_rng(rng)
     options: dict[str, Any] = {
         "estimand": estimand,
-        "level": level,
+        "confidence_level": confidence_level,
         "kind": kind,
         "population_sizes": population_sizes,
         "population_persons": population_persons,

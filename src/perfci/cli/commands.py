@@ -428,11 +428,11 @@ def bayes(args: argparse.Namespace) -> None:
     groups = inputs.read_column(frame, args.group, "--group", args.file)
     level = args.credible_level
     sizes = inputs.person_sizes(frame, args, groups)
-    result = bayes_.fit_labels(
+    result = bayes_.fit_proportion(
         truth,
         pred,
-        groups,
         args.metric,
+        groups=groups,
         positive=positive,
         sampler=args.sampler,
         prior=args.prior,
@@ -445,7 +445,7 @@ def bayes(args: argparse.Namespace) -> None:
     )
     # The fit's to_dict() summary, and what only the command knows: the metric, the level,
     # the relevant texts and the frequentist interval. The flags sit with the diagnostics.
-    fit = result.to_dict(level=level)
+    fit = result.to_dict(confidence_level=level)
     shown = frequentist.to_dict()
     payload: dict[str, Any] = {
         "metric": args.metric,

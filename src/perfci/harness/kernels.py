@@ -4,7 +4,7 @@ Every kernel simulates its cell's data sets once (common random numbers: every m
 sees the same data) and scores each method on them by calling the public function a user
 would call (:func:`perfci.proportion_ci`, :func:`perfci.clustered_proportion_ci`,
 :func:`perfci.bootstrap_ci`, :func:`perfci.bayes.grid_intervals` or
-:func:`perfci.bayes.shared_grid_intervals`, :func:`perfci.bayes.fit`,
+:func:`perfci.bayes.shared_grid_intervals`, :func:`perfci.bayes.fit_proportion_counts`,
 :func:`perfci.bayes.confusion_posterior`, :func:`perfci.bayes.shared_nested_metric_intervals`,
 :func:`perfci.bayes.compare_counts`, :func:`perfci.comparison.compare_counts`,
 :func:`perfci.subgroups.compare_groups_counts`, :func:`perfci.auc.auc_ci_counts`), batched
@@ -145,13 +145,18 @@ def _grid_ends(methods: Sequence[Method], rngs: list, y, n, level: float) -> dic
             draws = drawn_draws[0]
         group = groups.setdefault(draws, {})
         if estimand in group:
-            put(i, grid_intervals(y, n, estimand=estimand, draws=draws, level=level, rng=rng))
+            put(
+                i,
+                grid_intervals(
+                    y, n, estimand=estimand, draws=draws, confidence_level=level, rng=rng
+                ),
+            )
         else:
             group[estimand] = (i, rng)
     for draws, group in groups.items():
         drawn = [rng for e, (_, rng) in group.items() if e != "mu"]
         shared = shared_grid_intervals(
-            y, n, list(group), draws=draws, level=level, rng=drawn[0] if drawn else None
+            y, n, list(group), draws=draws, confidence_level=level, rng=drawn[0] if drawn else None
         )
         for estimand, (i, _) in group.items():
             put(i, shared[estimand])
@@ -208,7 +213,7 @@ def _nutpie_intervals(y, n, estimand, replications, level, rng):
     Every fit is one MCMC run (compiled once per worker process, refit with the data);
     flagged fits (failed diagnostics) are kept in the coverage and counted.
     """
-    from ..bayes import BayesianDiagnosticsWarning, fit
+    from ..bayes import BayesianDiagnosticsWarning, fit_proportion_counts
 
     k = min(replications, y.shape[0])
     low, high = np.full(k, np.nan), np.full(k, np.nan)
@@ -217,7 +222,7 @@ def _nutpie_intervals(y, n, estimand, replications, level, rng):
     for r in range(k):  # one MCMC run per data set: no way around a loop here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
-            result = fit(
+            result = fit_proportion_counts(
                 y[r], n[r], sampler="nutpie", draws=1000, tune=1000, chains=2, rng=int(seeds[r])
             )
         ci = result.interval(estimand, "eti", level)
@@ -305,7 +310,7 @@ def _margins_ends(
                 [metric],
                 estimands,
                 prior=prior,
-                level=level,
+                confidence_level=level,
                 draws=draws,
                 rng=rngs[rows[0]],
             )
@@ -586,7 +591,7 @@ def _bayes_comparison_score(joint, metric: str, options: dict, level: float, rng
             nested=True,
             estimand=options["estimand"],
             prior=options["prior"],
-            level=level,
+            confidence_level=level,
             draws=options["draws"],
             rng=rng,
         )

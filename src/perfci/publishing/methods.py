@@ -342,10 +342,10 @@ def _bayes_sentence(label: str, rows: pd.DataFrame, nested: bool, cite: _Citatio
             f"of the prior's influence, its posterior {fitted}"
         )
     if label.startswith("bayes beta-binomial, population"):
-        from ..bayes import fit
+        from ..bayes import fit_proportion_counts
 
         # the prior report(bayes=True) fits with: the fit's default
-        default = inspect.signature(fit).parameters["prior"].default
+        default = inspect.signature(fit_proportion_counts).parameters["prior"].default
         prior = registry.PRIOR.help_of(default).replace("kappa", "κ")
         return (
             f"for {metrics}, the text-weighted rate of the population of persons (the quantity "
