@@ -221,6 +221,9 @@ class ProportionCI(IntervalResult):
         return ("texts",)
 
     def __repr__(self) -> str:
+        if np.size(self.estimate) > 6:  # a large batch: its shape, not its arrays
+            return super().__repr__()
+
         def fmt(v: Any) -> str:
             return (
                 f"{float(v):.6g}"

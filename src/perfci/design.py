@@ -540,6 +540,9 @@ class ClusteredProportionCI(IntervalResult):
         return ("texts", "persons")
 
     def __repr__(self) -> str:
+        if np.size(self.estimate) > 6:  # a large batch: its shape, not its arrays
+            return super().__repr__()
+
         def fmt(v: Any) -> str:
             if np.ndim(v) == 0:
                 return f"{float(v):.6g}"

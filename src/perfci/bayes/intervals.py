@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.grid import interval_from_draws
-from .._core.results import ResultMixin
+from .._core.results import IntervalResult, sources_of
 from .._core.validation import check_choice
 
 __all__ = [
@@ -55,8 +55,8 @@ def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) 
     return check_choice(name, value, choices)
 
 
-@dataclass(frozen=True)
-class CredibleInterval(ResultMixin):
+@dataclass(frozen=True, repr=False)
+class CredibleInterval(IntervalResult):
     """A credible interval.
 
     Attributes
@@ -65,8 +65,8 @@ class CredibleInterval(ResultMixin):
         ``"population"``, ``"mu"``, ``"sampled_persons"``, ``"person"`` or a metric name.
     kind : str
         ``"eti"`` (equal-tailed) or ``"hdi"`` (highest density).
-    level : float
-        The credible level.
+    confidence_level : float
+        The credible level (formerly `level`, still readable with a FutureWarning).
     estimate : float or numpy.ndarray
         The posterior median.
     low, high : float or numpy.ndarray
@@ -79,12 +79,34 @@ class CredibleInterval(ResultMixin):
     every perfci result (one row per person or data set for arrays).
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("method", "sources")
+
     estimand: str
     kind: str
-    level: float
+    confidence_level: float
     estimate: Any
     low: Any
     high: Any
+
+    @property
+    def level(self) -> float:
+        """Return `confidence_level` (its former name, deprecated)."""
+        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
+        return self.confidence_level
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` for an estimand about the population of persons
+        (``"population"``, ``"mu"``), else ``("texts",)``.
+        """
+        return sources_of(persons=self.estimand in ("population", "mu"))
+
+    @property
+    def method(self) -> str:
+        """Return the interval with what it is of, as results name their method."""
+        return f"bayes {self.kind} credible interval ({self.estimand})"
 
 
 def plain(a: ArrayLike) -> Any:

@@ -34,7 +34,7 @@ from .._core.margins import (
     multiclass_tree,
     nested_draws,
 )
-from .._core.results import ResultMixin
+from .._core.results import IntervalResult, sources_of
 from .._core.validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -68,8 +68,8 @@ _GRID_BLOCK = 1 << 23
 MARGIN_GRID_SHAPE = (200, 50)
 
 
-@dataclass(frozen=True)
-class MetricCredibleInterval(ResultMixin):
+@dataclass(frozen=True, repr=False)
+class MetricCredibleInterval(IntervalResult):
     """A credible interval of a metric of texts nested in persons (hierarchical margins).
 
     Attributes
@@ -79,8 +79,8 @@ class MetricCredibleInterval(ResultMixin):
         ``"sampled_persons"``).
     kind : str
         ``"eti"`` or ``"hdi"``.
-    level : float
-        Credible level.
+    confidence_level : float
+        Credible level (formerly `level`, still readable with a FutureWarning).
     estimate, low, high : float or numpy.ndarray
         Posterior median and interval ends (one per data set of a batch).
     persons : int or numpy.ndarray
@@ -98,12 +98,14 @@ class MetricCredibleInterval(ResultMixin):
     :meth:`to_frame` and :meth:`to_xarray` leave out `fallback` (one more axis).
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("method", "sources")
+
     _exclude: ClassVar[tuple[str, ...]] = ("fallback",)
 
     metric: str
     estimand: str
     kind: str
-    level: float
+    confidence_level: float
     estimate: Any
     low: Any
     high: Any
@@ -111,6 +113,26 @@ class MetricCredibleInterval(ResultMixin):
     flagged: Any
     margins: tuple[str, ...]
     fallback: NDArray[np.bool_] = field(repr=False)
+
+    @property
+    def level(self) -> float:
+        """Return `confidence_level` (its former name, deprecated)."""
+        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
+        return self.confidence_level
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` for an estimand about the population of persons
+        (``"population"``, ``"mu"``), else ``("texts",)``.
+        """
+        return sources_of(persons=self.estimand in ("population", "mu"))
+
+    @property
+    def method(self) -> str:
+        """Return the interval with what it is of, as results name their method."""
+        return f"bayes hierarchical margins, {self.estimand} (grid, {self.kind})"
 
 
 def _grid_step(batch: Any, shape: tuple[int, int], tree: MarginTree) -> int:

@@ -12,9 +12,10 @@ labels.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -23,7 +24,7 @@ from .._core import registry
 from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
 from .._core.joint import TO_A, TO_B
 from .._core.margins import PAIRED, beta_margin_draws
-from .._core.results import ResultMixin
+from .._core.results import IntervalResult, sources_of
 from .._core.validation import (
     check_choice,
     check_confidence_level,
@@ -40,8 +41,8 @@ from .posterior import DEFAULT_PRIOR, DRAWS, block_size, check_prior, margin_pri
 __all__ = ["PairedCredibleInterval", "compare", "compare_counts"]
 
 
-@dataclass(frozen=True)
-class PairedCredibleInterval(ResultMixin):
+@dataclass(frozen=True, repr=False)
+class PairedCredibleInterval(IntervalResult):
     """The posterior of a paired difference metric(A) - metric(B).
 
     Attributes
@@ -51,8 +52,9 @@ class PairedCredibleInterval(ResultMixin):
     estimand : str
         ``"texts"`` (independent texts: the population of texts), ``"population"`` or
         ``"sampled_persons"`` (nested texts).
-    kind, level
-        Interval kind and credible level.
+    kind, confidence_level
+        Interval kind and credible level (formerly `level`, still readable with a
+        FutureWarning).
     estimate, low, high : float or numpy.ndarray
         Posterior median of the difference and the interval ends.
     prob_a_better : float or numpy.ndarray
@@ -68,10 +70,12 @@ class PairedCredibleInterval(ResultMixin):
         concentration (nested texts).
     """
 
+    _derived: ClassVar[tuple[str, ...]] = ("method", "sources")
+
     metric: str
     estimand: str
     kind: str
-    level: float
+    confidence_level: float
     estimate: Any
     low: Any
     high: Any
@@ -79,6 +83,26 @@ class PairedCredibleInterval(ResultMixin):
     persons: Any
     flagged: Any
     prior: str
+
+    @property
+    def level(self) -> float:
+        """Return `confidence_level` (its former name, deprecated)."""
+        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
+        return self.confidence_level
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` for an estimand about the population of persons
+        (``"population"``, ``"mu"``), else ``("texts",)``.
+        """
+        return sources_of(persons=self.estimand in ("population", "mu"))
+
+    @property
+    def method(self) -> str:
+        """Return the interval with what it is of, as results name their method."""
+        return f"bayes paired difference, {self.estimand} ({self.kind}, prior {self.prior})"
 
 
 def _paired_difference(metric: str) -> Callable[[NDArray[np.float64]], Any]:

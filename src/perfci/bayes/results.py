@@ -445,7 +445,7 @@ class ConfusionFit(ResultMixin):
         >>> per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30], [4, 1, 1, 15]]
         >>> fit = pc.bayes.fit_confusion_counts(per_person, sampler="grid", rng=1)
         >>> ci = fit.interval("recall", confidence_level=0.9)
-        >>> bool(0 < ci.low < ci.estimate < ci.high < 1), ci.level
+        >>> bool(0 < ci.low < ci.estimate < ci.high < 1), ci.confidence_level
         (True, 0.9)
         """
         confidence_level = resolve_level(confidence_level, level)

@@ -92,7 +92,7 @@ class PriorSensitivity(ResultMixin):
                 "low": ci.low,
                 "high": ci.high,
                 "kind": ci.kind,
-                "level": ci.level,
+                "confidence_level": ci.confidence_level,
                 "differs": self.differs,
                 "reason": self.reason,
             }
