@@ -587,7 +587,7 @@ def test_bayes_json_is_the_fits_to_dict(capsys, example_csv):
     }
     assert payload["relevant_n"] == int(fit.trials.sum())
     frequentist = pc.metric_ci(
-        texts["human"], texts["model"], "precision", texts["person"], confidence_level=0.8
+        texts["human"], texts["model"], "precision", groups=texts["person"], confidence_level=0.8
     ).to_dict()
     assert payload["frequentist"] == {
         k: frequentist[k] for k in ("estimate", "low", "high", "method")
@@ -807,7 +807,7 @@ def test_plan_from_a_pilot_file_is_the_librarys_plan(capsys, example_csv):
     assert status == 0 and err == ""
     payload = json.loads(out)
     texts = pc.load_example()
-    pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall", texts["person"])
+    pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall", groups=texts["person"])
     assert payload["pilot"] == {"file": str(example_csv), **pilot.to_dict()}
     assert payload["plan"] == pilot.plan(0.05).to_dict()
     # flags replace the pilot's estimates; --target is --half-width

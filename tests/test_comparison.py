@@ -232,11 +232,13 @@ def test_recommended_nested_method_switches_at_ten_relevant_texts_per_person():
     batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))
     both = np.stack([g, halves])
     with pytest.raises(ValueError, match=r"the recommended `method` differs between the data"):
-        pc.compare(batch_t, batch_a, batch_b, "f1", both, rng=1)
-    given = pc.compare(batch_t, batch_a, batch_b, "f1", both, method="cluster_robust")
+        pc.compare(batch_t, batch_a, batch_b, "f1", groups=both, rng=1)
+    given = pc.compare(batch_t, batch_a, batch_b, "f1", groups=both, method="cluster_robust")
     assert np.isfinite(given.low).all()
     # recall is below 10 in both: one recommendation for the batch
-    assert pc.compare(batch_t, batch_a, batch_b, "recall", both).method.startswith("Newcombe")
+    assert pc.compare(batch_t, batch_a, batch_b, "recall", groups=both).method.startswith(
+        "Newcombe"
+    )
 
 
 def test_cluster_robust_recall_difference_equals_statsmodels_cluster_ols(texts):
@@ -441,11 +443,11 @@ def test_clustered_fields_batched_equal_a_loop_of_single_calls(metric, own_group
     for groups in (person, None):
         if groups is None and own_groups:
             continue
-        batched = pc.compare(truth, a, b, metric, groups, method="cluster_robust")
+        batched = pc.compare(truth, a, b, metric, groups=groups, method="cluster_robust")
         for index in np.ndindex(*shape[:-1]):
             g = None if groups is None else (groups[index] if own_groups else groups)
             single = pc.compare(
-                truth[index], a[index], b[index], metric, g, method="cluster_robust"
+                truth[index], a[index], b[index], metric, groups=g, method="cluster_robust"
             )
             for field in fields:
                 if getattr(single, field) is None:
@@ -475,7 +477,7 @@ def test_durkalski_keeps_its_size_where_the_exact_mcnemar_over_rejects():
     b = np.where((disc & ~only_a) | both, truth, 1 - truth).reshape(reps, m * k)
     truth = truth.reshape(reps, m * k)
     person = np.repeat(np.arange(m), k)
-    nested = pc.compare(truth, a, b, "accuracy", person)  # no bootstrap: fast
+    nested = pc.compare(truth, a, b, "accuracy", groups=person)  # no bootstrap: fast
     plain = pc.compare(truth, a, b, "accuracy", method="newcombe")
     assert nested.test == "Durkalski clustered McNemar"
     size = np.mean(nested.p_value < 0.05)
@@ -537,7 +539,9 @@ def test_one_person_in_a_batch_is_nan_with_one_warning():
     batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))
     groups = np.stack([g, np.zeros_like(g)])  # the second data set: one person
     with pytest.warns(pc.UndefinedMetricWarning, match=r"for 1 of 2 data sets: fewer than 2"):
-        result = pc.compare(batch_t, batch_a, batch_b, "recall", groups, method="cluster_robust")
+        result = pc.compare(
+            batch_t, batch_a, batch_b, "recall", groups=groups, method="cluster_robust"
+        )
     assert np.isfinite(result.low[0]) and np.isnan(result.low[1])
     assert np.isfinite(result.p_value[0]) and np.isnan(result.p_value[1])
     w = np.bincount(g, weights=t).astype(float)  # each person's reference positives

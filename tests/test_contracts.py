@@ -154,9 +154,9 @@ def test_compare_batch_equals_loop(metric, groups):
     kwargs = dict(method="bootstrap", n_resamples=300, pseudo_count=1)
     if groups:
         kwargs["scheme"] = "cluster"
-    batched = pc.compare(truth, a, b, metric, person, rng=6, **kwargs)
+    batched = pc.compare(truth, a, b, metric, groups=person, rng=6, **kwargs)
     for k, g in enumerate(_children(6, 3)):
-        single = pc.compare(truth[k], a[k], b[k], metric, person, rng=g, **kwargs)
+        single = pc.compare(truth[k], a[k], b[k], metric, groups=person, rng=g, **kwargs)
         for field in (
             "difference",
             "low",

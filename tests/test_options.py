@@ -80,3 +80,55 @@ def test_agreement_refuses_n_resamples_beside_the_asymptotic_interval(texts):
     codes = np.column_stack([texts["human"], texts["human_b"]])
     with pytest.raises(ValueError, match="`n_resamples` is an option of the bootstrap"):
         pc.annotator_agreement(codes, method="asymptotic", n_resamples=2000)
+
+
+GROUPS_KEYWORD_ONLY = [
+    (lambda t, g, **k: pc.metric_ci(t["human"], t["model"], "recall", *g, **k), "metric_ci"),
+    (
+        lambda t, g, **k: pc.compare(t["human"], t["model"], t["model_b"], "recall", *g, **k),
+        "compare",
+    ),  # fmt: skip
+    (
+        lambda t, g, **k: pc.pilot_estimates(t["human"], t["model"], "recall", *g, **k),
+        "pilot_estimates",
+    ),  # fmt: skip
+    (
+        lambda t, g, **k: pc.compare_auc(t["human"], t["score"], t["score_b"], *g, **k),
+        "compare_auc",
+    ),  # fmt: skip
+    (lambda t, g, **k: pc.report(t["human"], t["model"], *g, metrics=["recall"], **k), "report"),
+]
+
+
+@pytest.mark.parametrize(("call", "name"), GROUPS_KEYWORD_ONLY)
+def test_groups_by_position_warns_and_gives_the_keywords_result(texts, call, name):
+    keyword = call(texts, (), groups=texts["person"])
+    with pytest.warns(FutureWarning, match=rf"`groups` passed by position to {name}\(\)"):
+        positional = call(texts, (texts["person"],))
+    assert repr(positional) == repr(keyword)
+
+
+@pytest.mark.parametrize(("call", "name"), GROUPS_KEYWORD_ONLY)
+def test_groups_twice_is_a_type_error(texts, call, name):
+    with pytest.raises(TypeError, match=rf"{name}\(\) takes `groups` as a keyword only"):
+        call(texts, (texts["person"],), groups=texts["person"])
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        pc.metric_ci,
+        pc.compare,
+        pc.pilot_estimates,
+        pc.compare_auc,
+        pc.report,
+        pc.validation_report,
+        pc.bayes.compare,
+    ],  # fmt: skip
+)
+def test_the_signature_shows_groups_keyword_only(function):
+    import inspect
+
+    parameters = inspect.signature(function).parameters
+    assert parameters["groups"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert not any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values())

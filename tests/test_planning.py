@@ -321,7 +321,7 @@ def _anova_icc_by_pandas(frame):
 )
 def test_pilot_estimates_are_the_pilots_counts_icc_and_sizes(metric, relevant, success):
     texts = pc.load_example()
-    pilot = pc.pilot_estimates(texts["human"], texts["model"], metric, texts["person"])
+    pilot = pc.pilot_estimates(texts["human"], texts["model"], metric, groups=texts["person"])
     rel = texts.query(relevant).assign(y=lambda d: d.eval(success).astype(int))
     sizes = rel.groupby("person").size()  # persons with a relevant text only
     assert (pilot.successes, pilot.relevant_n, pilot.n_texts) == (
@@ -371,7 +371,7 @@ def test_a_pilot_without_persons_plans_for_independent_texts_and_values_given_re
 
 def test_pilot_degenerate_cases_say_what_to_give():
     # every relevant text a success: no width to plan at
-    perfect = pc.pilot_estimates([1, 1, 1, 0], [1, 1, 1, 1], "recall", ["a", "a", "b", "b"])
+    perfect = pc.pilot_estimates([1, 1, 1, 0], [1, 1, 1, 1], "recall", groups=["a", "a", "b", "b"])
     assert perfect.metric_value == 1.0
     with pytest.raises(ValueError, match=r"recall is 1 \(3 of 3 relevant texts\).*`metric_value`"):
         perfect.plan(0.05)
@@ -387,7 +387,9 @@ def test_pilot_degenerate_cases_say_what_to_give():
     )
     # one relevant text per person while outcomes vary: the ICC is not estimable
     with pytest.warns(pc.UndefinedMetricWarning, match="icc is undefined"):
-        single = pc.pilot_estimates([1, 0, 1, 0], [1, 0, 0, 1], "recall", ["a", "a", "b", "c"])
+        single = pc.pilot_estimates(
+            [1, 0, 1, 0], [1, 0, 0, 1], "recall", groups=["a", "a", "b", "c"]
+        )
     assert np.isnan(single.icc) and single.persons == 2 and single.texts_per_person == 1
     with pytest.raises(ValueError, match="ICC is not estimable.*give `icc`"):
         single.plan(0.05)

@@ -42,7 +42,7 @@ def nested(texts):
     return publishing.validation_report(
         texts["human"],
         texts["model"],
-        texts["person"],
+        groups=texts["person"],
         by=texts["site"],
         pred_b=texts["model_b"],
         score=texts["score"],
@@ -92,7 +92,7 @@ def test_the_table_is_the_report_of_the_same_seed(texts, nested):
     expected = pc.report(
         texts["human"],
         texts["model"],
-        texts["person"],
+        groups=texts["person"],
         by=texts["site"],
         differences=True,
         score=texts["score"],
@@ -102,8 +102,10 @@ def test_the_table_is_the_report_of_the_same_seed(texts, nested):
 
 
 def test_the_html_table_shows_the_reports_numbers(texts):
-    rep = publishing.validation_report(texts["human"], texts["model"], texts["person"], rng=3)
-    expected = pc.report(texts["human"], texts["model"], texts["person"], rng=3)
+    rep = publishing.validation_report(
+        texts["human"], texts["model"], groups=texts["person"], rng=3
+    )
+    expected = pc.report(texts["human"], texts["model"], groups=texts["person"], rng=3)
     [head, *rows] = _tables(rep.to_html())["table-metrics"]
     assert head[:4] == ["Metric", "Estimate", "95% CI", "Method"]
     assert len(rows) == len(expected)
@@ -117,7 +119,9 @@ def test_the_html_table_shows_the_reports_numbers(texts):
 
 
 def test_the_design_table_shows_the_reports_icc_and_design_effect(texts):
-    rep = publishing.validation_report(texts["human"], texts["model"], texts["person"], rng=3)
+    rep = publishing.validation_report(
+        texts["human"], texts["model"], groups=texts["person"], rng=3
+    )
     [head, *rows] = _tables(rep.to_html())["table-design"]
     assert head == ["Metric", "Relevant n", "Persons", "ICC", "Design effect", "n_eff"]
     recall = rep.table.set_index("metric").loc["recall"]
@@ -145,7 +149,7 @@ def test_bayesian_intervals_sit_beside_their_frequentist_rows(texts):
     rep = publishing.validation_report(
         texts["human"],
         texts["model"],
-        texts["person"],
+        groups=texts["person"],
         metrics=["recall", "kappa"],
         bayes=True,
         bayes_sampler="grid",
@@ -169,7 +173,7 @@ def test_the_prior_sensitivity_row_has_a_row_of_its_own(texts):
     rep = publishing.validation_report(
         texts["human"],
         texts["model"],
-        texts["person"],
+        groups=texts["person"],
         metrics=["recall"],
         bayes=True,
         bayes_sampler="grid",
@@ -190,7 +194,7 @@ def test_the_prior_sensitivity_row_has_a_row_of_its_own(texts):
 def test_the_comparison_is_that_of_compare(texts, nested):
     # Newcombe's interval of the nested recall difference has no random draws
     expected = pc.compare(
-        texts["human"], texts["model"], texts["model_b"], "recall", texts["person"]
+        texts["human"], texts["model"], texts["model_b"], "recall", groups=texts["person"]
     )
     row = nested.comparisons.set_index("metric").loc["recall"]
     assert (row.difference, row.low, row.high) == (expected.difference, expected.low, expected.high)
@@ -273,7 +277,7 @@ def test_the_methods_paragraph_follows_the_options_given(texts):
     rep = publishing.validation_report(
         texts["human"],
         texts["model"],
-        texts["person"],
+        groups=texts["person"],
         metrics=["recall"],
         design="icc",
         df_adjust="korn_graubard",
@@ -342,7 +346,7 @@ def test_user_strings_are_escaped(texts):
     rep = publishing.validation_report(
         hostile["human"],
         hostile["model"],
-        hostile["person"],
+        groups=hostile["person"],
         by=hostile["site"],
         metrics=["recall"],
         names={"y_true": "<truth & co>", "y_pred": 'model "x"', "groups": "<pp>", "by": "s&t"},
@@ -377,7 +381,7 @@ def test_multiclass_labels_have_their_classes_and_no_person_forest(texts):
     rep = publishing.validation_report(
         texts["human_topic"],
         texts["model_topic"],
-        texts["person"],
+        groups=texts["person"],
         metrics=["recall", "macro_f1"],
         rng=1,
     )
@@ -521,7 +525,9 @@ def test_save_figures_writes_each_figure_in_each_format(nested, tmp_path):
 )
 def test_bad_options_name_the_argument(texts, options, match):
     with pytest.raises(ValueError, match=match):
-        publishing.validation_report(texts["human"], texts["model"], texts["person"], **options)
+        publishing.validation_report(
+            texts["human"], texts["model"], groups=texts["person"], **options
+        )
 
 
 def test_runs_annotators_and_multiclass_comparisons_are_refused(texts):

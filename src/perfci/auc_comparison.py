@@ -18,6 +18,7 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
+from ._core.deprecation import hide_parameters, positional_groups
 from ._core.replicates import (
     canonical_cells,
     resample_intervals,
@@ -169,8 +170,8 @@ def compare_auc(
     y_true: Any,
     score_a: Any,
     score_b: Any,
+    *former_groups: Any,
     groups: Any = None,
-    *,
     method: str = RECOMMENDED,
     positive: Any = None,
     confidence_level: float = 0.95,
@@ -263,6 +264,7 @@ def compare_auc(
     ...       f"p = {nested.p_value:.2g}")
     [0.0010, 0.0033], clustered paired DeLong t on 37.6 df, p = 0.00053
     """
+    groups = positional_groups(former_groups, groups, "compare_auc")
     return compare_auc_named(
         y_true,
         {"score_a": score_a, "score_b": score_b},
@@ -276,6 +278,9 @@ def compare_auc(
         rng=rng,
         batch=batch,
     )
+
+
+hide_parameters(compare_auc, positional=True)
 
 
 def compare_auc_named(

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._core import registry
+from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.labels import has_columns
@@ -230,8 +231,8 @@ def compare(
     pred_a: Any,
     pred_b: Any,
     metric: str,
+    *former_groups: Any,
     groups: Any = None,
-    *,
     method: str = RECOMMENDED,
     positive: Any = None,
     confidence_level: float = 0.95,
@@ -465,6 +466,7 @@ def compare(
     >>> print(f"{auc.difference:.4f} [{auc.low:.4f}, {auc.high:.4f}], p = {auc.p_value:.2g}")
     0.0021 [0.0012, 0.0030], p = 2.5e-06
     """  # noqa: E501
+    groups = positional_groups(former_groups, groups, "compare")
     registry.COMPARE_METRIC.check(metric)
     if (
         metric != "roc_auc"
@@ -549,6 +551,9 @@ def compare(
         root,
         batch_shape,
     )
+
+
+hide_parameters(compare, positional=True)
 
 
 def compare_counts(

@@ -10,6 +10,7 @@ import numpy as np
 import xarray as xr
 
 from ._core import registry
+from ._core.deprecation import hide_parameters, positional_groups
 from ._core.results import ResultMixin
 from ._core.validation import (
     MAX_COUNT,
@@ -494,8 +495,8 @@ def pilot_estimates(
     y_true: Any,
     y_pred: Any,
     metric: str,
+    *former_groups: Any,
     groups: Any = None,
-    *,
     positive: Any = None,
 ) -> PilotEstimates:
     r"""Estimate from a pilot labelled set what :func:`plan_sample_size` needs.
@@ -549,7 +550,7 @@ def pilot_estimates(
     --------
     >>> import perfci as pc
     >>> texts = pc.load_example()
-    >>> pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall", texts["person"])
+    >>> pilot = pc.pilot_estimates(texts["human"], texts["model"], "recall", groups=texts["person"])
     >>> round(pilot.metric_value, 4), pilot.relevant_n, pilot.persons
     (0.8805, 251, 39)
     >>> round(pilot.icc, 3), round(pilot.texts_per_person, 2), round(pilot.cluster_size_cv, 2)
@@ -558,6 +559,7 @@ def pilot_estimates(
     >>> plan.relevant_n, plan.persons, plan.total_texts
     (264, 41, 1125)
     """
+    groups = positional_groups(former_groups, groups, "pilot_estimates")
     from .counting import confusion
     from .design import icc as icc_
 
@@ -584,6 +586,9 @@ def pilot_estimates(
     return PilotEstimates(
         metric, value, successes, relevant, n_texts, relevant / n_texts, persons, rho, b, cv
     )
+
+
+hide_parameters(pilot_estimates, positional=True)
 
 
 def _half_width_curves_iv(

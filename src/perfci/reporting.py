@@ -22,6 +22,7 @@ import pandas as pd
 
 from . import policy
 from ._core import registry
+from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_texts
 from ._core.labels import has_columns
 from ._core.validation import (
@@ -188,8 +189,8 @@ def metric_ci(
     y_true: Any,
     y_pred: Any,
     metric: str,
+    *former_groups: Any,
     groups: Any = None,
-    *,
     method: str = RECOMMENDED,
     positive: Any = None,
     confidence_level: float = 0.95,
@@ -316,6 +317,7 @@ def metric_ci(
     'jackknife of persons, logit scale'
 
     """
+    groups = positional_groups(former_groups, groups, "metric_ci")
     registry.ANY_METRIC.check(metric)
     source = (
         None
@@ -385,6 +387,9 @@ def metric_ci(
         rng=generator,
         strict=True,
     )
+
+
+hide_parameters(metric_ci, positional=True)
 
 
 def _crossed_metric_ci(
@@ -692,8 +697,8 @@ def _relevant_per_run(t: np.ndarray, p: np.ndarray, positive: Any, metric: str) 
 def report(
     y_true: Any,
     y_pred: Any,
+    *former_groups: Any,
     groups: Any = None,
-    *,
     by: Any = None,
     score: Any = None,
     differences: bool = False,
@@ -829,6 +834,7 @@ def report(
     2  clinic_b            recall     0.907  0.826  0.954
     3  clinic_b  clinic_a  recall     0.047 -0.052  0.147
     """
+    groups = positional_groups(former_groups, groups, "report")
     options, metrics, generator = _report_iv(
         design,
         df_adjust,
@@ -896,3 +902,6 @@ def report(
         if rows:
             frames.append(pd.DataFrame(rows))
     return assembled_table(frames, skipped)
+
+
+hide_parameters(report, positional=True)

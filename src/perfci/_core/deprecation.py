@@ -24,7 +24,17 @@ from .validation import UNSET, check_confidence_level
 # a TypeVar, not PEP 695 syntax: the tools that read the sources run on Python 3.11 too
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["DEFAULT_LEVEL", "LEVEL_DEPRECATION", "UNSET", "hide_level", "renamed", "resolve_level"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "LEVEL_DEPRECATION",
+    "UNSET",
+    "hide_level",
+    "hide_parameters",
+    "positional_groups",
+    "renamed",
+    "renamed_keyword",
+    "resolve_level",
+]
 
 #: The warning of a call that passes ``level=``.
 LEVEL_DEPRECATION = "`level` is deprecated; use `confidence_level`"
@@ -73,17 +83,85 @@ def resolve_level(confidence_level: Any, level: Any, stacklevel: int = 3) -> Any
     return level
 
 
-def hide_level(function: F) -> F:  # noqa: UP047
-    """Leave the former ``level`` keyword out of `function`'s signature; return `function`.
+def hide_parameters(function: F, *names: str, positional: bool = False) -> F:  # noqa: UP047
+    """Leave former parameters out of `function`'s signature; return `function`.
 
-    The function itself is unchanged (no wrapper: its warnings keep their stack levels);
-    :func:`inspect.signature`, and with it the documentation, shows `confidence_level`
-    only.
+    `names` are keywords kept for their former spelling; `positional` also hides the
+    ``*args`` that catch an argument formerly passed by position. The function itself is
+    unchanged (no wrapper: its warnings keep their stack levels); :func:`inspect.signature`,
+    and with it the documentation, shows the current parameters only.
     """
     signature = inspect.signature(function)
-    kept = [p for name, p in signature.parameters.items() if name != "level"]
+    kept = [
+        p
+        for name, p in signature.parameters.items()
+        if name not in names and not (positional and p.kind is p.VAR_POSITIONAL)
+    ]
     setattr(function, "__signature__", signature.replace(parameters=kept))  # noqa: B010
     return function
+
+
+def hide_level(function: F) -> F:  # noqa: UP047
+    """Leave the former ``level`` keyword out of `function`'s signature; return `function`."""
+    return hide_parameters(function, "level")
+
+
+def positional_groups(former: tuple[Any, ...], groups: Any, function: str) -> Any:
+    """Return the person ids of a call, also when passed by position (the former signature).
+
+    `groups` is keyword-only, after the metric, in every labels function; a function that
+    took it by position catches it in ``*former`` (hidden from its signature by
+    :func:`hide_parameters`). One such argument is taken with a :class:`FutureWarning`;
+    more, or one beside ``groups=``, is a `TypeError`, as Python's own would be.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from perfci._core.deprecation import positional_groups
+    >>> positional_groups((), "ids", "metric_ci")
+    'ids'
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     positional_groups(("ids",), None, "metric_ci"), caught[0].category.__name__
+    ('ids', 'FutureWarning')
+    """
+    if not former:
+        return groups
+    if len(former) > 1 or groups is not None:
+        raise TypeError(
+            f"{function}() takes `groups` as a keyword only: pass `groups=` (got "
+            f"{len(former)} more positional argument{'s' * (len(former) > 1)})."
+        )
+    warnings.warn(
+        f"`groups` passed by position to {function}() is deprecated; pass `groups=`.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    return former[0]
+
+
+def renamed_keyword(new: Any, old: Any, new_name: str, old_name: str) -> Any:
+    """Return the value of a renamed keyword: `new`, or the former `old` with a warning.
+
+    `old` left :data:`UNSET` gives `new`; given, it warns (a :class:`FutureWarning`
+    naming `new_name`) and is used, and given beside a `new` other than None it is a
+    `ValueError` naming both.
+
+    Examples
+    --------
+    >>> from perfci._core.deprecation import UNSET, renamed_keyword
+    >>> renamed_keyword([0.2, 0.9], UNSET, "y_score", "score")
+    [0.2, 0.9]
+    """
+    if old is UNSET:
+        return new
+    if new is not None:
+        raise ValueError(
+            f"`{old_name}` and `{new_name}` were both given; `{old_name}` is the former name "
+            f"of `{new_name}`: pass `{new_name}` only."
+        )
+    warnings.warn(f"`{old_name}` is deprecated; use `{new_name}`.", FutureWarning, stacklevel=3)
+    return old
 
 
 def renamed(old: str, function: F) -> F:  # noqa: UP047

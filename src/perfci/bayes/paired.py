@@ -21,7 +21,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core import registry
-from .._core.deprecation import DEFAULT_LEVEL, UNSET, hide_level, resolve_level
+from .._core.deprecation import (
+    DEFAULT_LEVEL,
+    UNSET,
+    hide_level,
+    hide_parameters,
+    positional_groups,
+    resolve_level,
+)
 from .._core.joint import TO_A, TO_B
 from .._core.margins import PAIRED, beta_margin_draws
 from .._core.results import IntervalResult, sources_of
@@ -293,8 +300,8 @@ def compare(
     pred_a: ArrayLike,
     pred_b: ArrayLike,
     metric: str,
+    *former_groups: Any,
     groups: ArrayLike | None = None,
-    *,
     positive: Any = None,
     **options: Any,
 ) -> PairedCredibleInterval:
@@ -329,6 +336,7 @@ def compare(
     >>> print(f"{diff.estimate:.3f} [{diff.low:.3f}, {diff.high:.3f}]")  # drawn: 2 decimals
     0.03 [0.01, 0.07]
     """
+    groups = positional_groups(former_groups, groups, "compare")
     from ..counting import joint_confusion
 
     if "level" in options:  # resolved here, so that its warning points at the caller
@@ -339,3 +347,6 @@ def compare(
     cells, nested, batch_shape = joint_confusion(y_true, pred_a, pred_b, groups, positive)
     joint = cells.reshape(*batch_shape, *cells.shape[1:])
     return compare_counts(joint, metric, nested=nested, **options)
+
+
+hide_parameters(compare, positional=True)

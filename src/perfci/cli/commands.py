@@ -249,7 +249,7 @@ def _html_report(
     published = validation_report(
         values["y_true"],
         values["y_pred"],
-        groups,
+        groups=groups,
         pred_b=pred_b,
         names={key: value for key, value in given.items() if value is not None},
         **_report_options(args, by, score, positive),
@@ -441,7 +441,7 @@ def bayes(args: argparse.Namespace) -> None:
         population_persons=args.population_persons,
     )
     frequentist = metric_ci(
-        truth, pred, args.metric, groups, positive=positive, confidence_level=level
+        truth, pred, args.metric, groups=groups, positive=positive, confidence_level=level
     )
     # The fit's to_dict() summary, and what only the command knows: the metric, the level,
     # the relevant texts and the frequentist interval. The flags sit with the diagnostics.
@@ -725,7 +725,7 @@ def _plan_from_pilot(args: argparse.Namespace, options: dict[str, Any]) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pilot = pilot_estimates(
-            values["y_true"], values["y_pred"], args.metric, groups, positive=positive
+            values["y_true"], values["y_pred"], args.metric, groups=groups, positive=positive
         )
     given = {name: getattr(args, name) for name in _PILOT_OVERRIDES}
     result = pilot.plan(args.half_width, **given, **options)

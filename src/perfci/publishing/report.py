@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import __version__, policy
 from .._core import registry
+from .._core.deprecation import hide_parameters, positional_groups
 from .._core.files import write_bytes_atomic
 from .._core.results import to_jsonable
 from .._core.validation import check_positive_int, check_rng
@@ -150,7 +151,7 @@ class ValidationReport:
     >>> matplotlib.use("Agg")
     >>> import perfci as pc
     >>> texts = pc.load_example()
-    >>> rep = pc.validation_report(texts["human"], texts["model"], texts["person"],
+    >>> rep = pc.validation_report(texts["human"], texts["model"], groups=texts["person"],
     ...                            metrics=["recall", "f1"], rng=1)
     >>> rep.figure_names()
     ('metrics', 'persons')
@@ -585,7 +586,7 @@ def _comparisons(
                 y_pred,
                 pred_b,
                 metric,
-                groups,
+                groups=groups,
                 positive=positive,
                 confidence_level=level,
                 rng=child,
@@ -618,8 +619,8 @@ def _comparisons(
 def validation_report(
     y_true: Any,
     y_pred: Any,
+    *former_groups: Any,
     groups: Any = None,
-    *,
     metrics: list[str] | None = None,
     by: Any = None,
     differences: bool | None = None,
@@ -738,7 +739,7 @@ def validation_report(
     --------
     >>> import perfci as pc
     >>> texts = pc.load_example()
-    >>> rep = pc.validation_report(texts["human"], texts["model"], texts["person"], rng=1)
+    >>> rep = pc.validation_report(texts["human"], texts["model"], groups=texts["person"], rng=1)
     >>> rep.summary["texts"], rep.summary["persons"], rep.forest_metric
     (1069, 40, 'recall')
     >>> print(rep.methods[:86])
@@ -747,6 +748,7 @@ def validation_report(
     >>> page.startswith("<!DOCTYPE html>"), "<script" in page, page.count("<img ")
     (True, False, 2)
     """
+    groups = positional_groups(former_groups, groups, "validation_report")
     from ..counting import confusion
     from ..reporting import report
 
@@ -766,7 +768,7 @@ def validation_report(
         table = report(
             y_true,
             y_pred,
-            groups,
+            groups=groups,
             by=by,
             score=score,
             differences=(by is not None) if differences is None else differences,
@@ -844,3 +846,6 @@ def validation_report(
     tables, _ = result._tables()
     notes = tuple(text for t in tables for _, text in t.notes) + tuple(left_out)
     return dataclasses.replace(result, notes=notes)
+
+
+hide_parameters(validation_report, positional=True)
