@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,6 +24,7 @@ __all__ = [
     "INTERVAL_KINDS",
     "RENAMED_ESTIMANDS",
     "CredibleInterval",
+    "CredibleResult",
     "check_estimand",
     "defined_interval",
     "interval_of_draws",
@@ -55,8 +56,35 @@ def check_estimand(name: str, value: Any, choices: tuple[str, ...] = ESTIMANDS) 
     return check_choice(name, value, choices)
 
 
+class CredibleResult(IntervalResult):
+    """The base of the credible intervals: the interval protocol, about an estimand.
+
+    A subclass has `estimand` and `confidence_level` fields; `sources` follows from the
+    estimand, and `level`, the former name of `confidence_level`, still reads.
+    """
+
+    if TYPE_CHECKING:
+        estimand: str
+        confidence_level: float
+
+    @property
+    def level(self) -> float:
+        """Return `confidence_level` (its former name, deprecated)."""
+        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
+        return self.confidence_level
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return the sources of variation the interval includes.
+
+        ``("texts", "persons")`` for an estimand about the population of persons
+        (``"population"``, ``"mu"``), else ``("texts",)``.
+        """
+        return sources_of(persons=self.estimand in ("population", "mu"))
+
+
 @dataclass(frozen=True, repr=False)
-class CredibleInterval(IntervalResult):
+class CredibleInterval(CredibleResult):
     """A credible interval.
 
     Attributes
@@ -87,21 +115,6 @@ class CredibleInterval(IntervalResult):
     estimate: Any
     low: Any
     high: Any
-
-    @property
-    def level(self) -> float:
-        """Return `confidence_level` (its former name, deprecated)."""
-        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
-        return self.confidence_level
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        ``("texts", "persons")`` for an estimand about the population of persons
-        (``"population"``, ``"mu"``), else ``("texts",)``.
-        """
-        return sources_of(persons=self.estimand in ("population", "mu"))
 
     @property
     def method(self) -> str:

@@ -34,7 +34,6 @@ from .._core.margins import (
     multiclass_tree,
     nested_draws,
 )
-from .._core.results import IntervalResult, sources_of
 from .._core.validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -46,7 +45,7 @@ from .._core.validation import (
     dataset_generators,
 )
 from ..metrics import BINARY_METRICS, undefined_reason
-from .intervals import INTERVAL_KINDS, defined_interval, plain
+from .intervals import INTERVAL_KINDS, CredibleResult, defined_interval, plain
 from .posterior import DRAWS, PriorOnlyWarning, metric_bounds, metric_function
 
 __all__ = [
@@ -69,7 +68,7 @@ MARGIN_GRID_SHAPE = (200, 50)
 
 
 @dataclass(frozen=True, repr=False)
-class MetricCredibleInterval(IntervalResult):
+class MetricCredibleInterval(CredibleResult):
     """A credible interval of a metric of texts nested in persons (hierarchical margins).
 
     Attributes
@@ -113,21 +112,6 @@ class MetricCredibleInterval(IntervalResult):
     flagged: Any
     margins: tuple[str, ...]
     fallback: NDArray[np.bool_] = field(repr=False)
-
-    @property
-    def level(self) -> float:
-        """Return `confidence_level` (its former name, deprecated)."""
-        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
-        return self.confidence_level
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        ``("texts", "persons")`` for an estimand about the population of persons
-        (``"population"``, ``"mu"``), else ``("texts",)``.
-        """
-        return sources_of(persons=self.estimand in ("population", "mu"))
 
     @property
     def method(self) -> str:

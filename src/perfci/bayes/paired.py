@@ -12,7 +12,6 @@ labels.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -31,7 +30,6 @@ from .._core.deprecation import (
 )
 from .._core.joint import TO_A, TO_B
 from .._core.margins import PAIRED, beta_margin_draws
-from .._core.results import IntervalResult, sources_of
 from .._core.validation import (
     check_choice,
     check_confidence_level,
@@ -41,7 +39,7 @@ from .._core.validation import (
     dataset_generators,
 )
 from ..metrics import difference_bound, metric_values
-from .intervals import INTERVAL_KINDS, defined_interval, plain
+from .intervals import INTERVAL_KINDS, CredibleResult, defined_interval, plain
 from .nested import MARGIN_GRID_SHAPE, nested_options, warn_degenerate, warn_undefined_draws
 from .posterior import DEFAULT_PRIOR, DRAWS, block_size, check_prior, margin_prior, prior_label
 
@@ -49,7 +47,7 @@ __all__ = ["PairedCredibleInterval", "compare", "compare_counts"]
 
 
 @dataclass(frozen=True, repr=False)
-class PairedCredibleInterval(IntervalResult):
+class PairedCredibleInterval(CredibleResult):
     """The posterior of a paired difference metric(A) - metric(B).
 
     Attributes
@@ -90,21 +88,6 @@ class PairedCredibleInterval(IntervalResult):
     persons: Any
     flagged: Any
     prior: str
-
-    @property
-    def level(self) -> float:
-        """Return `confidence_level` (its former name, deprecated)."""
-        warnings.warn("`level` is deprecated; use `confidence_level`.", FutureWarning, stacklevel=2)
-        return self.confidence_level
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        """Return the sources of variation the interval includes.
-
-        ``("texts", "persons")`` for an estimand about the population of persons
-        (``"population"``, ``"mu"``), else ``("texts",)``.
-        """
-        return sources_of(persons=self.estimand in ("population", "mu"))
 
     @property
     def method(self) -> str:

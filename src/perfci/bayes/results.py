@@ -196,7 +196,7 @@ class BayesFit(ResultMixin):
         >>> summary = result.to_dict(confidence_level=0.9)
         >>> summary["persons"], summary["diagnostics"]["r_hat"], summary["flagged"]
         (4, None, False)
-        >>> summary["mu"]["level"], summary["mu"]["kind"]
+        >>> summary["mu"]["confidence_level"], summary["mu"]["kind"]
         (0.9, 'eti')
         >>> json.loads(json.dumps(summary, allow_nan=False)) == summary
         True
