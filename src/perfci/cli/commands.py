@@ -162,7 +162,10 @@ def report(args: argparse.Namespace) -> None:
         _html_report(args, frame, values, positive, groups, by, score, preds[0], html)
         return
     table = report_(
-        values["y_true"], values["y_pred"], groups, **_report_options(args, by, score, positive)
+        values["y_true"],
+        values["y_pred"],
+        groups=groups,
+        **_report_options(args, by, score, positive),
     )
     _print_report(args, table)
 
@@ -322,7 +325,7 @@ def compare(args: argparse.Namespace) -> None:
             scores["a"],
             scores["b"],
             "roc_auc",
-            inputs.read_column(frame, args.group, "--group", args.file),
+            groups=inputs.read_column(frame, args.group, "--group", args.file),
             method=args.method,
             positive=positive,
             confidence_level=args.confidence_level,
@@ -355,7 +358,7 @@ def compare(args: argparse.Namespace) -> None:
         values["pred_a"],
         values["pred_b"],
         args.metric,
-        groups,
+        groups=groups,
         method=args.method,
         positive=positive,
         confidence_level=args.confidence_level,
@@ -394,7 +397,7 @@ def _compare_runs(
         sides[0],
         sides[1],
         args.metric,
-        inputs.read_column(frame, args.group, "--group", args.file),
+        groups=inputs.read_column(frame, args.group, "--group", args.file),
         positive=args.positive,
         confidence_level=args.confidence_level,
     )
@@ -775,14 +778,14 @@ def demo(args: argparse.Namespace) -> None:
     texts = load_example()
     level = args.confidence_level
     table = report_(
-        texts["human"], texts["model"], texts["person"], confidence_level=level, rng=2026
+        texts["human"], texts["model"], groups=texts["person"], confidence_level=level, rng=2026
     )
     result = compare_(
         texts["human"],
         texts["model"],
         texts["model_b"],
         "f1",
-        texts["person"],
+        groups=texts["person"],
         confidence_level=level,
         rng=2026,
     )
