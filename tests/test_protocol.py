@@ -133,3 +133,40 @@ def test_the_validation_report_has_the_protocol(texts):
     assert out["confidence_level"] == 0.95 and out["title"] == rep.title
     assert rep.to_frame().equals(rep.table)
     assert rep.to_xarray().sizes["row"] == len(rep.table)
+
+
+BAYES_FITS = [
+    "fit_proportion",
+    "fit_proportion_counts",
+    "fit_confusion_counts",
+    "grid_intervals",
+    "shared_grid_intervals",
+    "nested_metric_intervals",
+    "shared_nested_metric_intervals",
+    "compare",
+    "compare_counts",
+    "prior_sensitivity",
+]
+
+
+@pytest.mark.parametrize("name", BAYES_FITS)
+def test_every_bayes_fitting_function_takes_confidence_level(name):
+    import inspect
+
+    parameters = inspect.signature(getattr(pc.bayes, name)).parameters
+    assert "confidence_level" in parameters and "level" not in parameters
+
+
+def test_a_fits_level_is_its_intervals_default():
+    fit = pc.bayes.fit_proportion_counts(
+        [28, 25, 30, 22], [30, 30, 30, 26], confidence_level=0.8, rng=1
+    )
+    assert fit.confidence_level == 0.8
+    assert fit.interval("mu").confidence_level == 0.8
+    asked = fit.interval("mu", confidence_level=0.95)
+    assert asked.confidence_level == 0.95 and asked.high - asked.low > (
+        fit.interval("mu").high - fit.interval("mu").low
+    )
+    assert fit.to_dict()["mu"]["confidence_level"] == 0.8
+    with pytest.raises(ValueError, match="`confidence_level` must lie strictly"):
+        pc.bayes.fit_proportion_counts([3, 4], [5, 5], confidence_level=1.5)

@@ -12,6 +12,7 @@ by MCMC or by the hierarchical margins of :mod:`~perfci.bayes.nested`. The forme
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import TYPE_CHECKING, Any, cast
 
@@ -33,6 +34,7 @@ from .._core.margins import BINARY, nested_draws
 from .._core.population import draw_population
 from .._core.validation import (
     check_choice,
+    check_confidence_level,
     check_memory,
     check_positive_int,
     check_real_array,
@@ -126,6 +128,7 @@ def fit_proportion_counts(
     *,
     sampler: str = "auto",
     prior: str = "pareto",
+    confidence_level: float = 0.95,
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
@@ -152,6 +155,9 @@ def fit_proportion_counts(
         which one ran.
     prior : {"pareto", "bda3"}, default "pareto"
         Concentration prior (see :mod:`perfci.models.beta_binomial`).
+    confidence_level : float, default 0.95
+        The level of the fit's credible intervals (:meth:`BayesFit.interval`,
+        :meth:`BayesFit.summary`, ...) when they are not given one.
     draws, tune, chains : int
         MCMC draws and tuning steps per chain, and chains. For the grid sampler,
         ``draws * chains`` independent draws are taken from the exact posterior (and
@@ -207,6 +213,7 @@ def fit_proportion_counts(
     population 0.91 [0.81, 0.96]
     """
     check_choice("sampler", sampler, SAMPLERS)
+    level = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
     # one proportion: the grid posterior is exact for every estimand
     sampler = resolve_sampler(sampler, grid_is_exact=True)
     s_prior(prior)
@@ -268,7 +275,7 @@ def fit_proportion_counts(
         k = float(draws * chains)
         diag = {"r_hat": np.nan, "ess_bulk": k, "ess_tail": k, "divergences": 0}
         tail, flags = check_tails(prior, y, n)
-        return BayesFit(tree, sampler, prior, y, n, diag, bool(flags), flags, tail)
+        return BayesFit(tree, sampler, prior, y, n, diag, bool(flags), flags, tail, level)
 
     seed = int(generator.integers(2**31 - 1))
     if sampler == "nutpie":
@@ -288,7 +295,7 @@ def fit_proportion_counts(
     diag, reasons = diagnostics(tree, ["mu", "s"])
     tail, flags = check_tails(prior, y, n, tree["posterior"]["kappa"].to_numpy())
     reasons += flags
-    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons, tail)
+    return BayesFit(tree, sampler, prior, y, n, diag, bool(reasons), reasons, tail, level)
 
 
 def fit_proportion(
@@ -298,6 +305,7 @@ def fit_proportion(
     *,
     groups: ArrayLike,
     positive: Any = None,
+    confidence_level: float = 0.95,
     **options: Any,
 ) -> BayesFit:
     """Fit the hierarchical beta-binomial model to a proportion metric from labels.
@@ -314,6 +322,8 @@ def fit_proportion(
         function).
     positive : object, optional
         The positive label (as in :func:`perfci.confusion`).
+    confidence_level : float, default 0.95
+        The level of the fit's credible intervals when they are not given one.
     **options
         Passed to :func:`fit_proportion_counts` (sampler, by default ``"auto"``, the
         exact grid; prior,
@@ -353,7 +363,7 @@ def fit_proportion(
                 f"{missing[:5]!r}{' ...' if len(missing) > 5 else ''}."
             )
         options = {**options, "population_sizes": [sizes[g] for g in ids]}
-    return fit_proportion_counts(y, n, persons=ids, **options)
+    return fit_proportion_counts(y, n, persons=ids, confidence_level=confidence_level, **options)
 
 
 def fit_confusion_counts(
@@ -366,6 +376,7 @@ def fit_confusion_counts(
     rng: Any = None,
     estimand: str = "population",
     prior: str = "pareto",
+    confidence_level: float = 0.95,
 ) -> ConfusionFit:
     """Fit a hierarchical model to per-person confusion matrices.
 
@@ -390,6 +401,9 @@ def fit_confusion_counts(
         probabilities pi (each person counting once).
     prior : {"pareto", "bda3"}, default "pareto"
         Grid sampler only: the prior of every margin's concentration.
+    confidence_level : float, default 0.95
+        The level of the fit's credible intervals (:meth:`ConfusionFit.interval`,
+        :meth:`ConfusionFit.to_dict`) when they are not given one.
 
     Returns
     -------
@@ -425,6 +439,7 @@ def fit_confusion_counts(
         check_positive_int(name, value)
     registry.CONFUSION_ESTIMAND.check(estimand, "estimand")
     s_prior(prior)
+    level = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
     cells = check_real_array("counts", counts)
     if cells.ndim != 2 or cells.shape[1] != 4 or np.any(cells < 0):
         raise ValueError(
@@ -434,7 +449,8 @@ def fit_confusion_counts(
     if cells.shape[0] < 2:
         raise ValueError("`counts` must hold at least 2 persons with texts.")
     if sampler == "grid":
-        return _grid_confusion_fit(cells, estimand, prior, draws, chains, rng)
+        fit = _grid_confusion_fit(cells, estimand, prior, draws, chains, rng)
+        return dataclasses.replace(fit, confidence_level=level)
     seed = int(check_rng(rng).integers(2**31 - 1))
     if sampler == "nutpie":
         # compiled once per machine (the compile cache), refit to these persons
@@ -445,7 +461,7 @@ def fit_confusion_counts(
         model = hierarchical_confusion(cells)
     trace = run_mcmc(sampler, model, draws, tune, chains, seed)
     diag, reasons = diagnostics(trace, ["kappa", "recall", "precision", "f1"])
-    return ConfusionFit(trace, diag, bool(reasons), reasons)
+    return ConfusionFit(trace, diag, bool(reasons), reasons, level)
 
 
 def _grid_confusion_fit(

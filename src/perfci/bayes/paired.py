@@ -286,6 +286,8 @@ def compare(
     *former_groups: Any,
     groups: ArrayLike | None = None,
     positive: Any = None,
+    confidence_level: float = DEFAULT_LEVEL,
+    level: Any = UNSET,
     **options: Any,
 ) -> PairedCredibleInterval:
     r"""Posterior of the paired difference metric(A) - metric(B) from labels.
@@ -301,9 +303,11 @@ def compare(
         Person ids, one per text: the texts are nested in persons.
     positive : object, optional
         The positive label.
+    confidence_level : float, default 0.95
+        Credible level.
     **options
-        Passed to :func:`compare_counts` (estimand, prior, confidence_level, kind, draws,
-        grid_shape, rng, batch).
+        Passed to :func:`compare_counts` (estimand, prior, kind, draws, grid_shape, rng,
+        batch).
 
     Returns
     -------
@@ -319,17 +323,17 @@ def compare(
     >>> print(f"{diff.estimate:.3f} [{diff.low:.3f}, {diff.high:.3f}]")  # drawn: 2 decimals
     0.03 [0.01, 0.07]
     """
-    groups = positional_groups(former_groups, groups, "compare")
     from ..counting import joint_confusion
 
-    if "level" in options:  # resolved here, so that its warning points at the caller
-        given = options.pop("confidence_level", DEFAULT_LEVEL)
-        options["confidence_level"] = resolve_level(given, options.pop("level"))
+    groups = positional_groups(former_groups, groups, "compare")
+    confidence_level = resolve_level(confidence_level, level)
     registry.COMPARE_METRIC.check(metric, "metric")
     registry.BINARY_METRIC.check(metric, "metric")
     cells, nested, batch_shape = joint_confusion(y_true, pred_a, pred_b, groups, positive)
     joint = cells.reshape(*batch_shape, *cells.shape[1:])
-    return compare_counts(joint, metric, nested=nested, **options)
+    return compare_counts(
+        joint, metric, nested=nested, confidence_level=confidence_level, **options
+    )
 
 
-hide_parameters(compare, positional=True)
+hide_parameters(compare, "level", positional=True)

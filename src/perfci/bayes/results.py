@@ -55,6 +55,12 @@ CONFUSION_METRICS = ("recall", "precision", "f1")
 BINARY_METRICS = registry.BINARY_METRIC.names
 
 
+def _asked_level(fit_level: float, confidence_level: Any, level: Any) -> Any:
+    """Return the level a fit's method was asked for (the former ``level=`` too), else the fit's."""
+    confidence_level = resolve_level(confidence_level, level, stacklevel=4)
+    return fit_level if confidence_level is DEFAULT_LEVEL else confidence_level
+
+
 @dataclass(frozen=True, repr=False)
 class BayesFit(ResultMixin):
     """A fitted hierarchical beta-binomial model.
@@ -80,6 +86,9 @@ class BayesFit(ResultMixin):
         Which diagnostics failed: the sampler's (R-hat, ESS, divergences), and the tail
         check's (kappa's posterior mean is infinite; the prior is a truncation without
         which the posterior would be improper).
+    confidence_level : float
+        The level of the fit's intervals when a method is not given one (the fit's
+        `confidence_level`, 0.95 by default).
     tail : dict
         ``{"kappa": {...}}``, which posterior moments of the concentration exist:
         ``moment_order`` (moments of order r exist iff r < it), ``mean_finite``,
@@ -114,6 +123,7 @@ class BayesFit(ResultMixin):
     flagged: bool
     flag_reasons: tuple[str, ...] = field(default=())
     tail: dict[str, dict[str, Any]] = field(default_factory=dict)
+    confidence_level: float = 0.95
 
     def draws(self, estimand: str) -> NDArray[np.float64]:
         """Posterior draws of an estimand, chains pooled (persons first for ``person``)."""
@@ -152,7 +162,7 @@ class BayesFit(ResultMixin):
             intervals come from the exact gridded marginal, not from draws; both are what
             :func:`perfci.bayes.grid_intervals` returns for the same data.
         """
-        confidence_level = resolve_level(confidence_level, level)
+        confidence_level = _asked_level(self.confidence_level, confidence_level, level)
         estimand = check_estimand("estimand", estimand)
         check_choice("kind", kind, INTERVAL_KINDS)
         lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
@@ -201,7 +211,7 @@ class BayesFit(ResultMixin):
         >>> json.loads(json.dumps(summary, allow_nan=False)) == summary
         True
         """
-        confidence_level = resolve_level(confidence_level, level)
+        confidence_level = _asked_level(self.confidence_level, confidence_level, level)
         out = {
             "sampler": self.sampler,
             "prior": self.prior,
@@ -270,7 +280,7 @@ class BayesFit(ResultMixin):
 
         from .tails import moment_notes
 
-        confidence_level = resolve_level(confidence_level, level)
+        confidence_level = _asked_level(self.confidence_level, confidence_level, level)
         lvl = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
         exact = self.sampler == "grid" and "s_mass" in self.posterior["grid"]
         rows = {}
@@ -355,7 +365,7 @@ class BayesFit(ResultMixin):
         >>> check.alternative_prior, bool(check.differs)
         ('bda3', True)
         """
-        confidence_level = resolve_level(confidence_level, level)
+        confidence_level = _asked_level(self.confidence_level, confidence_level, level)
         return prior_sensitivity(
             self.successes,
             self.trials,
@@ -398,6 +408,8 @@ class ConfusionFit(ResultMixin):
         True if the fit failed a diagnostic (grid: a margin fell back to a pooled rate).
     flag_reasons : tuple of str
         Which diagnostics failed.
+    confidence_level : float
+        The level of the fit's intervals when a method is not given one.
 
     Notes
     -----
@@ -412,6 +424,7 @@ class ConfusionFit(ResultMixin):
     diagnostics: dict[str, float]
     flagged: bool
     flag_reasons: tuple[str, ...] = field(default=())
+    confidence_level: float = 0.95
 
     @hide_level
     def interval(
@@ -448,7 +461,7 @@ class ConfusionFit(ResultMixin):
         >>> bool(0 < ci.low < ci.estimate < ci.high < 1), ci.confidence_level
         (True, 0.9)
         """
-        confidence_level = resolve_level(confidence_level, level)
+        confidence_level = _asked_level(self.confidence_level, confidence_level, level)
         held = [m for m in BINARY_METRICS if m in self.posterior["posterior"].data_vars]
         check_choice("metric", metric, held)
         check_choice("kind", kind, INTERVAL_KINDS)
@@ -476,7 +489,7 @@ class ConfusionFit(ResultMixin):
             population metrics at `confidence_level`, as :meth:`CredibleInterval.to_dict` gives
             them. The draws stay in :attr:`posterior`.
         """
-        confidence_level = resolve_level(confidence_level, level)
+        confidence_level = _asked_level(self.confidence_level, confidence_level, level)
         out = {
             "diagnostics": self.diagnostics,
             "flagged": self.flagged,
@@ -489,6 +502,7 @@ class ConfusionFit(ResultMixin):
         ci = self.interval("f1")
         flag = ", FLAGGED: " + "; ".join(self.flag_reasons) if self.flagged else ""
         return (
-            f"ConfusionFit(f1 median {ci.estimate:.4g}, 95% ETI [{ci.low:.4g}, "
+            f"ConfusionFit(f1 median {ci.estimate:.4g}, {100 * self.confidence_level:g}% ETI "
+            f"[{ci.low:.4g}, "
             f"{ci.high:.4g}]{flag})"
         )
