@@ -1654,6 +1654,7 @@ ENTRIES = [
             **PER_PERSON,
             "sampler": choice_kind(registry.SAMPLER),
             "prior": choice_kind(registry.PRIOR),
+            "confidence_level": level_kind(),
             "draws": positive_int_kind(extra=(Case("more than memory holds", 10**10),)),
             "tune": positive_int_kind(),
             "chains": positive_int_kind(),
