@@ -1897,9 +1897,6 @@ NOT_CATALOGUED = {
     "CONFUSION_SAMPLER": "fit_confusion_counts runs MCMC (tests/test_bayes.py)",
     "OUTPUT_FORMAT": "a command-line flag (tests/test_registry.py)",
     "VALIDATE_ACTION": "a command-line argument (tests/test_registry.py)",
-    "HARNESS_FAMILY": "a suite key (tests/test_registry.py, tests/test_harness.py)",
-    "HARNESS_POPULATION": "a suite key (tests/test_harness.py)",
-    "HARNESS_SAMPLING": "a suite grid dim (tests/test_registry.py, tests/test_harness.py)",
 }
 
 
