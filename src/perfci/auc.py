@@ -31,8 +31,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from . import policy
+from ._core import recommended as policy_table
 from ._core import registry
+from ._core.recommended import RECOMMENDED, recommended_auc_method
 from ._core.replicates import MIN_PERSONS, batch_shaped
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import UNSET, UndefinedMetricWarning, Unset, check_real_array
@@ -54,7 +55,6 @@ from .auc_kernels import (
 )
 from .bootstrap import BootstrapCI
 from .design import effective_clusters, two_sided_quantile
-from .policy import RECOMMENDED, recommended_auc_method
 from .scores import auc_options_iv, level_counts, read_scores, scheme_for
 
 __all__ = [
@@ -751,24 +751,24 @@ def _delong_result(fit: _LevelFit, method: str, level: float, common: dict[str, 
 def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: float) -> RocAucCI:
     """Return the recommended interval of each data set.
 
-    The jackknife of persons where persons have :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS`
+    The jackknife of persons where persons have :data:`perfci.policy_table.AUC_JACKKNIFE_MIN_TEXTS`
     texts or more on average, else the logit DeLong interval (Obuchowski's clustered
     variance where some person has more than one text).
     """
     if not nested:
-        return auc_ci_counts(pos, neg, method=policy.AUC_METHOD, confidence_level=level)
+        return auc_ci_counts(pos, neg, method=policy_table.AUC_METHOD, confidence_level=level)
     with warnings.catch_warnings():
         # the warnings of the interval each data set gets are given below
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         warnings.simplefilter("ignore", DegenerateIntervalWarning)
         logit = auc_ci_counts(
-            pos, neg, nested=True, method=policy.AUC_METHOD, confidence_level=level
+            pos, neg, nested=True, method=policy_table.AUC_METHOD, confidence_level=level
         )
         jack = auc_ci_counts(pos, neg, nested=True, method="jackknife", confidence_level=level)
     texts = (pos + neg).sum(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_person = texts.sum(-1) / np.count_nonzero(texts, axis=-1)
-    clustered = np.asarray(per_person >= policy.AUC_JACKKNIFE_MIN_TEXTS)
+    clustered = np.asarray(per_person >= policy_table.AUC_JACKKNIFE_MIN_TEXTS)
     chosen = {
         name: np.where(clustered, getattr(jack, name), getattr(logit, name))
         for name in ("estimate", "low", "high", "se", "df")

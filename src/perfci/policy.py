@@ -49,14 +49,81 @@ without ``groups``) is an error, not silently dropped.
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._core import registry, validation
+from ._core import registry
+
+# the policy's table, declared one floor down and re-exported here
+from ._core.recommended import (
+    AUC_COMPARISON_METHOD as AUC_COMPARISON_METHOD,
+)
+from ._core.recommended import (
+    AUC_JACKKNIFE_MIN_TEXTS as AUC_JACKKNIFE_MIN_TEXTS,
+)
+from ._core.recommended import (
+    AUC_METHOD as AUC_METHOD,
+)
+from ._core.recommended import (
+    AUC_NESTED_METHOD as AUC_NESTED_METHOD,
+)
+from ._core.recommended import (
+    BOOTSTRAP_INTERVAL as BOOTSTRAP_INTERVAL,
+)
+from ._core.recommended import (
+    COMPARISON_METHOD as COMPARISON_METHOD,
+)
+from ._core.recommended import (
+    GROUP_METHOD as GROUP_METHOD,
+)
+from ._core.recommended import (
+    GROUP_PROPORTION_METHOD as GROUP_PROPORTION_METHOD,
+)
+from ._core.recommended import (
+    HIERARCHICAL_MIN_PERSONS as HIERARCHICAL_MIN_PERSONS,
+)
+from ._core.recommended import (
+    HIERARCHICAL_MIN_TEXTS as HIERARCHICAL_MIN_TEXTS,
+)
+from ._core.recommended import (
+    N_RESAMPLES as N_RESAMPLES,
+)
+from ._core.recommended import (
+    NESTED_COMPARISON_METHOD as NESTED_COMPARISON_METHOD,
+)
+from ._core.recommended import (
+    NESTED_DESIGN as NESTED_DESIGN,
+)
+from ._core.recommended import (
+    NESTED_DF_ADJUST as NESTED_DF_ADJUST,
+)
+from ._core.recommended import (
+    NESTED_GROUP_METHOD as NESTED_GROUP_METHOD,
+)
+from ._core.recommended import (
+    PAIRED_PROPORTIONS as PAIRED_PROPORTIONS,
+)
+from ._core.recommended import (
+    PROPORTION_METHOD as PROPORTION_METHOD,
+)
+from ._core.recommended import (
+    PSEUDO_COUNT as PSEUDO_COUNT,
+)
+from ._core.recommended import (
+    RECOMMENDED as RECOMMENDED,
+)
+from ._core.recommended import (
+    WORST_CASE_DESIGN as WORST_CASE_DESIGN,
+)
+from ._core.recommended import (
+    recommended_auc_method as recommended_auc_method,
+)
+from ._core.recommended import (
+    recommended_scheme as recommended_scheme,
+)
 
 __all__ = [
     "HIERARCHICAL_MIN_TEXTS",
@@ -68,81 +135,11 @@ __all__ = [
     "recommended_group_difference",
     "recommended_method",
     "recommended_scheme",
+    "recommended_auc_method",
     "recommend_for_counts",
     "caveat_region",
     "coverage_caveat",
 ]
-
-#: The value of an option that leaves the choice to the policy.
-RECOMMENDED = "recommended"
-
-#: Mean relevant texts per person from which a paired nested comparison uses the
-#: hierarchical paired bootstrap rather than Newcombe's or the cluster-robust interval
-#: (see the module notes). A single metric's nested bootstrap is hierarchical always.
-HIERARCHICAL_MIN_TEXTS = 10
-#: Persons from which a paired nested comparison with many texts per person uses the
-#: hierarchical paired bootstrap (the cluster-robust interval below).
-HIERARCHICAL_MIN_PERSONS = 10
-
-#: The recommended analytic interval of a proportion metric.
-PROPORTION_METHOD = "agresti_coull"
-#: The recommended design adjustment of an analytic interval on nested texts.
-NESTED_DESIGN = "icc_weighted"
-#: The recommended design where the data cannot show the variation between persons
-#: (:func:`caveat_region`): the worst case, an ICC of 1.
-WORST_CASE_DESIGN = "persons"
-#: The recommended degrees-of-freedom adjustment on nested texts.
-NESTED_DF_ADJUST = "dean_pagano"
-#: The recommended bootstrap interval.
-BOOTSTRAP_INTERVAL = "percentile"
-#: The recommended bootstrap pseudo count lambda.
-PSEUDO_COUNT = 1
-#: The default number of bootstrap resamples (declared once, in :mod:`perfci._core.validation`).
-N_RESAMPLES = validation.N_RESAMPLES
-
-#: The recommended interval of a paired difference on independent texts.
-COMPARISON_METHOD = "bootstrap"
-#: Paired proportions: metrics whose relevant texts depend on the reference only, so
-#: that both classifiers are scored on the same texts (McNemar's setting).
-PAIRED_PROPORTIONS = ("accuracy", "recall", "specificity")
-#: The recommended interval of a paired difference on texts nested in persons.
-NESTED_COMPARISON_METHOD = "cluster_robust"
-#: The recommended interval of an ROC AUC of independent texts (``metric_ci(...,
-#: "roc_auc")`` and the ``roc_auc`` row of :func:`perfci.report`; for texts nested in
-#: persons see :data:`AUC_NESTED_METHOD`): DeLong's variance on the logit scale. In
-#: ``validation/auc_study.py`` (binormal scores, 30% positives) the plain DeLong interval
-#: covered 0.88 at 80 texts and an AUC of 0.95 and 0.80 at 80 texts and 0.98,
-#: where the logit interval covered 0.94 and 0.93 (``validation/AUC_STUDY.md``); with
-#: texts nested in persons the logit interval covered at least 0.93 wherever the plain
-#: one did, and came closer to 0.95 in every cell where the plain one under-covered.
-AUC_METHOD = "delong_logit"
-#: The recommended interval of an ROC AUC of texts nested in persons (persons with more
-#: than one text): the AUC of pairs of texts from different persons (the population's
-#: pairs: two random texts of an infinite population never share a person), with the
-#: leave-one-person-out jackknife on the logit scale and t on G* - 1 df. In the stress
-#: atlas (``atlas-auc``) Obuchowski's clustered DeLong variance on the logit scale
-#: covered only 0.88-0.93 at 20-40 persons of 20 texts when persons shift their scores
-#: (60% of the score's variance), the intervals lying above the truth; the jackknife
-#: covered 0.93-0.95 there (``validation/ATLAS.md``).
-AUC_NESTED_METHOD = "jackknife"
-#: Mean texts per person from which the jackknife of persons is recommended. With about
-#: one text per person (a size CV of 1 around a mean of 1) the jackknife covered only
-#: 0.88-0.93 at 10-20 persons in the atlas, where Obuchowski's clustered logit interval
-#: covered 0.95-0.97; with 5 or more texts per person the jackknife covered and
-#: Obuchowski's did not.
-AUC_JACKKNIFE_MIN_TEXTS = 2.0
-#: The recommended paired comparison of two ROC AUCs: DeLong's paired test and interval
-#: (R pROC's roc.test), clustered with groups.
-AUC_COMPARISON_METHOD = "delong"
-
-#: The recommended interval of a difference between subgroups of a proportion metric on
-#: independent texts.
-GROUP_PROPORTION_METHOD = "newcombe"
-#: The recommended interval of a difference between subgroups of any other metric on
-#: independent texts.
-GROUP_METHOD = "bootstrap"
-#: The recommended interval of a difference between subgroups on texts nested in persons.
-NESTED_GROUP_METHOD = "cluster_robust"
 
 _ANALYTIC_OPTIONS = ("design", "df_adjust")
 _BOOTSTRAP_OPTIONS = ("scheme", "interval", "pseudo_count", "n_resamples")
@@ -285,75 +282,6 @@ def recommended_group_difference(metric: str, nested: bool) -> str:
     if nested:
         return NESTED_GROUP_METHOD
     return GROUP_PROPORTION_METHOD if metric in registry.PROPORTION_METRIC else GROUP_METHOD
-
-
-def recommended_auc_method(texts_per_person: float | None) -> str:
-    """Return the recommended interval method of an ROC AUC.
-
-    Parameters
-    ----------
-    texts_per_person : float or None
-        Mean texts per person with a text, or None for texts that are not nested in
-        persons.
-
-    Returns
-    -------
-    str
-        :data:`AUC_NESTED_METHOD` (the jackknife of persons) from
-        :data:`AUC_JACKKNIFE_MIN_TEXTS` texts per person, else :data:`AUC_METHOD` (the
-        logit DeLong interval, with Obuchowski's clustered variance when persons are given
-        and some have more than one text).
-
-    Examples
-    --------
-    >>> from perfci import policy
-    >>> [policy.recommended_auc_method(b) for b in (None, 1.0, 1.5, 2.0, 20.0)]
-    ['delong_logit', 'delong_logit', 'delong_logit', 'jackknife', 'jackknife']
-    """
-    if texts_per_person is None or texts_per_person < AUC_JACKKNIFE_MIN_TEXTS:
-        return AUC_METHOD
-    return AUC_NESTED_METHOD
-
-
-def recommended_scheme(relevant_texts_per_person: float | None) -> str:
-    """Return the recommended bootstrap scheme for a mean number of relevant texts per person.
-
-    Parameters
-    ----------
-    relevant_texts_per_person : float or None
-        Mean relevant texts per person with at least one (for F1: texts either rater
-        codes positive), or None for texts that are not nested in persons.
-
-    Returns
-    -------
-    str
-        ``"iid"`` without persons, or with one relevant text per person (a simple random
-        sample of texts); ``"hierarchical"`` with more than one. The threshold
-        :data:`HIERARCHICAL_MIN_TEXTS` does not apply here (only to the paired
-        comparisons of :func:`recommended_comparison`).
-
-    Examples
-    --------
-    >>> from perfci import policy
-    >>> [policy.recommended_scheme(b) for b in (None, 1, 3.5, 10, 30)]
-    ['iid', 'iid', 'hierarchical', 'hierarchical', 'hierarchical']
-    """
-    if relevant_texts_per_person is None:
-        return "iid"
-    value = relevant_texts_per_person
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(
-            f"`relevant_texts_per_person` must be a finite number or None; got {value!r}."
-        )
-    if value < 1:
-        raise ValueError(f"`relevant_texts_per_person` must be at least 1; got {value!r}.")
-    if value <= 1:
-        return "iid"
-    # The stress atlas (suites atlas-confusion and atlas-multiclass): the hierarchical
-    # bootstrap with a pseudo count covered at every number of texts per person, the
-    # cluster bootstrap under-covered (as low as 0.87 at 10 persons) even where the paper's
-    # simpler designs had it cover.
-    return "hierarchical"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ._core import registry
 from ._core.labels import as_label_array
+from ._core.recommended import recommended_scheme
 from ._core.replicates import MIN_PERSONS, ONE_PERSON, check_bootstrap_options
 from ._core.validation import (
     check_confidence_level,
@@ -30,7 +31,6 @@ from ._core.validation import (
     check_real_array,
 )
 from .counting import factorize_sorted, normalize_labels
-from .policy import recommended_scheme
 
 __all__ = [
     "ROC_AUC",
