@@ -58,7 +58,7 @@ def test_delong_interval_equals_proc_ci_auc(record):
     # ci.auc(roc(y, s, levels = c(0, 1), direction = "<"), method = "delong", conf.level = L)
     y, level = record["y"], record["confidence_level"]
     for score in ("a", "b"):
-        ci = pc.auc_ci(y, record[score], confidence_level=level)
+        ci = pc.auc_ci(y, record[score], method="delong", confidence_level=level)
         assert abs(ci.estimate - record[f"auc_{score}"]) < TOL
         assert abs(ci.low - record[f"low_{score}"]) < TOL
         assert abs(ci.high - record[f"high_{score}"]) < TOL
@@ -85,7 +85,9 @@ def test_the_digits_that_match_proc():
     # how close, not only within 1e-8: every stored value to about 15 significant digits
     worst = 0.0
     for record in FINITE:
-        ci = pc.auc_ci(record["y"], record["a"], confidence_level=record["confidence_level"])
+        ci = pc.auc_ci(
+            record["y"], record["a"], method="delong", confidence_level=record["confidence_level"]
+        )
         for mine, theirs in ((ci.low, record["low_a"]), (ci.high, record["high_a"])):
             worst = max(worst, abs(mine - theirs))
     assert worst < 1e-14
@@ -95,7 +97,7 @@ def test_all_tied_scores_follow_proc():
     # pROC: AUC 0.5, var 0, ci.auc (0.5, 0.5, 0.5); roc.test of identical scores z = 0, p = 1
     record = DEGENERATE["all_tied"]
     with pytest.warns(pc.DegenerateIntervalWarning, match="zero width"):
-        ci = pc.auc_ci(record["y"], record["a"])
+        ci = pc.auc_ci(record["y"], record["a"], method="delong")
     assert (ci.estimate, ci.low, ci.high, ci.se) == (0.5, 0.5, 0.5, 0.0)
     assert (record["auc_a"], record["low_a"], record["high_a"], record["var_a"]) == (
         0.5,
@@ -112,7 +114,7 @@ def test_all_tied_scores_follow_proc():
 def test_perfect_separation_follows_proc_and_the_logit_interval_is_nan():
     record = DEGENERATE["perfect"]
     with pytest.warns(pc.DegenerateIntervalWarning):
-        ci = pc.auc_ci(record["y"], record["a"])
+        ci = pc.auc_ci(record["y"], record["a"], method="delong")
     assert (
         (ci.estimate, ci.low, ci.high)
         == (1.0, 1.0, 1.0)
@@ -180,7 +182,7 @@ def _obuchowski_by_loops(y, a, b, person):
 def test_delong_equals_the_double_loop():
     y, a, _, _ = _nested(seed=11, persons=8)
     auc, variance = _delong_by_loops(list(y), list(a))
-    ci = pc.auc_ci(y, a)
+    ci = pc.auc_ci(y, a, method="delong")
     assert ci.estimate == pytest.approx(auc, abs=1e-14)
     assert ci.se**2 == pytest.approx(variance, abs=1e-14)
 
@@ -189,7 +191,7 @@ def test_delong_equals_the_double_loop():
 def test_clustered_variance_equals_obuchowski_written_as_loops(seed):
     y, a, b, person = _nested(seed=seed, persons=9)
     theta, var_a, var_diff = _obuchowski_by_loops(list(y), list(a), list(b), list(person))
-    ci = pc.auc_ci(y, a, groups=person)
+    ci = pc.auc_ci(y, a, groups=person, method="delong")
     assert ci.clustered and ci.persons == 9
     assert ci.estimate == pytest.approx(theta, abs=1e-14)
     assert ci.se**2 == pytest.approx(var_a, rel=1e-12)
@@ -200,7 +202,7 @@ def test_clustered_variance_equals_obuchowski_written_as_loops(seed):
 
 def test_clustered_interval_uses_t_on_the_effective_persons_minus_one():
     y, a, _, person = _nested(seed=6, persons=10)
-    ci = pc.auc_ci(y, a, groups=person)
+    ci = pc.auc_ci(y, a, groups=person, method="delong")
     sizes = pd.Series(person).value_counts().to_numpy()
     df = sizes.sum() ** 2 / (sizes**2).sum() - 1
     assert ci.df == pytest.approx(df)

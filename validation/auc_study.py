@@ -50,7 +50,7 @@ def independent(auc, n, rng):
         if y.sum() < 2 or (1 - y).sum() < 2:
             continue
         s = delta * y + rng.normal(size=n)
-        ci = pc.auc_ci(y, s)
+        ci = pc.auc_ci(y, s, method="delong")
         hits["delong"].append(covers(ci.estimate, ci.se, z, auc, False))
         hits["delong_logit"].append(covers(ci.estimate, ci.se, z, auc, True))
     return {k: np.mean(v) for k, v in hits.items()}, len(hits["delong"])
@@ -75,8 +75,8 @@ def nested(auc, sigma_b, size_cv, persons, rng):
         if y.sum() < 2 or (1 - y).sum() < 2:
             continue
         s = rng.normal(0, sigma_b, persons)[person] + delta * y + rng.normal(size=person.size)
-        plain = pc.auc_ci(y, s)
-        ci = pc.auc_ci(y, s, groups=person)
+        plain = pc.auc_ci(y, s, method="delong")
+        ci = pc.auc_ci(y, s, groups=person, method="delong")
         g_star = sizes.sum() ** 2 / (sizes**2).sum()
         t_i = stats.t.ppf(0.975, persons - 1)
         t_g = stats.t.ppf(0.975, max(g_star - 1, 1))

@@ -88,7 +88,10 @@ class RocAucCI(IntervalResult):
     confidence_level : float
         The confidence level.
     method : str
-        ``"delong"``, ``"delong_logit"`` or ``"bootstrap"``.
+        The method used: ``"delong"``, ``"delong_logit"``, ``"jackknife"`` or
+        ``"bootstrap"`` (``method="recommended"`` is resolved to one of these; only a
+        batch of :func:`auc_ci_counts` whose data sets get different recommended methods
+        says ``"recommended"``, its `description` saying which).
     description : str
         What was computed, e.g. ``"DeLong, logit scale (clustered: Obuchowski, t with
         27.4 df)"``.
@@ -168,7 +171,7 @@ def auc_ci(
     y_score: Any,
     *,
     groups: Any = None,
-    method: str = "delong",
+    method: str = RECOMMENDED,
     confidence_level: float = 0.95,
     positive: Any = None,
     scheme: str | None = None,
@@ -189,14 +192,19 @@ def auc_ci(
     groups : array_like, optional
         Person ids, one per text: texts nested in persons, the persons sampled from a
         population of persons.
-    method : {"delong", "delong_logit", "jackknife", "bootstrap", "recommended"}, default "delong"
-        DeLong's interval :math:`\hat\theta \pm q\,\widehat{\mathrm{se}}` (clipped to
-        [0, 1], as R pROC does); the same standard error on the logit scale,
-        back-transformed; with `groups`, the jackknife of persons on the logit scale of
-        the AUC of pairs from different persons (``docs/methods.md``); or the bootstrap.
-        With `groups`, the DeLong methods use Obuchowski's clustered variance and t on the
-        effective number of persons minus 1 (see the notes). ``"recommended"`` is
-        :func:`perfci.policy.recommended_auc_method`'s choice for the data.
+    method : {"recommended", "delong", "delong_logit", "jackknife", "bootstrap"}, default "recommended"
+        ``"recommended"`` (the default) is :func:`perfci.policy.recommended_auc_method`'s
+        choice for the data, what ``metric_ci(..., "roc_auc")`` computes: ``"jackknife"``
+        with `groups` and :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS` or more texts per
+        person on average, else ``"delong_logit"``; the result's `method` names the one
+        chosen. ``"delong"`` is DeLong's interval :math:`\hat\theta \pm
+        q\,\widehat{\mathrm{se}}` (clipped to [0, 1], R pROC's ``ci.auc``; this
+        function's former default); ``"delong_logit"`` the same standard error on the
+        logit scale, back-transformed; ``"jackknife"`` (with `groups`) the jackknife of
+        persons on the logit scale of the AUC of pairs from different persons
+        (``docs/methods.md``); ``"bootstrap"`` the bootstrap. With `groups`, the DeLong
+        methods use Obuchowski's clustered variance and t on the effective number of
+        persons minus 1 (see the notes).
     confidence_level : float, default 0.95
         Confidence level.
     positive : object, optional
@@ -232,7 +240,8 @@ def auc_ci(
         or only negatives (the AUC is undefined); with more than two labels and no
         `positive`; for the unclustered DeLong methods, fewer than 2 positives or 2
         negatives (no sample variance); with `groups`, fewer than 2 persons for the
-        clustered DeLong variance or a cluster or hierarchical bootstrap; a bootstrap
+        jackknife, the clustered DeLong variance or a cluster or hierarchical bootstrap; a
+        bootstrap
         where no resample has both classes; ``method="jackknife"`` without `groups`.
 
     Warns
@@ -331,10 +340,23 @@ def auc_ci(
     >>> import perfci as pc
     >>> texts = pc.load_example()
     >>> ci = pc.auc_ci(texts["human"], texts["score"])
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}], se {ci.se:.4f} by {ci.method}")
+    0.975 [0.963, 0.983], se 0.0050 by delong_logit
+
+    R pROC's DeLong interval, by name:
+
+    >>> ci = pc.auc_ci(texts["human"], texts["score"], method="delong")
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}], se {ci.se:.4f}")
     0.975 [0.965, 0.985], se 0.0050
 
-    With the therapists as persons (Obuchowski's clustered variance):
+    With the therapists as persons (27 texts each on average) the default is the jackknife
+    of persons:
+
+    >>> ci = pc.auc_ci(texts["human"], texts["score"], groups=texts["person"])
+    >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
+    [0.958, 0.985] by jackknife
+
+    and Obuchowski's clustered variance is there by name:
 
     >>> ci = pc.auc_ci(texts["human"], texts["score"], groups=texts["person"],
     ...                method="delong_logit")
@@ -398,6 +420,12 @@ def auc_ci_named(
             raise ValueError(
                 "`method` 'jackknife' leaves out one person at a time: it needs `groups` "
                 "(person ids)."
+            )
+        if (data.persons or 0) < MIN_PERSONS:
+            raise ValueError(
+                f"`groups` must give at least {MIN_PERSONS} persons for the jackknife of "
+                "persons: it leaves out one person at a time, and one person says nothing "
+                f"about the population of persons; got {data.persons}."
             )
         pos, neg = level_counts(data, "cluster")
         return auc_ci_counts(pos, neg, nested=True, method="jackknife", confidence_level=level)
@@ -478,7 +506,7 @@ def auc_ci_counts(
     negatives: Any,
     *,
     nested: bool = False,
-    method: str = "delong",
+    method: str = RECOMMENDED,
     confidence_level: float = 0.95,
     scheme: str | None = None,
     interval: str | Unset = UNSET,
@@ -499,7 +527,11 @@ def auc_ci_counts(
         Whether the second-to-last axis is persons (Obuchowski's clustered variance, or a
         cluster or hierarchical bootstrap).
     method, confidence_level, scheme, interval, n_resamples, rng, batch
-        As in :func:`auc_ci`. Data set k of a batch draws from
+        As in :func:`auc_ci`, `method` ``"recommended"`` by default: ``"delong_logit"``
+        without persons; with ``nested=True`` ``"jackknife"`` for a data set whose persons
+        hold :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS` texts or more on average, else
+        ``"delong_logit"`` (the result's `method` names it; a batch that mixes the two
+        says ``"recommended"``). Data set k of a batch draws from
         ``np.random.default_rng(rng).spawn(size)[k]`` (:mod:`perfci._core.validation`).
 
     Returns
@@ -559,7 +591,9 @@ def auc_ci_counts(
     )
     pos, neg = _check_level_counts(positives, negatives, nested)
     if method == RECOMMENDED:
-        return _recommended_counts(pos, neg, nested, level)
+        method = _recommended_counts_method(pos, neg, nested)
+        if method == RECOMMENDED:  # a batch whose data sets get different methods
+            return _recommended_counts(pos, neg, level)
     fit = _fit_level_counts(pos, neg, nested)
     _warn_undefined_counts(fit, method)
     common = fit.common(level, method)
@@ -652,7 +686,7 @@ def _fit_level_counts(pos: np.ndarray, neg: np.ndarray, nested: bool) -> _LevelF
 
 
 def _warn_undefined_counts(fit: _LevelFit, method: str) -> None:
-    """Warn of data sets without an AUC, or (but for the bootstrap) without a variance."""
+    """Warn of data sets without an AUC, or (for the DeLong methods) without a variance."""
     both = fit.both
     if not both.all():
         _warn_counts(
@@ -661,7 +695,9 @@ def _warn_undefined_counts(fit: _LevelFit, method: str) -> None:
             stacklevel=4,
         )
     no_variance = both & np.isnan(fit.variance)
-    if method != "bootstrap" and no_variance.any():
+    # the bootstrap and the jackknife do not use DeLong's variance (the jackknife warns of
+    # its own undefined data sets)
+    if method not in ("bootstrap", "jackknife") and no_variance.any():
         _warn_counts(
             f"{int(no_variance.sum())} of {both.size} data sets have too few texts for the "
             "DeLong variance (fewer than 2 positives or 2 negatives, or with persons fewer "
@@ -699,7 +735,10 @@ def _jackknife_result(
             "per person (nested=True)."
         )
     shape = fit.batch_shape
-    estimate, se, df, undefined = jackknife_of_persons(pos, neg)
+    with warnings.catch_warnings():
+        # a data set without a person to leave out is warned of below
+        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+        estimate, se, df, undefined = jackknife_of_persons(pos, neg)
     common = {**common, "estimate": batch_shaped(estimate, shape)}
     if (undefined & fit.both).any():
         _warn_counts(
@@ -748,15 +787,41 @@ def _delong_result(fit: _LevelFit, method: str, level: float, common: dict[str, 
     )
 
 
-def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: float) -> RocAucCI:
-    """Return the recommended interval of each data set.
+def _jackknifed(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """Return where the persons of nested level counts have enough texts for the jackknife.
 
-    The jackknife of persons where persons have :data:`perfci.policy_table.AUC_JACKKNIFE_MIN_TEXTS`
-    texts or more on average, else the logit DeLong interval (Obuchowski's clustered
-    variance where some person has more than one text).
+    :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS` texts or more per person with a text,
+    on average (what :func:`perfci.policy.recommended_auc_method` decides with); a data
+    set without a text is not.
+    """
+    texts = (pos + neg).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_person = texts.sum(-1) / np.count_nonzero(texts, axis=-1)
+    return np.asarray(per_person >= policy_table.AUC_JACKKNIFE_MIN_TEXTS)
+
+
+def _recommended_counts_method(pos: np.ndarray, neg: np.ndarray, nested: bool) -> str:
+    """Return the recommended method of every data set of level counts, if they share one.
+
+    :data:`perfci.policy.AUC_METHOD` without persons; with them the jackknife of persons
+    where :func:`_jackknifed`, else the logit DeLong interval (Obuchowski's clustered
+    variance where some person has more than one text); ``"recommended"`` for a batch
+    whose data sets get different ones.
     """
     if not nested:
-        return auc_ci_counts(pos, neg, method=policy_table.AUC_METHOD, confidence_level=level)
+        return policy_table.AUC_METHOD
+    jackknifed = _jackknifed(pos, neg)
+    if not jackknifed.any():
+        return policy_table.AUC_METHOD
+    return policy_table.AUC_NESTED_METHOD if jackknifed.all() else RECOMMENDED
+
+
+def _recommended_counts(pos: np.ndarray, neg: np.ndarray, level: float) -> RocAucCI:
+    """Return the recommended interval of each data set of a batch that mixes methods.
+
+    The jackknife of persons where :func:`_jackknifed`, else the logit DeLong interval;
+    the result's `method` is ``"recommended"`` and its description says per data set.
+    """
     with warnings.catch_warnings():
         # the warnings of the interval each data set gets are given below
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -765,10 +830,7 @@ def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: f
             pos, neg, nested=True, method=policy_table.AUC_METHOD, confidence_level=level
         )
         jack = auc_ci_counts(pos, neg, nested=True, method="jackknife", confidence_level=level)
-    texts = (pos + neg).sum(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per_person = texts.sum(-1) / np.count_nonzero(texts, axis=-1)
-    clustered = np.asarray(per_person >= policy_table.AUC_JACKKNIFE_MIN_TEXTS)
+    clustered = _jackknifed(pos, neg)
     chosen = {
         name: np.where(clustered, getattr(jack, name), getattr(logit, name))
         for name in ("estimate", "low", "high", "se", "df")
@@ -779,23 +841,13 @@ def _recommended_counts(pos: np.ndarray, neg: np.ndarray, nested: bool, level: f
             "no recommended interval (no positive and negative text from different persons, "
             "an AUC of 0 or 1, or too few texts): NaN"
         )
-    scalar = not np.ndim(logit.estimate)
-    values: dict[str, Any] = {k: float(v) if scalar else v for k, v in chosen.items()}
-    kinds = {bool(c) for c in np.ravel(clustered)}
-    description = (
-        jack.description
-        if kinds == {True}
-        else logit.description
-        if kinds == {False}
-        else "per data set: the jackknife of persons where persons have several texts, else "
-        "DeLong on the logit scale"
-    )
     return replace(
         logit,
-        **values,
+        **chosen,
         method=RECOMMENDED,
-        description=description,
-        population=jack.population if True in kinds else logit.population,
+        description="per data set: the jackknife of persons where persons have several "
+        "texts, else DeLong on the logit scale",
+        population=jack.population,
     )
 
 
