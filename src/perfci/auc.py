@@ -192,19 +192,20 @@ def auc_ci(
     groups : array_like, optional
         Person ids, one per text: texts nested in persons, the persons sampled from a
         population of persons.
-    method : {"recommended", "delong", "delong_logit", "jackknife", "bootstrap"}, default "recommended"
-        ``"recommended"`` (the default) is :func:`perfci.policy.recommended_auc_method`'s
-        choice for the data, what ``metric_ci(..., "roc_auc")`` computes: ``"jackknife"``
-        with `groups` and :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS` or more texts per
-        person on average, else ``"delong_logit"``; the result's `method` names the one
-        chosen. ``"delong"`` is DeLong's interval :math:`\hat\theta \pm
-        q\,\widehat{\mathrm{se}}` (clipped to [0, 1], R pROC's ``ci.auc``; this
-        function's former default); ``"delong_logit"`` the same standard error on the
-        logit scale, back-transformed; ``"jackknife"`` (with `groups`) the jackknife of
-        persons on the logit scale of the AUC of pairs from different persons
-        (``docs/methods.md``); ``"bootstrap"`` the bootstrap. With `groups`, the DeLong
-        methods use Obuchowski's clustered variance and t on the effective number of
-        persons minus 1 (see the notes).
+    method : str, default "recommended"
+        One of ``"recommended"``, ``"delong"``, ``"delong_logit"``, ``"jackknife"``,
+        ``"bootstrap"``. ``"recommended"`` (the default) is
+        :func:`perfci.policy.recommended_auc_method`'s choice for the data, what
+        ``metric_ci(..., "roc_auc")`` computes: ``"jackknife"`` with `groups` and
+        :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS` or more texts per person on
+        average, else ``"delong_logit"``; the result's `method` names the one chosen.
+        ``"delong"`` is DeLong's interval :math:`\hat\theta \pm q\,\widehat{\mathrm{se}}`
+        (clipped to [0, 1], R pROC's ``ci.auc``; this function's former default);
+        ``"delong_logit"`` the same standard error on the logit scale, back-transformed;
+        ``"jackknife"`` (with `groups`) the jackknife of persons on the logit scale of the
+        AUC of pairs from different persons (``docs/methods.md``); ``"bootstrap"`` the
+        bootstrap. With `groups`, the DeLong methods use Obuchowski's clustered variance
+        and t on the effective number of persons minus 1 (see the notes).
     confidence_level : float, default 0.95
         Confidence level.
     positive : object, optional
