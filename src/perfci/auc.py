@@ -7,7 +7,8 @@ positives and negatives at each distinct score. Every method here works on those
 - :func:`auc_ci`: DeLong's interval (as R pROC computes it), the same variance on the
   logit scale, the jackknife of persons, or the bootstrap; with ``groups``, Obuchowski's
   clustered variance for texts nested in persons, with t on the effective number of
-  persons minus one.
+  persons minus one. By default the policy's recommended one
+  (:func:`perfci.policy.recommended_auc_method`, read from :mod:`perfci._core.recommended`).
 - :func:`auc_ci_counts`: the same intervals from the counts at each score level, batched
   over data sets (what the validation harness scores).
 
