@@ -409,6 +409,7 @@ def test_nested_newcombe_is_newcombe_on_the_effective_table(texts):
     assert result.design_effect > 1 and result.newcombe_low < plain.newcombe_low
 
 
+@pytest.mark.filterwarnings("ignore:the recall difference. the comparison rests on")
 def test_durkalski_statistic_on_a_hand_table():
     # persons' discordant reference positives (b_i, c_i): (3, 1), (2, 0), (0, 1), (4, 2),
     # (1, 1): sum (b_i - c_i) = 5, sum (b_i - c_i)^2 = 4 + 4 + 1 + 4 + 0 = 13, so
@@ -534,6 +535,7 @@ def test_every_person_with_the_same_difference_has_no_robust_interval():
     assert result.p_value == pytest.approx(0.08326451666355039, rel=1e-9)  # erfc(sqrt(3/2))
 
 
+@pytest.mark.filterwarnings("ignore:the recall difference. 1 of 2 data sets rest on")
 def test_one_person_in_a_batch_is_nan_with_one_warning():
     t, a, b, g = _texts_from_tables([(2, 3, 1, 0), (1, 2, 0, 1), (3, 0, 1, 0)])
     batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))

@@ -132,6 +132,10 @@ def test_compare_groups_recall_is_newcombe_of_the_counts(texts):
         "persons",
         "persons_reference",
         "method",
+        "se",
+        "df",
+        "effective_persons",
+        "effective_persons_reference",
     ]
 
 
