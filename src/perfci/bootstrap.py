@@ -57,8 +57,6 @@ from ._core.validation import (
     check_real_array,
     check_rng,
     dataset_generators,
-    given,
-    or_default,
 )
 from .counting import ConfusionCounts, one_vs_rest
 from .metrics import BINARY_METRICS, METRICS, metric_values
@@ -540,8 +538,9 @@ def bootstrap_ci(
     >>> bool(first.low == ci.low[0] and first.high == ci.high[0])
     True
     """
-    scheme_unset = not given(scheme)
-    scheme = or_default(scheme, "iid")
+    scheme_unset = isinstance(scheme, Unset)
+    if isinstance(scheme, Unset):  # unset, it is the iid scheme (with a warning below)
+        scheme = "iid"
     flat, statistic, lam, level, exact, nested, batch_shape = _bootstrap_iv(
         counts,
         metric,

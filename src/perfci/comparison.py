@@ -310,7 +310,8 @@ def compare(
     -------
     Comparison, RunsComparison or RocAucComparison
         The difference A - B, the chosen interval (`low`, `high`, `method`), the
-        cluster-robust interval (`robust_low`, `robust_high`, `robust_se`, `df`), a test of
+        cluster-robust interval (`robust_low`, `robust_high`, `robust_se`, `df`, and with
+        `groups` the `effective_persons` its df are computed from), a test of
         equal performance (`p_value`, `test`), the share of texts on which A and B
         disagree, and for accuracy, recall and specificity Newcombe's paired interval,
         the discordant texts and (on independent texts) the exact McNemar p-value: a
@@ -343,7 +344,9 @@ def compare(
         of 0 (the robust interval and the t test are NaN; the nested Newcombe interval
         uses a design effect of 1); fewer than 2 persons (texts) where the chosen method
         does not need them (the robust interval, the clustered tests and the nested
-        Newcombe interval are NaN).
+        Newcombe interval are NaN); with `groups`, fewer than
+        :data:`perfci.subgroups.FEW_EFFECTIVE_PERSONS` effective persons
+        (`effective_persons`), on which the interval is wide by necessity.
 
     Notes
     -----

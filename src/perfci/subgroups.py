@@ -395,6 +395,12 @@ def _few_effective(side: Sides, reference: Sides, defined: np.ndarray) -> np.nda
         return defined & (few < FEW_EFFECTIVE_PERSONS)
 
 
+def _few_sides(named: list[tuple[str, Sides]], i: int) -> list[tuple[str, float]]:
+    """Return the name and G* of the sides of difference `i` under the threshold."""
+    effective = [(name, float(s.effective_persons[i])) for name, s in named]
+    return [(name, g) for name, g in effective if g < FEW_EFFECTIVE_PERSONS]
+
+
 def _df_text(df: float) -> str:
     return f"{df:.1f}".removesuffix(".0")
 
@@ -434,12 +440,8 @@ def _warn_few_effective(
     if not few.any():
         return
     if single:
-        small = [
-            (name, float(s.effective_persons[0]))
-            for name, s in (("the subgroup", side), ("the reference", reference))
-            if s.effective_persons[0] < FEW_EFFECTIVE_PERSONS
-        ]
-        what = few_effective_note(small, float(df[0]))
+        named = [("the subgroup", side), ("the reference", reference)]
+        what = few_effective_note(_few_sides(named, 0), float(df[0]))
     else:
         what = (
             f"{int(few.sum())} of {few.size} data sets have a side with fewer than "
@@ -676,15 +678,11 @@ def _note_few_effective(
 ) -> None:
     """Add to each row's note that it rests on few effective persons, where it does."""
     for i in np.flatnonzero(_few_effective(side, reference_side, defined)):
-        small = [
-            (f"{role} {name!r}", float(s.effective_persons[i]))
-            for role, name, s in (
-                ("subgroup", subgroups[i], side),
-                ("the reference", reference, reference_side),
-            )
-            if s.effective_persons[i] < FEW_EFFECTIVE_PERSONS
+        named = [
+            (f"subgroup {subgroups[i]!r}", side),
+            (f"the reference {reference!r}", reference_side),
         ]
-        note = few_effective_note(small, float(df[i]))
+        note = few_effective_note(_few_sides(named, int(i)), float(df[i]))
         row_notes[i] = f"{row_notes[i]}; {note}" if row_notes[i] else note
 
 
