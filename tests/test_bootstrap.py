@@ -842,3 +842,55 @@ def test_hierarchical_draws_of_odd_halves_follow_the_two_stage_closed_form(n_cel
     expected = p_i.var() / m + np.mean(p_i * (1 - p_i)) / (m * n)
     assert replicates.var() == pytest.approx(expected, rel=4 * np.sqrt(2 / reps) * 1.5)
     assert abs(replicates.mean() - p_i.mean()) < 4 * np.sqrt(expected / reps)
+
+
+# ------------------------------------------ per-person counts with the scheme left unset
+
+
+def test_per_person_counts_with_the_scheme_unset_warn_that_persons_are_ignored():
+    # Before: texts resampled as independent without a word.
+    from perfci.bootstrap import PersonsIgnoredWarning
+
+    per_person = [[5, 1, 0, 20], [3, 0, 2, 11], [8, 2, 1, 30]]
+    message = (
+        r"^`counts` are per person but `scheme` is 'iid' \(texts resampled as independent\): "
+        r"pass scheme='hierarchical' \(recommended\) or 'cluster' to resample persons, or "
+        r"scheme='iid' explicitly to silence this\.$"
+    )
+    with pytest.warns(PersonsIgnoredWarning, match=message):
+        unset = pc.bootstrap_ci(per_person, "f1", nested=True, n_resamples=300, rng=1)
+    assert issubclass(PersonsIgnoredWarning, UserWarning)
+    texts = pc.load_example()
+    counted = pc.confusion(texts["human"], texts["model"], groups=texts["person"])
+    with pytest.warns(PersonsIgnoredWarning, match="scheme='hierarchical'"):
+        pc.bootstrap_ci(counted, "recall", n_resamples=300, rng=1)  # nested inferred
+    with pytest.warns(PersonsIgnoredWarning):
+        pc.bootstrap_ci([[3, 1], [4, 0]], "proportion", nested=True, n_resamples="exact")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # the iid scheme passed: what the unset default computes, draw for draw, silently
+        explicit = pc.bootstrap_ci(
+            per_person, "f1", scheme="iid", nested=True, n_resamples=300, rng=1
+        )
+        np.testing.assert_array_equal(explicit.distribution, unset.distribution)
+        assert explicit.scheme == unset.scheme == "iid"
+        pc.bootstrap_ci(per_person, "f1", scheme="hierarchical", n_resamples=300, rng=1)
+        pc.bootstrap_ci(np.sum(per_person, 0), "f1", n_resamples=300, rng=1)  # pooled
+        # one person with texts: no population of persons to resample, texts are texts
+        pc.bootstrap_ci([[5, 1, 2, 30], [0, 0, 0, 0]], "f1", nested=True, rng=1)
+        # batches of independent data sets are not persons
+        pc.bootstrap_ci(per_person, "f1", nested=False, n_resamples=300, rng=1)
+
+
+def test_the_library_passes_its_scheme_to_the_bootstrap():
+    # metric_ci and report choose a scheme (hierarchical or, asked, iid) and pass it on
+    texts = pc.load_example()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for scheme in ("iid", "hierarchical"):
+            ci = pc.metric_ci(
+                texts["human"], texts["model"], "f1", groups=texts["person"], scheme=scheme,
+                n_resamples=300, rng=1,
+            )  # fmt: skip
+            assert ci.result.scheme == scheme
+        pc.report(texts["human"], texts["model"], groups=texts["person"], metrics=["f1"], rng=1)

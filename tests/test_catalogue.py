@@ -1141,7 +1141,12 @@ ENTRIES = [
             ),
             (
                 "a max-t band over three subgroups",
-                {"groups": G, "by": ["a"] * 12 + ["b"] * 12 + ["c"] * 16, "simultaneous": "max_t"},
+                # a person a text: 3 persons a subgroup would warn of few effective persons
+                {
+                    "groups": [f"p{i}" for i in range(40)],
+                    "by": ["a"] * 12 + ["b"] * 12 + ["c"] * 16,
+                    "simultaneous": "max_t",
+                },
                 OK,
                 (),
             ),

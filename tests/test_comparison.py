@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
@@ -409,6 +411,7 @@ def test_nested_newcombe_is_newcombe_on_the_effective_table(texts):
     assert result.design_effect > 1 and result.newcombe_low < plain.newcombe_low
 
 
+@pytest.mark.filterwarnings("ignore:the recall difference. the comparison rests on")
 def test_durkalski_statistic_on_a_hand_table():
     # persons' discordant reference positives (b_i, c_i): (3, 1), (2, 0), (0, 1), (4, 2),
     # (1, 1): sum (b_i - c_i) = 5, sum (b_i - c_i)^2 = 4 + 4 + 1 + 4 + 0 = 13, so
@@ -534,6 +537,7 @@ def test_every_person_with_the_same_difference_has_no_robust_interval():
     assert result.p_value == pytest.approx(0.08326451666355039, rel=1e-9)  # erfc(sqrt(3/2))
 
 
+@pytest.mark.filterwarnings("ignore:the recall difference. 1 of 2 data sets rest on")
 def test_one_person_in_a_batch_is_nan_with_one_warning():
     t, a, b, g = _texts_from_tables([(2, 3, 1, 0), (1, 2, 0, 1), (3, 0, 1, 0)])
     batch_t, batch_a, batch_b = (np.stack([x, x]) for x in (t, a, b))
@@ -547,3 +551,44 @@ def test_one_person_in_a_batch_is_nan_with_one_warning():
     w = np.bincount(g, weights=t).astype(float)  # each person's reference positives
     assert list(result.persons) == [3, 1] and result.df[1] == 0
     assert result.df[0] == pytest.approx(w.sum() ** 2 / (w * w).sum() - 1, rel=1e-12)
+
+
+# ------------------------------------------------- the effective persons of a comparison
+
+
+def test_the_comparison_gives_its_effective_persons(texts):
+    h, a, b, g = texts["human"], texts["model"], texts["model_b"], texts["person"]
+    for metric in ("recall", "f1"):
+        nested = pc.compare(h, a, b, metric, groups=g, rng=1)
+        # a text is relevant if it is for either classifier (for f1: either's tp, fp, fn)
+        relevant = (h == 1) if metric == "recall" else (h == 1) | (a == 1) | (b == 1)
+        w = relevant.groupby(g).sum().to_numpy(dtype=float)
+        assert nested.effective_persons == pytest.approx(w.sum() ** 2 / (w * w).sum(), rel=1e-12)
+        assert nested.df == pytest.approx(nested.effective_persons - 1, rel=1e-12)
+        assert nested.effective_persons < nested.persons  # unequal persons count for fewer
+    assert pc.compare(h, a, b, "recall", rng=1).effective_persons is None
+    assert pc.compare(h, a, b, "recall", groups=g).to_dict()["effective_persons"] > 20
+
+
+def test_a_comparison_of_few_effective_persons_warns():
+    # Before: no word of why a comparison of three persons is wide.
+    t, a, b, g = _texts_from_tables([(2, 3, 1, 0), (1, 2, 0, 1), (3, 0, 1, 0), (9, 1, 0, 0)])
+    w = np.bincount(g, weights=t)
+    effective = w.sum() ** 2 / (w * w).sum()  # 27^2 / 233 = 3.13
+    message = (
+        rf"^the recall difference: the comparison rests on {effective:.1f} effective persons "
+        rf"\(df {effective - 1:.1f}\): its interval is wide by necessity\.$"
+    )
+    for method in ("recommended", "cluster_robust"):
+        with pytest.warns(pc.UndefinedMetricWarning, match=message):
+            result = pc.compare(t, a, b, "recall", groups=g, method=method)
+        assert result.effective_persons == pytest.approx(effective, rel=1e-12)
+    batch = [np.stack([x, x]) for x in (t, a, b)]
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"2 of 2 data sets rest on fewer than 5"):
+        batched = pc.compare(*batch, "recall", groups=g)
+    np.testing.assert_allclose(batched.effective_persons, [effective, effective], rtol=1e-12)
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"too few .* read its interval as approx"):
+        pc.compare(t, a, b, "recall", groups=g, method="bootstrap", n_resamples=200, rng=1)
+    with warnings.catch_warnings():  # without persons: an interval about texts
+        warnings.simplefilter("error")
+        pc.compare(t, a, b, "recall", rng=1, n_resamples=200)

@@ -101,7 +101,7 @@ def test_a_data_set_without_texts_in_a_batch_is_nan_with_a_warning():
 def test_iid_counts_with_leading_axes_must_say_what_they_are():
     with pytest.raises(ValueError, match="pass `nested=True`"):
         pc.bootstrap_ci([[3, 1], [4, 0]], "proportion")
-    pooled = pc.bootstrap_ci([[3, 1], [4, 0]], "proportion", nested=True, rng=1)
+    pooled = pc.bootstrap_ci([[3, 1], [4, 0]], "proportion", nested=True, scheme="iid", rng=1)
     alone = pc.bootstrap_ci([7, 1], "proportion", rng=1)
     assert (pooled.low, pooled.high) == (alone.low, alone.high)
 

@@ -1,4 +1,6 @@
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -460,3 +462,98 @@ def test_report_bayes_prior_sensitivity_rows(texts):
         pc.report(texts["human"], texts["model"], bayes_prior_sensitivity=True)
     with pytest.raises(ValueError, match="`bayes_prior_sensitivity` must be True or False"):
         pc.report(texts["human"], texts["model"], bayes=True, bayes_prior_sensitivity="yes")
+
+
+# ------------------------------------------------------- the documented notes are printed
+
+_DOCS = Path(__file__).resolve().parents[1] / "docs"
+#: What the notes table of docs/choosing.md writes in capitals for what the code fills in.
+_PLACEHOLDERS = ("METRIC", "REASONS", "SUBGROUP", "REFERENCE", "DF", "N", "K", "H", "E", "G")
+
+
+def _documented_notes() -> list[str]:
+    """The notes quoted in the table of docs/choosing.md's "The report's notes"."""
+    section = (_DOCS / "choosing.md").read_text().split("(choosing-notes)=", 1)[1]
+    table = section.split("\n\n| condition | note |\n", 1)[1].split("\n\n", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")]  # not |---|
+    notes = [re.fullmatch(r"\|.*\| `(.+)` \|", row) for row in rows]
+    assert all(notes), rows
+    return [match.group(1) for match in notes if match]
+
+
+def _pattern(note: str) -> str:
+    """The regular expression of a documented note: its capitals and `...` are any text."""
+    pattern = re.escape(note).replace(re.escape("..."), ".+?")
+    return re.sub(r"\b(" + "|".join(_PLACEHOLDERS) + r")\b", ".+?", pattern)
+
+
+def _frame(persons, texts_per_person, rate, seed, sizes=None, prefix="p"):
+    rng = np.random.default_rng(seed)
+    parts = []
+    for i in range(persons):
+        n = texts_per_person if sizes is None else sizes[i]
+        y = rng.random(n) < 0.5
+        right = rng.random(n) < rate
+        parts.append(
+            pd.DataFrame(
+                {
+                    "human": y.astype(int),
+                    "model": np.where(right, y, ~y).astype(int),
+                    "person": f"{prefix}{i:02d}",
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def _printed_notes() -> list[str]:
+    """Notes the report prints, from designs that call for every kind of note."""
+    from types import SimpleNamespace
+
+    from perfci.report_table import flagged_note
+
+    def notes(frame, nested=True, **options):
+        # the rows are what is read here; the report's warnings (rows left out) are not
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = pc.report(
+                frame["human"],
+                frame["model"],
+                groups=frame["person"] if nested else None,
+                rng=1,
+                **options,
+            )
+        return [note for note in table["note"] if note]
+
+    printed = notes(_frame(4, 10, 0.8, 1), metrics=["accuracy", "recall"])  # few of all
+    printed += notes(_frame(7, 30, 0.8, 2), metrics=["accuracy", "f1"])  # 5-9 persons
+    printed += notes(_frame(1, 60, 0.8, 3), nested=False, metrics=["accuracy"])  # wide
+    every_one_right = _frame(20, 30, 1.0, 4)
+    printed += notes(every_one_right, metrics=["recall"])  # the worst case design
+    printed += notes(every_one_right, metrics=["recall"], design="icc_weighted")
+    y = np.r_[np.zeros(40), np.ones(10)].astype(int)
+    score = np.r_[np.linspace(0, 0.4, 40), np.linspace(0.6, 1, 10)]  # separated classes
+    frame = pd.DataFrame({"human": y, "model": (score > 0.5).astype(int), "score": score})
+    printed += notes(frame, nested=False, score=frame["score"], metrics=["roc_auc"])
+    # a small subgroup of unequal persons, and a subgroup with every text right
+    big = _frame(25, 20, 0.85, 5).assign(site="big")
+    small = _frame(4, 0, 0.7, 6, sizes=[60, 8, 5, 3], prefix="s").assign(site="small")
+    perfect = _frame(6, 10, 1.0, 7, prefix="q").assign(site="perfect")
+    sites = pd.concat([big, small, perfect], ignore_index=True)
+    printed += notes(sites, by=sites["site"], differences=True, metrics=["accuracy"])
+    printed.append(flagged_note(SimpleNamespace(flagged=True, flag_reasons=["R-hat 1.02"])))
+    return printed
+
+
+def test_every_documented_note_is_printed_and_every_printed_note_documented():
+    # Before: the table quoted the atlas caveat for estimates near 0 or 1, where the
+    # report printed the worst-case design's note, and left out notes the report prints.
+    documented = _documented_notes()
+    printed = _printed_notes()
+    patterns = [_pattern(note) for note in documented]
+    for note, pattern in zip(documented, patterns, strict=True):
+        assert any(re.search(pattern, p) for p in printed), note
+    # a row's notes are joined with "; ": every part of every printed one is quoted
+    one = "(?:" + "|".join(patterns) + ")"
+    for note in printed:
+        assert re.fullmatch(f"{one}(?:; {one})*", note), note

@@ -132,6 +132,10 @@ def test_compare_groups_recall_is_newcombe_of_the_counts(texts):
         "persons",
         "persons_reference",
         "method",
+        "se",
+        "df",
+        "effective_persons",
+        "effective_persons_reference",
     ]
 
 
@@ -641,3 +645,147 @@ def test_cluster_robust_differences_stay_in_the_metric_range():
         warnings.simplefilter("ignore")
         c = compare_counts(joint, "recall", nested=True, method="cluster_robust")
     assert -1 <= c.robust_low <= c.robust_high <= 1
+
+
+# ------------------------------------------------- what a difference rests on: se, df, G*
+
+
+def test_the_table_gives_se_df_and_the_effective_persons(texts):
+    from perfci.design import effective_clusters
+
+    args = (texts["human"], texts["model"], "recall", texts["site"])
+    nested = pc.compare_groups(*args, groups=texts["person"]).iloc[0]
+    positives = texts[texts["human"] == 1].groupby(["site", "person"]).size()
+    g_b = effective_clusters(positives["clinic_b"].to_numpy())
+    g_a = effective_clusters(positives["clinic_a"].to_numpy())
+    assert nested["effective_persons"] == pytest.approx(g_b, rel=1e-12)  # 13.4
+    assert nested["effective_persons_reference"] == pytest.approx(g_a, rel=1e-12)
+    assert nested["df"] == pytest.approx(min(g_a, g_b) - 1, rel=1e-12)
+    # the interval is the difference -/+ t(df) se, clipped to [-1, 1]
+    half = stats.t.ppf(0.975, nested["df"]) * nested["se"]
+    assert (nested["low"], nested["high"]) == pytest.approx(
+        (nested["difference"] - half, nested["difference"] + half), abs=1e-12
+    )
+    # the table's row is compare_groups_counts' result
+    cells = {
+        s: np.stack(
+            [
+                pc.confusion(
+                    texts["human"][texts["person"] == p], texts["model"][texts["person"] == p]
+                ).counts
+                for p in sorted(set(texts["person"][texts["site"] == s]))
+            ]
+        )
+        for s in ("clinic_a", "clinic_b")
+    }
+    counted = compare_groups_counts(cells["clinic_b"], cells["clinic_a"], "recall", nested=True)
+    assert nested["se"] == pytest.approx(counted.standard_error, rel=1e-12)
+    assert nested["df"] == pytest.approx(counted.df, rel=1e-12)
+    assert nested["effective_persons"] == pytest.approx(counted.effective_persons, rel=1e-12)
+    # independent texts: Newcombe's (and the bootstrap's) have no df and no persons
+    plain = pc.compare_groups(*args).iloc[0]
+    xb, nb = pc.proportion_counts(cells["clinic_b"].sum(0), "recall")
+    xa, na = pc.proportion_counts(cells["clinic_a"].sum(0), "recall")
+    pb, pa = xb / nb, xa / na
+    # each text a cluster: m / (m - 1) sum u_i^2 = p (1 - p) / (n - 1)
+    assert plain["se"] == pytest.approx(
+        np.sqrt(pb * (1 - pb) / (nb - 1) + pa * (1 - pa) / (na - 1))
+    )
+    assert plain[["df", "effective_persons", "effective_persons_reference"]].isna().all()
+    single = compare_groups_counts(cells["clinic_b"].sum(0), cells["clinic_a"].sum(0), "recall")
+    assert plain["se"] == pytest.approx(single.standard_error, rel=1e-12)
+    assert single.effective_persons is None and single.effective_persons_reference is None
+    boot = pc.compare_groups(texts["human"], texts["model"], "f1", texts["site"], rng=1).iloc[0]
+    assert 0 < boot["se"] < boot["high"] - boot["low"] and np.isnan(boot["df"])
+
+
+def _small_subgroup_texts():
+    """A subgroup of 4 therapists of 14, 3, 2 and 2 reflections beside clinic_a's 21."""
+    texts = pc.load_example()
+    four = texts["person"].isin(["T29", "T31", "T32", "T35"])
+    return texts[(texts["site"] == "clinic_a") | four]
+
+
+def test_a_subgroup_of_few_effective_persons_is_noted_and_warned_of():
+    # Before: a half-width near 1 with no word of why (the table had no df or G*).
+    few = _small_subgroup_texts()
+    args = (few["human"], few["model"], "recall", few["site"])
+    message = (
+        r"caveat for subgroup 'clinic_b' against 'clinic_a': subgroup 'clinic_b' rests on 2\.1 "
+        r"effective persons \(df 1\.1\): its interval is wide by necessity\.$"
+    )
+    with pytest.warns(pc.UndefinedMetricWarning, match=message):
+        table = pc.compare_groups(*args, groups=few["person"])
+    assert table.loc[0, "effective_persons"] == pytest.approx(21**2 / (14**2 + 9 + 4 + 4))
+    assert table.loc[0, "df"] == pytest.approx(21**2 / 213 - 1)
+    report = pc.report(*args[:2], groups=few["person"], by=few["site"], differences=True,
+                       metrics=["recall"], rng=1)  # fmt: skip
+    note = report.loc[report["reference"] == "clinic_a", "note"].item()
+    assert note.endswith(
+        "; subgroup 'clinic_b' rests on 2.1 effective persons (df 1.1): its interval is wide "
+        "by necessity"
+    )
+    # the reference's side counts too, and both are named when both are few
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"the reference 'clinic_b' rests on 2\.1"):
+        pc.compare_groups(*args, groups=few["person"], reference="clinic_b")
+    frame = nested_texts(3, persons=(3, 4), mean_texts=10)
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"subgroup 'b' and the reference 'a' rest"):
+        pc.compare_groups(
+            frame["human"], frame["model"], "recall", frame["by"], groups=frame["person"]
+        )
+    # the bootstrap has no df: its note says to read the interval as approximate
+    with pytest.warns(
+        pc.UndefinedMetricWarning, match=r"effective persons: too few .* approximate"
+    ):
+        pc.compare_groups(*args, groups=few["person"], method="bootstrap", n_resamples=200, rng=1)
+    # without persons there is nothing to say; the example's clinics are many persons
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pc.compare_groups(*args)
+        texts = pc.load_example()
+        pc.compare_groups(
+            texts["human"], texts["model"], "recall", texts["site"], groups=texts["person"]
+        )
+
+
+def test_compare_groups_counts_warns_of_few_effective_persons():
+    few = np.array([[14, 0, 0, 5], [3, 0, 0, 7], [2, 0, 1, 6], [2, 0, 0, 8]])
+    many = np.tile([[4, 1, 1, 6], [3, 1, 2, 6]], (6, 1))  # 12 persons of 5 positives
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"the subgroup rests on 2\.2 effective"):
+        one = compare_groups_counts(few, many, "recall", nested=True)
+    assert one.effective_persons == pytest.approx(22**2 / (14**2 + 9 + 9 + 4))
+    assert one.effective_persons_reference == pytest.approx(12.0)
+    # a batch: the first as above (padded with persons without texts), the second many
+    batch_a = np.stack([np.vstack([few, np.zeros((8, 4))]), many])
+    batch_b = np.stack([many, many])
+    with pytest.warns(pc.UndefinedMetricWarning, match=r"1 of 2 data sets have a side with fewer"):
+        both = compare_groups_counts(batch_a, batch_b, "recall", nested=True)
+    np.testing.assert_allclose(both.effective_persons, [one.effective_persons, 12.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare_groups_counts(many, many, "recall", nested=True)
+
+
+def test_a_small_subgroup_of_unequal_persons_covers_with_few_df():
+    # 4 persons (lognormal sizes, mean 20 texts, CV 1) beside 25, rate 0.8 on both sides
+    # with logit-normal persons (SD 0.7): the interval covers, on G* of about 2-4 and df
+    # of 1-3, and every data set is warned of
+    rng = np.random.default_rng(26)
+    reps = 2000
+
+    def side(persons):
+        sigma = np.sqrt(np.log(2))  # a CV of 1
+        sizes = np.maximum(
+            1, np.round(rng.lognormal(np.log(20) - sigma**2 / 2, sigma, (reps, persons)))
+        )
+        rate = 1 / (1 + np.exp(-(np.log(4) + rng.normal(0, 0.7, (reps, persons)))))
+        right = rng.binomial(sizes.astype(int), rate)
+        zero = np.zeros_like(right)
+        return np.stack([right, zero, sizes.astype(int) - right, zero], -1)  # accuracy
+
+    with pytest.warns(pc.UndefinedMetricWarning, match=f"{reps} of {reps} data sets have a side"):
+        result = compare_groups_counts(side(4), side(25), "accuracy", nested=True)
+    covered = (result.low <= 0) & (0 <= result.high)  # the same population: a difference of 0
+    coverage, se = covered.mean(), np.sqrt(0.95 * 0.05 / reps)
+    assert coverage >= 0.95 - 3 * se  # 0.984
+    assert np.all(result.effective_persons < 5) and np.median(result.df) < 3

@@ -20,6 +20,7 @@ calls given those generators, draw for draw.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -49,6 +50,8 @@ from ._core.resampling import Statistic, check_resample_size, proportion_statist
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import (
     MAX_COUNT,
+    UNSET,
+    Unset,
     check_choice,
     check_confidence_level,
     check_real_array,
@@ -63,6 +66,7 @@ __all__ = [
     "SCHEMES",
     "BootstrapCI",
     "DegenerateBootstrapWarning",
+    "PersonsIgnoredWarning",
     "bootstrap_ci",
     "exact_percentile_bounds",
 ]
@@ -71,6 +75,31 @@ __all__ = [
 SCHEMES = ("iid", "cluster", "hierarchical")
 #: Bootstrap interval types.
 BOOTSTRAP_INTERVALS = ("percentile", "bca")
+
+
+class PersonsIgnoredWarning(UserWarning):
+    """Counts carry persons, but the bootstrap resamples the texts as independent.
+
+    :func:`bootstrap_ci` warns with it when per-person counts meet the default
+    ``scheme`` (left unset, it is ``"iid"``); passing ``scheme`` silences it.
+    """
+
+
+def _warn_persons_ignored(flat: np.ndarray) -> None:
+    """Warn that per-person counts ``(sets, persons, cells)`` are resampled as texts.
+
+    Only where some data set has 2 or more persons with texts: with one person, the
+    cluster schemes have no population of persons to resample, and texts are texts.
+    """
+    persons = np.count_nonzero(flat.sum(-1), axis=-1)
+    if np.any(persons >= MIN_PERSONS):
+        warnings.warn(
+            "`counts` are per person but `scheme` is 'iid' (texts resampled as independent): "
+            "pass scheme='hierarchical' (recommended) or 'cluster' to resample persons, or "
+            "scheme='iid' explicitly to silence this.",
+            PersonsIgnoredWarning,
+            stacklevel=3,
+        )
 
 
 def _statistic(metric: str, k: int | None) -> Statistic:
@@ -334,7 +363,7 @@ def bootstrap_ci(
     counts: Any,
     metric: str,
     *,
-    scheme: str = "iid",
+    scheme: str | Unset = UNSET,
     interval: str = "percentile",
     pseudo_count: int = 0,
     n_resamples: int | str = N_RESAMPLES,
@@ -358,7 +387,10 @@ def bootstrap_ci(
         ``"proportion"`` or any name in :data:`perfci.METRICS`.
     scheme : {"iid", "cluster", "hierarchical"}, default "iid"
         Resample texts; persons with all their texts; or persons, then texts within
-        each drawn person.
+        each drawn person. Left unset it is ``"iid"``; per-person counts (``nested=True``
+        or a :class:`ConfusionCounts` with `groups`) then warn, as texts resampled as
+        independent ignore the persons: pass ``scheme="hierarchical"`` (what
+        :func:`perfci.metric_ci` does), or ``scheme="iid"`` to mean it.
     interval : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated interval.
     pseudo_count : int, default 0
@@ -413,6 +445,9 @@ def bootstrap_ci(
         without texts or, under a cluster scheme, with a single person (NaN ends).
     DegenerateBootstrapWarning
         When BCa cannot be formed and the percentile interval is returned instead.
+    PersonsIgnoredWarning
+        When the counts are per person (2 or more persons with texts in a data set) and
+        `scheme` is left unset: the iid scheme resamples their texts as independent.
 
     Notes
     -----
@@ -503,6 +538,9 @@ def bootstrap_ci(
     >>> bool(first.low == ci.low[0] and first.high == ci.high[0])
     True
     """
+    scheme_unset = isinstance(scheme, Unset)
+    if isinstance(scheme, Unset):  # unset, it is the iid scheme (with a warning below)
+        scheme = "iid"
     flat, statistic, lam, level, exact, nested, batch_shape = _bootstrap_iv(
         counts,
         metric,
@@ -515,6 +553,8 @@ def bootstrap_ci(
         nested,
     )
     generator = check_rng(rng)
+    if scheme_unset and nested:
+        _warn_persons_ignored(flat)
     single = not batch_shape
     if exact:
         return _exact_result(flat, nested, lam, level, batch_shape)

@@ -79,6 +79,7 @@ from .policy import (
     recommended_comparison,
     recommended_scheme,
 )
+from .subgroups import FEW_EFFECTIVE_PERSONS, few_effective_note
 
 if TYPE_CHECKING:
     from .runs import RunsComparison
@@ -309,7 +310,8 @@ def compare(
     -------
     Comparison, RunsComparison or RocAucComparison
         The difference A - B, the chosen interval (`low`, `high`, `method`), the
-        cluster-robust interval (`robust_low`, `robust_high`, `robust_se`, `df`), a test of
+        cluster-robust interval (`robust_low`, `robust_high`, `robust_se`, `df`, and with
+        `groups` the `effective_persons` its df are computed from), a test of
         equal performance (`p_value`, `test`), the share of texts on which A and B
         disagree, and for accuracy, recall and specificity Newcombe's paired interval,
         the discordant texts and (on independent texts) the exact McNemar p-value: a
@@ -342,7 +344,9 @@ def compare(
         of 0 (the robust interval and the t test are NaN; the nested Newcombe interval
         uses a design effect of 1); fewer than 2 persons (texts) where the chosen method
         does not need them (the robust interval, the clustered tests and the nested
-        Newcombe interval are NaN).
+        Newcombe interval are NaN); with `groups`, fewer than
+        :data:`perfci.subgroups.FEW_EFFECTIVE_PERSONS` effective persons
+        (`effective_persons`), on which the interval is wide by necessity.
 
     Notes
     -----
@@ -706,6 +710,9 @@ def _compare_cells(
     else:
         tests = robust_t_test(diff, robust)
     _warn_no_variance(robust, tests.test, ~undefined, metric, nested, single)
+    if nested:
+        defined = ~undefined & ~robust.few & ~robust.zero
+        _warn_few_effective(robust, chosen, defined, metric, single)
 
     def shaped(values: Any, kind: type = float) -> Any:
         return batch_shaped(values, batch_shape, kind)
@@ -747,6 +754,7 @@ def _compare_cells(
             else discordant.reshape(*batch_shape, 2)
         ),
         bootstrap=boot,
+        effective_persons=shaped(robust.effective) if nested else None,
     )
 
 
@@ -808,6 +816,26 @@ def _warn_no_variance(
             ),
             4,
         )
+
+
+def _warn_few_effective(
+    robust: RobustInterval, chosen: str, defined: np.ndarray, metric: str, single: bool
+) -> None:
+    """Warn of the data sets whose persons count as fewer than FEW_EFFECTIVE_PERSONS."""
+    with np.errstate(invalid="ignore"):
+        few = defined & (robust.effective < FEW_EFFECTIVE_PERSONS)
+    if not few.any():
+        return
+    if single:
+        # the bootstrap's interval has no df: its width is not the t quantile's
+        df = np.nan if chosen == "bootstrap" else float(robust.df[0])
+        what = few_effective_note([("the comparison", float(robust.effective[0]))], df)
+    else:
+        what = (
+            f"{int(few.sum())} of {few.size} data sets rest on fewer than "
+            f"{FEW_EFFECTIVE_PERSONS:g} effective persons: their intervals are wide by necessity"
+        )
+    _warn(f"the {metric} difference: {what}.", 4)
 
 
 def _scheme(cells: np.ndarray, nested: bool, metric: str, scheme: str | None) -> str:

@@ -41,6 +41,7 @@ __all__ = [
     "PairedTests",
     "RobustInterval",
     "effective_df",
+    "effective_persons",
     "linearization",
     "newcombe_paired_interval",
     "newcombe_rows",
@@ -104,16 +105,20 @@ class Comparison(IntervalResult):
     robust_se : float
         The cluster-robust standard error of the difference (0 where the difference
         has no variation between persons; NaN where it is undefined).
-    df : int
-        Degrees of freedom of the robust interval, the t test and the Newcombe
-        adjustment: m - 1, with m the persons with at least one text (without groups,
-        the texts).
+    df : float
+        Degrees of freedom of the robust interval and the t test: with groups
+        :math:`G^* - 1` (`effective_persons` - 1, at least 1), without groups n - 1 for
+        the n relevant texts.
     disagreement : float
         Share of texts on which A and B give different labels.
     n_texts : int
         Texts compared.
     persons : int or None
         Persons with at least one text (nested data), else None.
+    effective_persons : float or None
+        The effective number of persons :math:`G^*` of the persons' relevant texts, from
+        which `df` is computed (:func:`effective_persons`; `persons` for persons of equal
+        size, fewer when a few hold most texts); None without groups.
     newcombe_low, newcombe_high : float
         Newcombe's paired score interval of the difference, for accuracy, recall and
         specificity (NaN for the other metrics). On independent texts it is Newcombe's
@@ -162,6 +167,7 @@ class Comparison(IntervalResult):
     mcnemar_pvalue: Any
     discordant: Any
     bootstrap: BootstrapCI | None
+    effective_persons: Any
 
     _exclude: ClassVar[tuple[str, ...]] = ("bootstrap",)
 
@@ -259,22 +265,34 @@ def newcombe_paired_interval(
     return low, high
 
 
-def effective_df(cells: np.ndarray, metric: str, nested: bool, m: np.ndarray) -> np.ndarray:
-    """Degrees of freedom of the cluster-robust t: the effective number of persons - 1.
+def effective_persons(cells: np.ndarray, metric: str, nested: bool) -> np.ndarray:
+    """Return the effective number of persons G* of each data set (NaN without persons).
 
     G* = (sum_i w_i)^2 / sum_i w_i^2 over the persons' relevant texts w_i (a text is
     relevant if it is for either classifier): Kish's effective number of clusters, the
     intercept-only case of the effective number of clusters of Carter, Schnepel and
-    Steigerwald (2017). It is m for equal sizes; without persons each text is a cluster
-    and the df are n - 1. At least 1 (m - 1 where there are fewer than 2 persons, and
-    no interval).
+    Steigerwald (2017); m for equal sizes, fewer when a few persons hold most texts.
+    NaN where no person has a relevant text.
+    """
+    if not nested:
+        return np.full(cells.shape[0], np.nan)
+    is_relevant = relevant_joint_cells(metric)
+    w = cells[..., is_relevant].sum(-1).astype(float)  # (K, persons)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(effective_clusters(w), dtype=float)
+
+
+def effective_df(cells: np.ndarray, metric: str, nested: bool, m: np.ndarray) -> np.ndarray:
+    """Degrees of freedom of the cluster-robust t: the effective number of persons - 1.
+
+    G* - 1 (:func:`effective_persons`). Without persons each text is a cluster and the
+    df are n - 1. At least 1 (m - 1 where there are fewer than 2 persons, and no
+    interval).
     """
     few = m < MIN_PERSONS  # no interval: the df are reported as m - 1
     if not nested:
         return (m - 1).astype(float)
-    is_relevant = relevant_joint_cells(metric)
-    w = cells[..., is_relevant].sum(-1).astype(float)  # (K, persons)
-    effective = effective_clusters(w)
+    effective = effective_persons(cells, metric, nested)
     df = np.maximum(np.where(np.isfinite(effective), effective, m) - 1, 1.0)
     return np.where(few, m - 1, df)
 
@@ -340,7 +358,8 @@ class RobustInterval:
     Arrays of shape (K,): the clusters `m` (persons, or texts without groups, with a
     relevant text), the `variance`, standard error `se` and degrees of freedom `df` of the
     difference, `few` (fewer than 2 clusters) and `zero` (a standard error of 0 with 2
-    or more), and the ends `low`, `high` (NaN where `few` or `zero`).
+    or more), the ends `low`, `high` (NaN where `few` or `zero`), and the effective
+    persons G* the df are computed from (`effective`, NaN without persons).
     """
 
     m: np.ndarray
@@ -351,6 +370,7 @@ class RobustInterval:
     zero: np.ndarray
     low: np.ndarray
     high: np.ndarray
+    effective: np.ndarray
 
 
 def robust_interval(
@@ -381,13 +401,14 @@ def robust_interval(
     # the persons' relevant texts w_i (m for equal sizes); with unequal sizes a few large
     # persons carry the variance estimate, which has fewer df than m - 1
     df = effective_df(cells, metric, nested, m)
+    effective = effective_persons(cells, metric, nested)
     with np.errstate(invalid="ignore"):
         t_quantile = stats.t.ppf(q, np.where(few, 1, df))
     half = np.where(zero | few, np.nan, t_quantile * se)
     # a wider interval than the metric's range claims nothing more: clip to it
     bound = difference_bound(metric)
     low, high = np.maximum(diff - half, -bound), np.minimum(diff + half, bound)
-    return RobustInterval(m, variance, se, df, few, zero, low, high)
+    return RobustInterval(m, variance, se, df, few, zero, low, high, effective)
 
 
 @dataclass(frozen=True)

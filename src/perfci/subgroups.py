@@ -64,20 +64,22 @@ from .two_sample import (
     GroupDifference,
     Sides,
     difference_ends,
+    difference_se,
     newcombe_interval,
     replicates_of,
-    robust_se,
     sides_of,
     undefined_reasons,
 )
 
 __all__ = [
+    "FEW_EFFECTIVE_PERSONS",
     "GROUP_METHODS",
     "SIMULTANEOUS_BANDS",
     "GroupDifference",
     "compare_groups",
     "compare_groups_counts",
     "compare_groups_table",
+    "few_effective_note",
     "max_t_critical_value",
     "newcombe_interval",
     "subgroup_cells",
@@ -105,7 +107,19 @@ COLUMNS = (
     "persons",
     "persons_reference",
     "method",
+    "se",
+    "df",
+    "effective_persons",
+    "effective_persons_reference",
 )
+
+#: Effective persons :math:`G^*` below which a subgroup's difference gets a note (and a
+#: warning) saying that its interval rests on few persons. The cluster-robust interval
+#: has :math:`\min(G^*) - 1` df, at least 1: below 5 effective persons it has at most 3
+#: df, and the t quantile (3.18 at 3 df, 12.7 at 1) makes it wide by necessity, however
+#: many texts the persons hold (a rule of thumb like :data:`perfci.report_table.FEW_PERSONS`,
+#: not a choice of method).
+FEW_EFFECTIVE_PERSONS = 5.0
 
 # Share of dropped (undefined) replicate differences above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
@@ -255,7 +269,8 @@ def compare_groups_counts(
         Once per kind, naming how many data sets: a side with no relevant texts (or an
         undefined metric), fewer than 2 persons with a relevant text, a cluster-robust
         standard error of 0, or many undefined bootstrap differences; those intervals are
-        NaN.
+        NaN. Also (nested) a side with fewer than :data:`FEW_EFFECTIVE_PERSONS` effective
+        persons, whose interval is wide by necessity.
 
     Examples
     --------
@@ -304,17 +319,13 @@ def compare_groups_counts(
         chosen, side, reference, differences, level, bound=difference_bound(metric)
     )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-    se, df = robust_se(side, reference)
+    se, df = difference_se(chosen, side, reference, differences)
     n_invalid = np.zeros(sets, dtype=np.int64)
     if differences is not None:
         n_invalid = np.sum(np.isnan(differences), -1)
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            se = np.nanstd(differences, -1, ddof=1)
-        df = np.full(sets, np.nan)
-    elif chosen == "newcombe":
-        df = np.full(sets, np.nan)
     _warn_about(problems, chosen, se, n_invalid, resamples, bad, metric, single)
+    if nested:
+        _warn_few_effective(side, reference, df, ~np.isnan(low), metric, single)
 
     def shaped(values: Any, kind: type = float) -> Any:
         values = np.asarray(values)
@@ -336,6 +347,8 @@ def compare_groups_counts(
         persons=None if side.persons is None else shaped(side.persons, int),
         persons_reference=None if reference.persons is None else shaped(reference.persons, int),
         n_invalid_resamples=shaped(n_invalid, int),
+        effective_persons=shaped(side.effective_persons) if nested else None,
+        effective_persons_reference=shaped(reference.effective_persons) if nested else None,
     )
 
 
@@ -373,6 +386,68 @@ def _warn_about(
                 f"{int(many.sum())} of {sets} data sets"
             )
             _warn(f"the {metric} difference was undefined in {what}; they were dropped.", 4)
+
+
+def _few_effective(side: Sides, reference: Sides, defined: np.ndarray) -> np.ndarray:
+    """Return where a defined difference has a side under :data:`FEW_EFFECTIVE_PERSONS`."""
+    with np.errstate(invalid="ignore"):
+        few = np.minimum(side.effective_persons, reference.effective_persons)
+        return defined & (few < FEW_EFFECTIVE_PERSONS)
+
+
+def _few_sides(named: list[tuple[str, Sides]], i: int) -> list[tuple[str, float]]:
+    """Return the name and G* of the sides of difference `i` under the threshold."""
+    effective = [(name, float(s.effective_persons[i])) for name, s in named]
+    return [(name, g) for name, g in effective if g < FEW_EFFECTIVE_PERSONS]
+
+
+def _df_text(df: float) -> str:
+    return f"{df:.1f}".removesuffix(".0")
+
+
+def few_effective_note(sides: list[tuple[str, float]], df: float) -> str:
+    """Return the note of a difference whose sides rest on few effective persons.
+
+    `sides` holds the name and G* of each side under :data:`FEW_EFFECTIVE_PERSONS` (one
+    or two), `df` the interval's df (NaN for the bootstrap).
+
+    Examples
+    --------
+    >>> from perfci.subgroups import few_effective_note
+    >>> few_effective_note([("subgroup 'x'", 2.31)], 1.31)
+    "subgroup 'x' rests on 2.3 effective persons (df 1.3): its interval is wide by necessity"
+    """
+    names = " and ".join(name for name, _ in sides)
+    values = " and ".join(f"{g:.1f}" for _, g in sides)
+    verb = "rests" if len(sides) == 1 else "rest"
+    its = "its" if len(sides) == 1 else "the"
+    if np.isfinite(df):
+        return (
+            f"{names} {verb} on {values} effective persons (df {_df_text(df)}): {its} "
+            "interval is wide by necessity"
+        )
+    return (
+        f"{names} {verb} on {values} effective persons: too few for an interval about new "
+        f"persons to be sure of its width; read {its} interval as approximate"
+    )
+
+
+def _warn_few_effective(
+    side: Sides, reference: Sides, df: np.ndarray, defined: np.ndarray, metric: str, single: bool
+) -> None:
+    """Warn of the data sets whose difference rests on few effective persons."""
+    few = _few_effective(side, reference, defined)
+    if not few.any():
+        return
+    if single:
+        named = [("the subgroup", side), ("the reference", reference)]
+        what = few_effective_note(_few_sides(named, 0), float(df[0]))
+    else:
+        what = (
+            f"{int(few.sum())} of {few.size} data sets have a side with fewer than "
+            f"{FEW_EFFECTIVE_PERSONS:g} effective persons: their intervals are wide by necessity"
+        )
+    _warn(f"the {metric} difference: {what}.", 4)
 
 
 # ------------------------------------------------------ every subgroup against the reference
@@ -531,7 +606,8 @@ def compare_groups_table(
     low, high = difference_ends(
         chosen, side, reference_side, differences, level, bound=difference_bound(metric)
     )
-    se, _ = robust_se(side, reference_side)
+    se, df = difference_se(chosen, side, reference_side, differences)
+    se, df = np.where(bad, np.nan, se), np.where(bad, np.nan, df)
     subgroups = [levels[i] for i in others]
     row_notes, bad = _row_notes(
         problems,
@@ -546,6 +622,8 @@ def compare_groups_table(
         resamples,
     )
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+    if nested:
+        _note_few_effective(row_notes, side, reference_side, df, ~bad, subgroups, reference)
     table = pd.DataFrame(
         {
             "subgroup": pd.Series(subgroups, dtype=object),
@@ -561,6 +639,10 @@ def compare_groups_table(
             "persons": _persons(side, len(others)),
             "persons_reference": _persons(reference_side, len(others)),
             "method": _label(chosen, nested, scheme),
+            "se": se,
+            "df": df,
+            "effective_persons": side.effective_persons,
+            "effective_persons_reference": reference_side.effective_persons,
         }
     )
     attrs: dict[str, Any] = {
@@ -583,6 +665,25 @@ def compare_groups_table(
 def _persons(side: Sides, rows: int) -> Any:
     """Return the persons column of a side: missing values without persons."""
     return pd.array([pd.NA] * rows if side.persons is None else side.persons, dtype="Int64")
+
+
+def _note_few_effective(
+    row_notes: list[str],
+    side: Sides,
+    reference_side: Sides,
+    df: np.ndarray,
+    defined: np.ndarray,
+    subgroups: list[Any],
+    reference: Any,
+) -> None:
+    """Add to each row's note that it rests on few effective persons, where it does."""
+    for i in np.flatnonzero(_few_effective(side, reference_side, defined)):
+        named = [
+            (f"subgroup {subgroups[i]!r}", side),
+            (f"the reference {reference!r}", reference_side),
+        ]
+        note = few_effective_note(_few_sides(named, int(i)), float(df[i]))
+        row_notes[i] = f"{row_notes[i]}; {note}" if row_notes[i] else note
 
 
 def _row_notes(
@@ -691,10 +792,15 @@ def compare_groups(
         ``subgroup``, ``reference``, ``metric``, ``estimate`` (the subgroup's),
         ``estimate_reference``, ``difference`` (subgroup minus reference), ``low``,
         ``high``, ``relevant_n``, ``relevant_n_reference``, ``persons``,
-        ``persons_reference`` (persons with a relevant text; missing without `groups`)
-        and ``method``; with `simultaneous`, also ``low_simultaneous`` and
-        ``high_simultaneous``. ``DataFrame.attrs`` holds ``confidence_level``,
-        ``simultaneous``, ``comparisons`` (the k defined differences) and, with a band,
+        ``persons_reference`` (persons with a relevant text; missing without `groups`),
+        ``method``, ``se`` (the standard error of the difference,
+        :attr:`GroupDifference.standard_error`), ``df`` (of the cluster-robust t; NaN
+        for the other methods), ``effective_persons`` and
+        ``effective_persons_reference`` (:math:`G^*` of each side, the effective
+        number of persons the df are computed from; NaN without `groups`); with
+        `simultaneous`, also ``low_simultaneous`` and ``high_simultaneous``.
+        ``DataFrame.attrs`` holds ``confidence_level``, ``simultaneous``,
+        ``comparisons`` (the k defined differences) and, with a band,
         ``simultaneous_level`` (the level of each interval of the band) and, for max-t,
         ``critical_value`` (on the normal scale).
 
@@ -714,8 +820,11 @@ def compare_groups(
         Naming the subgroups whose row is NaN: no relevant texts or an undefined metric
         in the subgroup or the reference; with `groups`, fewer than 2 persons with a
         relevant text; a cluster-robust standard error of 0. Also when a subgroup's
-        cluster-robust variance is 0 (the interval then rests on the other's alone), or
-        more than 10% of a bootstrap's differences are undefined (they are dropped).
+        cluster-robust variance is 0 (the interval then rests on the other's alone),
+        more than 10% of a bootstrap's differences are undefined (they are dropped), or
+        (with `groups`) a subgroup or the reference rests on fewer than
+        :data:`FEW_EFFECTIVE_PERSONS` effective persons (its df are at most 3 and its
+        interval wide by necessity).
 
     Notes
     -----

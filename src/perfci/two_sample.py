@@ -10,8 +10,9 @@ on counts, batched over data sets, and know nothing of labels or of the policy:
   cluster-robust (linearization) variance, with its effective number of clusters;
 - :func:`replicates_of`: one sample's pseudo-count bootstrap replicates;
 - :func:`difference_ends`: the interval of each difference at one level, by Newcombe's
-  interval, the cluster-robust t or the percentile of independent bootstraps, and
-  :func:`undefined_reasons`, why a difference has none;
+  interval, the cluster-robust t or the percentile of independent bootstraps,
+  :func:`difference_se`, its standard error and df, and :func:`undefined_reasons`, why
+  a difference has none;
 - :class:`GroupDifference`, the result of one such difference
   (:func:`perfci.subgroups.compare_groups_counts`).
 
@@ -20,6 +21,7 @@ on counts, batched over data sets, and know nothing of labels or of the policy:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -40,6 +42,7 @@ __all__ = [
     "GroupDifference",
     "Sides",
     "difference_ends",
+    "difference_se",
     "newcombe_ends",
     "newcombe_interval",
     "replicates_of",
@@ -172,6 +175,13 @@ class Sides:
     successes: np.ndarray | None
     trials: np.ndarray | None
 
+    @property
+    def effective_persons(self) -> np.ndarray:
+        """Return G*, the effective number of persons of each data set (NaN without persons)."""
+        if self.persons is None:
+            return np.full(self.clusters.shape, np.nan)
+        return self.clusters
+
     def take(self, index: Any) -> Sides:
         """Return the summaries of the data sets `index` (an index of the first axis)."""
 
@@ -284,6 +294,26 @@ def difference_ends(
     return ends[:, 0], ends[:, 1]
 
 
+def difference_se(
+    method: str, side: Sides, reference: Sides, differences: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return each difference's standard error and df as `method` has them.
+
+    The cluster-robust standard error (Newcombe's and the cluster-robust interval) or the
+    standard deviation of the bootstrap's replicate differences (rows of `differences`,
+    NaN where undefined); the df of the cluster-robust t, NaN for the other methods.
+    """
+    se, df = robust_se(side, reference)
+    if method != "cluster_robust":
+        df = np.full(df.shape, np.nan)
+    if method == "bootstrap":
+        assert differences is not None
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            se = np.nanstd(differences, -1, ddof=1)
+    return se, df
+
+
 def robust_se(side: Sides, reference: Sides) -> tuple[np.ndarray, np.ndarray]:
     """Return each difference's standard error and df: the smaller G* - 1, at least 1."""
     se = np.sqrt(side.variance + reference.variance)
@@ -349,6 +379,10 @@ class GroupDifference(IntervalResult):
     n_invalid_resamples : int
         Bootstrap resamples whose difference was undefined and dropped (0 for the other
         methods).
+    effective_persons, effective_persons_reference : float or None
+        The effective number of persons :math:`G^*` of each side (nested texts), as the
+        cluster-robust interval's df use it (:func:`perfci.design.effective_clusters` of
+        the persons' relevant texts); None for independent texts.
     """
 
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
@@ -368,6 +402,8 @@ class GroupDifference(IntervalResult):
     persons: Any
     persons_reference: Any
     n_invalid_resamples: Any
+    effective_persons: Any
+    effective_persons_reference: Any
 
     @property
     def sources(self) -> tuple[str, ...]:
