@@ -34,6 +34,7 @@ _NAMES = {
     "DESIGNS": "design",
     "DF_ADJUSTMENTS": "design",
     "DegenerateBootstrapWarning": "bootstrap",
+    "PersonsIgnoredWarning": "bootstrap",
     "DegenerateIntervalWarning": "auc",
     "HIERARCHICAL_MIN_TEXTS": "reporting",
     "LEVELS_OF_MEASUREMENT": "agreement",
@@ -108,6 +109,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         SCHEMES,
         BootstrapCI,
         DegenerateBootstrapWarning,
+        PersonsIgnoredWarning,
         bootstrap_ci,
     )
     from .comparison import Comparison, compare
@@ -191,6 +193,7 @@ __all__ = [
     "DegenerateIntervalWarning",
     "MetricCI",
     "OperatingCharacteristics",
+    "PersonsIgnoredWarning",
     "PilotEstimates",
     "ProportionCI",
     "RocAucCI",
