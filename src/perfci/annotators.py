@@ -350,7 +350,11 @@ def annotator_ci(
     }
     if estimand == "majority":
         return _majority_ci(truth, said, person, metric, level, rng, common)
-    generators = dataset_generators(check_rng(rng), 1, False) if method == "bootstrap" else None
+    generators = (  # the bootstrap's, and the median annotator's of a tiny design
+        dataset_generators(check_rng(rng), 1, False)
+        if method in ("bootstrap", RECOMMENDED)
+        else None
+    )
     cells = _cells(truth, said, person)
     crossed = crossed_intervals(
         cells[None],

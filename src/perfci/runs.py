@@ -381,7 +381,8 @@ def runs_ci_counts(
             "`estimand` 'majority' is the majority vote of the runs on each text, which the "
             "counts per unit and run do not give: use runs_ci with the labels."
         )
-    generator = check_rng(rng) if method == "bootstrap" else None
+    # the recommended interval of a tiny design is the median run's, a bootstrap for F1
+    generator = check_rng(rng) if method in ("bootstrap", RECOMMENDED) else None
     arr, weights = _check_cells(cells, multiplicity)
     batch_shape = arr.shape[:-3]
     m, runs = arr.shape[-3], arr.shape[-2]

@@ -178,3 +178,19 @@ def recommended_auc_method(texts_per_person: float | None) -> str:
     if texts_per_person is None or texts_per_person < AUC_JACKKNIFE_MIN_TEXTS:
         return AUC_METHOD
     return AUC_NESTED_METHOD
+
+
+#: Relevant texts per run (or per annotator: the texts each one's metric is computed
+#: from, averaged over them) below which the recommended new-run and new-annotator
+#: interval (:func:`perfci.runs.runs_ci_counts`, :func:`perfci.annotator_ci`) is the
+#: recommended interval of one classifier against one reference
+#: (:func:`perfci.metric_ci_counts`) of the median run or annotator, not the crossed
+#: variance components. In the stress atlas (``atlas-runs``, ``atlas-annotators``: 10
+#: persons with one text each, prevalence 0.3, about 3-4 relevant texts per run) the
+#: variance-components interval covered the new-run and new-annotator F1 only 0.88-0.92
+#: with half-widths of 0.47-0.93, where one run (annotator) covered 0.93-0.96 at 0.37; in
+#: simulations of 10-30 texts with 3-10 runs it still under-covered the F1 (0.91-0.92) at
+#: 15 texts and 10 runs, about 5.5 relevant texts per run, and covered from about 8.
+CROSSED_TINY_RELEVANT = 8
+
+__all__ += ["CROSSED_TINY_RELEVANT"]

@@ -140,8 +140,10 @@ def _annotators_ends(
             method=method,
             level=level,
             n_resamples=scale.resamples,
-            generators=(
-                dataset_generators(stream, chunk.shape[0], True) if method == "bootstrap" else None
+            generators=(  # the bootstrap's, and the median annotator's of a tiny design
+                dataset_generators(stream, chunk.shape[0], True)
+                if method in ("bootstrap", "recommended")
+                else None
             ),
             batch=None,
             unit="persons" if nested else "texts",
