@@ -260,3 +260,54 @@ def test_one_reader_of_tables_with_missing_codes():
         annotator_ci([[1, np.inf], [0, 1], [1, 1]], [1, 0, 1], "recall")
     with pytest.raises(ValueError, match=r"^`y_pred` holds infinity, which is not a label"):
         pc.runs_ci([1, 0, 1], [[1, np.inf], [0, 1], [1, 1]], "recall")
+
+
+def test_a_tiny_design_gets_the_median_annotators_interval_with_a_warning():
+    # 12 texts coded by 3 annotators, one of whom left 3 uncoded: fewer than
+    # CROSSED_TINY_RELEVANT relevant texts per annotator, where the variance components
+    # under-cover (stress atlas); the interval is the recommended interval against the
+    # median annotator alone (over the texts they coded), and says so
+    from perfci.crossed import TinyDesignWarning
+
+    pred = np.array([1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0])
+    codes = np.array(
+        [
+            [1, 1, 1],
+            [1, 1, 0],
+            [1, 0, 1],
+            [1, 1, 1],
+            [0, 1, 1],
+            [0, 0, 0],
+            [0, 0, 1],
+            [0, 0, 0],
+            [0, 0, 0],
+            [0, 0, 0],
+            [0, 0, 0],
+            [0, 0, 0],
+        ],
+        dtype=float,
+    )
+    codes[[5, 8, 11], 1] = np.nan
+    with pytest.warns(TinyDesignWarning, match="tiny.*median annotator alone"):
+        ci = annotator_ci(codes, pred, "recall", rng=1)
+    assert ci.method.startswith("median annotator of 3, the interval against one annotator")
+    assert "a tiny design" in ci.method and np.isnan(ci.df)
+    middle = int(np.argsort(ci.annotator_estimates)[1])
+    assert len(set(ci.annotator_estimates.round(12))) == 3  # one median annotator
+    coded = ~np.isnan(codes[:, middle])
+    one = pc.metric_ci(codes[coded, middle].astype(int), pred[coded], "recall")
+    assert (ci.low, ci.high) == pytest.approx(
+        (min(one.low, ci.estimate), max(one.high, ci.estimate))
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        by_name = annotator_ci(codes, pred, "recall", method="variance_components")
+        these = annotator_ci(codes, pred, "recall", estimand="these_annotators")
+    assert by_name.method.startswith("variance components (texts x annotators)")
+    assert these.method.startswith("cluster-robust")
+    # annotator_table's new-annotator row is the same interval
+    with pytest.warns(TinyDesignWarning):
+        table = annotator_table(codes, pred, "recall", rng=1)
+    row = table.set_index("reference").loc["new annotator"]
+    assert (row["low"], row["high"]) == pytest.approx((ci.low, ci.high))
+    assert row["method"] == ci.method

@@ -287,3 +287,37 @@ def test_new_annotator_interval_covers_where_one_coder_does_not(tmp_path):
     for method in ("single", "stacked"):
         coverage, tolerance = _covers(ds, method)
         assert coverage < NOMINAL_FLOOR - tolerance, (method, coverage)
+
+
+@pytest.mark.parametrize(
+    "kind, grid",
+    [
+        ("runs_nested", {"runs": [3], "run_sd": [0.3]}),
+        ("annotators_nested", {"annotators": [3], "annotator_sd": [0.5], "coded": [1.0]}),
+    ],
+)
+def test_tiny_crossed_design_recommended_interval_covers(tmp_path, kind, grid):
+    # 10 persons with one text each (10 texts, prevalence 0.3: 3-4 relevant texts per run
+    # or annotator), F1: the crossed variance components (the old recommended interval,
+    # now method="variance_components" by name) covered the new-run F1 0.89-0.92 and the
+    # new-annotator F1 0.88-0.91 in the atlas; below CROSSED_TINY_RELEVANT relevant texts
+    # per level the recommended interval is the median run's (annotator's) interval of
+    # one classifier, which covers
+    family = "runs" if kind == "runs_nested" else "annotators"
+    ds = _run(
+        tmp_path,
+        {"kind": kind, "metric": "f1"},
+        {"persons": [10], "texts_per_person": [1.0], **grid},
+        [
+            {"name": "recommended", "family": family},
+            {"name": "old_default", "family": family, "method": "variance_components"},
+        ],
+        replications=2000,
+    )
+    coverage, tolerance = _covers(ds, "recommended")
+    assert coverage >= NOMINAL_FLOOR - tolerance, coverage
+    old, tolerance = _covers(ds, "old_default")
+    assert old < NOMINAL_FLOOR - tolerance, old  # the defect is still visible
+    # and the tiny intervals are narrower than the variance components' there
+    widths = ds.mean_half_width.squeeze()
+    assert float(widths.sel(ci_method="recommended")) < float(widths.sel(ci_method="old_default"))

@@ -387,3 +387,106 @@ def test_the_majority_vote_of_runs_is_the_one_majority_vote_with_ties_negative()
     assert (core_vote(table, 2, tie=0) == 1).tolist() == labels.tolist()
     with pytest.raises(ValueError, match=r"^`tie` must be one of \['none'\] or a code index"):
         majority_of_counts(counts, tie="negative")
+
+
+def _tiny_texts(positives, n=10, runs=3, seed=0):
+    """`n` texts of which `positives` are positive, labelled by `runs` noisy runs."""
+    rng = np.random.default_rng(seed)
+    truth = np.zeros(n, dtype=int)
+    truth[:positives] = 1
+    pred = (rng.random((n, runs)) < np.where(truth[:, None] == 1, 0.8, 0.1)).astype(int)
+    return truth, pred
+
+
+def test_a_tiny_design_gets_the_median_runs_interval_of_one_run_with_a_warning():
+    # 10 texts, 3 runs: fewer than CROSSED_TINY_RELEVANT relevant texts per run, where the
+    # variance components under-cover (stress atlas); the interval is the recommended
+    # interval of one classifier of the median run, and says so
+    from perfci.crossed import TinyDesignWarning, median_levels
+    from perfci.metrics import metric_values
+
+    truth, pred = _tiny_texts(3)
+    cells = _cells(truth, pred)
+    checked = set()
+    for metric in ("f1", "recall", "precision"):
+        per_run = cells.sum(0)
+        with pytest.warns(TinyDesignWarning, match="tiny.*median run alone"):
+            ci = runs_ci_counts(cells, metric, rng=7)
+        assert ci.method.startswith("median run"), ci.method
+        assert "a tiny design" in ci.method
+        assert f"fewer than {pc.policy.CROSSED_TINY_RELEVANT})" in ci.method
+        assert np.isnan(ci.df)
+        middle = median_levels(metric_values(per_run.astype(float), metric))
+        ones = [pc.metric_ci_counts(per_run[r], metric, rng=7) for r in middle]
+        if middle.size == 1:  # one median run: exactly its interval (the same stream)
+            low, high = ones[0].low, ones[0].high
+        else:  # the median runs' intervals joined (agresti_coull: no stream)
+            assert all(o.method == "agresti_coull" for o in ones)
+            low, high = min(o.low for o in ones), max(o.high for o in ones)
+        expected = (min(low, ci.estimate), max(high, ci.estimate))  # holds the estimate
+        assert (ci.low, ci.high) == pytest.approx(expected)
+        assert ones[0].method in ci.method and ("joined" in ci.method) == (middle.size > 1)
+        checked.add(int(middle.size))
+        assert ci.low <= ci.estimate <= ci.high
+        # the variance components by name, these runs and the bootstrap keep their intervals
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            by_name = runs_ci_counts(cells, metric, method="variance_components")
+            these = runs_ci_counts(cells, metric, estimand="these_runs")
+        assert by_name.method.startswith("variance components (texts x runs)")
+        assert these.method.startswith("cluster-robust")
+    assert checked == {1, 2}  # one median run, and two joined
+    # from labels, as metric_ci routes a column per run
+    with pytest.warns(TinyDesignWarning):
+        labelled = pc.metric_ci(truth, pred, "f1", rng=7)
+    assert labelled.method.startswith("median run")
+
+
+def test_the_tiny_rule_stops_at_its_threshold():
+    # recall's relevant texts are the positives, the same in every run: at the threshold
+    # the variance components, one positive fewer the median run's interval
+    from perfci.crossed import TinyDesignWarning
+
+    threshold = pc.policy.CROSSED_TINY_RELEVANT
+    truth, pred = _tiny_texts(threshold, n=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        at = runs_ci_counts(_cells(truth, pred), "recall")
+    assert at.method == "variance components (texts x runs), agresti_coull on n_eff (dean_pagano)"
+    truth, pred = _tiny_texts(threshold - 1, n=30)
+    with pytest.warns(TinyDesignWarning, match=f"{threshold - 1}.0 relevant texts per run"):
+        below = runs_ci_counts(_cells(truth, pred), "recall")
+    assert below.method.startswith("median run") and "(agresti_coull)" in below.method
+    # in a batch only the tiny data sets change, and the description says how many
+    batch = np.stack(
+        [_cells(*_tiny_texts(threshold, n=30)), _cells(*_tiny_texts(threshold - 1, n=30))]
+    )
+    with pytest.warns(TinyDesignWarning, match="1 of 2 data sets are tiny"):
+        both = runs_ci_counts(batch, "recall")
+    assert both.low.tolist() == pytest.approx([at.low, below.low])
+    assert "; for 1 of 2 (fewer than 8 relevant texts per run): median run" in both.method
+
+
+def test_a_tiny_design_whose_median_run_has_one_relevant_text():
+    # one positive text among 10; runs 1 and 3 call only it positive, run 2 two more:
+    # the median runs have one relevant text, too few for an interval of one run. F1
+    # (whose variance components covered about 0.75 there) gets none: no method is known
+    # to cover; precision keeps its variance-components interval (which covered)
+    from perfci.crossed import TinyDesignWarning
+
+    truth = np.zeros(10, dtype=int)
+    truth[0] = 1
+    pred = np.zeros((10, 3), dtype=int)
+    pred[0] = 1
+    pred[[1, 2], 1] = 1
+    cells = _cells(truth, pred)
+    with pytest.warns(pc.UndefinedMetricWarning, match="no method is known to cover here"):
+        f1 = runs_ci_counts(cells, "f1", rng=1)
+    assert np.isnan(f1.low) and np.isnan(f1.high)
+    assert f1.method.startswith("none: a tiny design, 1.7 relevant texts per run")
+    with pytest.warns(TinyDesignWarning, match="too few for an interval of one run"):
+        precision = runs_ci_counts(cells, "precision")
+    assert precision.method.startswith("variance components (texts x runs)")
+    assert "whose median run has fewer than 2 texts with a relevant text" in precision.method
+    by_name = runs_ci_counts(cells, "precision", method="variance_components")
+    assert (precision.low, precision.high) == (by_name.low, by_name.high)

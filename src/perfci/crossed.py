@@ -14,7 +14,10 @@ coded none of a person's texts).
   degrees of freedom; :func:`paired_variance` the same for the difference of two
   classifiers that labelled the same units.
 - :func:`crossed_intervals`: the intervals, analytic from the variance components or the
-  two-way (pigeonhole) bootstrap of units and of the source's levels. The bootstrap draws
+  two-way (pigeonhole) bootstrap of units and of the source's levels; in a tiny design
+  (fewer than :data:`perfci.policy.CROSSED_TINY_RELEVANT` relevant texts per level) the
+  recommended new-level interval is the one-classifier interval of the median level
+  (:func:`median_level_interval`). The bootstrap draws
   through the one resampling engine
   (:func:`perfci._core.resampling.weighted_multiplicities`: the units' multiplicities,
   and the levels', as multinomial counts); its percentile ends are
@@ -44,6 +47,7 @@ from ._core.validation import UndefinedMetricWarning, check_confidence_level, ch
 from .analytic import proportion_ci
 from .bootstrap import check_resample_size
 from .counting import normalize_labels
+from .metric import metric_ci_counts
 from .metrics import (
     BINARY_METRICS,
     PROPORTION_METRICS,
@@ -52,18 +56,26 @@ from .metrics import (
     metric_values,
     proportion_counts,
 )
-from .policy import N_RESAMPLES, RECOMMENDED
+from .policy import CROSSED_TINY_RELEVANT, N_RESAMPLES, RECOMMENDED
 
 __all__ = [
+    "TinyDesignWarning",
     "confusion_cells",
     "crossed_intervals",
     "crossed_iv",
+    "median_level_interval",
+    "median_levels",
     "paired_variance",
     "person_run_cells",
     "read_run_labels",
+    "relevant_per_level",
     "runs_table",
     "variance_components",
 ]
+
+
+class TinyDesignWarning(UserWarning):
+    """A crossed design too small for its variance components: another interval was used."""
 
 
 def crossed_iv(
@@ -406,6 +418,123 @@ def _bootstrap_ends(
     return low, high, sd
 
 
+# ------------------------------------------------------------------ tiny designs
+
+
+def relevant_per_level(cells: np.ndarray, weights: np.ndarray, metric: str) -> np.ndarray:
+    """Return the relevant texts per level of the source (run, annotator), ``(B,)``.
+
+    The texts each level's metric is computed from (:data:`perfci.metrics.RELEVANT_TEXTS`:
+    for F1 those either labelling calls positive), counted in every level and averaged
+    over the levels; `cells` ``(B, units, levels, 4)``, `weights` ``(B, units)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.crossed import relevant_per_level
+    >>> cells = np.eye(4)[[[[0, 0], [1, 3], [2, 0], [3, 3]]]]  # 4 texts x 2 runs: tp fp fn tn
+    >>> weights = np.ones((1, 4))
+    >>> relevant_per_level(cells, weights, "f1"), relevant_per_level(cells, weights, "recall")
+    (array([2.5]), array([2.]))
+    """
+    relevant = cells[..., list(RELEVANT_TEXTS[metric][0])].sum(-1)  # (B, units, levels)
+    return np.einsum("bm,bmr->br", weights, relevant).mean(-1)
+
+
+def median_levels(values: np.ndarray) -> np.ndarray:
+    """Return the levels whose metric is a median of `values` ``(levels,)``.
+
+    The middle one of an odd number of distinct values, the two middle ones of an even
+    number, and every level tied with them: which of several runs with the same metric
+    is "the" median run depends on no order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.crossed import median_levels
+    >>> median_levels(np.array([0.7, 0.5, 0.9])), median_levels(np.array([0.7, 0.5, 0.9, 0.6]))
+    (array([0]), array([0, 3]))
+    >>> median_levels(np.array([0.5, 0.7, 0.7, 0.9, 0.7]))
+    array([1, 2, 4])
+    """
+    ordered = np.sort(values)
+    low, high = ordered[(values.size - 1) // 2], ordered[values.size // 2]
+    return np.flatnonzero((values >= low) & (values <= high))
+
+
+def median_level_interval(
+    cells: np.ndarray,
+    weights: np.ndarray,
+    metric: str,
+    *,
+    nested: bool,
+    level: float,
+    rng: Any,
+) -> tuple[float, float, str, int]:
+    """Return the one-classifier interval of the median level of one crossed data set.
+
+    The recommended interval of one classifier against one reference,
+    :func:`perfci.metric_ci_counts`, on the cells of the median run (annotator) alone:
+    `cells` ``(units, levels, 4)`` with `weights` ``(units,)``, the units persons
+    (`nested`) or texts. With several median levels (:func:`median_levels`: an even
+    number of levels, or ties) the interval joins theirs, from the lowest low end to the
+    highest high end. Returns the ends, the one-classifier method and the number of
+    median levels.
+
+    Raises
+    ------
+    ValueError
+        For a median level with fewer than 2 units (persons, or texts) with a relevant
+        text, and as :func:`perfci.metric_ci_counts` (a median level whose metric is
+        undefined).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.crossed import median_level_interval
+
+    Ten texts, four of them positive, labelled by three runs (cells 0 tp, 1 fp, 2 fn, 3
+    tn): the runs' recalls are 0.75, 0.5 and 1, and the median run's interval is that of
+    3 of 4.
+
+
+    >>> cell = [[0, 0, 0], [0, 2, 0], [2, 2, 0], [0, 0, 0], [1, 3, 3]] + [[3, 3, 3]] * 5
+    >>> cells = np.eye(4)[cell]  # (10 texts, 3 runs, 4)
+    >>> low, high, method, k = median_level_interval(cells, np.ones(10), "recall", nested=False,
+    ...                                              level=0.95, rng=None)
+    >>> print(f"[{low:.3f}, {high:.3f}] by {method} of {k} run")
+    [0.289, 0.966] by agresti_coull of 1 run
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = metric_values(np.einsum("m,mrc->rc", weights, cells), metric)
+    chosen = median_levels(values)
+    generator = np.random.default_rng(rng)
+    lows, highs, methods = [], [], []
+    relevant_cells = list(RELEVANT_TEXTS[metric][0])
+    for r in chosen:
+        unit_cells = np.rint(cells[:, r]).astype(np.int64)
+        keep = (weights > 0) & (unit_cells.sum(-1) > 0)
+        if weights @ (unit_cells[:, relevant_cells].sum(-1) > 0) < 2:
+            raise ValueError(
+                f"the median level has fewer than 2 {'persons' if nested else 'texts'} with "
+                "a relevant text: no interval of it covers"
+            )
+        counts = (
+            np.repeat(unit_cells[keep], np.rint(weights[keep]).astype(np.int64), axis=0)
+            if nested
+            else np.rint(weights @ unit_cells).astype(np.int64)
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # its notes are the caller's to give
+            ci = metric_ci_counts(
+                counts, metric, nested=nested, confidence_level=level, rng=generator
+            )
+        lows.append(float(ci.low))
+        highs.append(float(ci.high))
+        methods.append(ci.method)
+    return min(lows), max(highs), "; ".join(dict.fromkeys(methods)), int(chosen.size)
+
+
 def crossed_intervals(
     flat: np.ndarray,
     weights: np.ndarray,
@@ -480,4 +609,132 @@ def crossed_intervals(
         )
     bad = undefined | few
     low, high = (np.where(bad, np.nan, v) for v in (low, high))
+    if method == RECOMMENDED and new_source:
+        tiny = (relevant_per_level(flat, weights, metric) < CROSSED_TINY_RELEVANT) & ~bad
+        if tiny.any():
+            low, high, df, how = _tiny_rule(
+                flat,
+                weights,
+                metric,
+                parts,
+                tiny,
+                (low, high, np.asarray(df, dtype=float), how),
+                level=level,
+                generators=generators,
+                unit=unit,
+                source=source,
+            )
     return {"parts": parts, "low": low, "high": high, "se": se, "df": df, "how": how}
+
+
+def _tiny_rule(
+    flat: np.ndarray,
+    weights: np.ndarray,
+    metric: str,
+    parts: dict[str, np.ndarray],
+    tiny: np.ndarray,
+    ends: tuple[np.ndarray, np.ndarray, np.ndarray, str],
+    *,
+    level: float,
+    generators: list[np.random.Generator] | None,
+    unit: str,
+    source: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Put the median level's one-classifier interval in place of the tiny data sets'.
+
+    `ends` are the crossed low, high, df and description of the batch; returns them with
+    the tiny data sets' replaced (df NaN there). Each interval is widened to hold the
+    estimate (the mean over the levels), should the median level's not. Where the
+    median level has fewer than 2 units with a relevant text, a proportion keeps its
+    variance-components interval and any other metric gets NaN (see
+    :func:`perfci.runs.runs_ci_counts`, Notes). Warns with :class:`TinyDesignWarning`.
+    """
+    low, high, df, crossed_how = ends
+    low, high, df = low.copy(), high.copy(), df.copy()
+    one, of_one, levels = source[:-1], _of_one(source), flat.shape[2]
+    units = "persons" if unit == "persons" else "texts"
+    methods: list[str] = []
+    medians: set[int] = set()
+    replaced, short = np.zeros(tiny.shape, dtype=bool), np.zeros(tiny.shape, dtype=bool)
+    for k in np.flatnonzero(tiny):  # the tiny data sets, one interval each
+        try:
+            lo, hi, used, count = median_level_interval(
+                flat[k],
+                weights[k],
+                metric,
+                nested=unit == "persons",
+                level=level,
+                rng=None if generators is None else generators[k],
+            )
+        except ValueError:  # fewer than 2 units with a relevant text in the median level
+            short[k] = True
+            continue
+        low[k], high[k] = min(lo, parts["estimate"][k]), max(hi, parts["estimate"][k])
+        df[k], replaced[k] = np.nan, True
+        methods.append(used)
+        medians.add(count)
+    refused = short & (metric not in PROPORTION_METRICS)  # a proportion keeps its interval
+    low[refused] = high[refused] = np.nan
+    rule = (
+        f"median {one} of {levels}, the interval {of_one} ({'; '.join(dict.fromkeys(methods))})"
+        if medians <= {1}
+        else f"median {one}s of {levels}, their intervals {of_one} joined "
+        f"({'; '.join(dict.fromkeys(methods))})"
+    )
+    few = f"fewer than 2 {units} with a relevant text"
+    if tiny.size == 1:
+        amount = (
+            f"{relevant_per_level(flat, weights, metric)[0]:.1f} relevant texts per {one} "
+            f"(fewer than {CROSSED_TINY_RELEVANT})"
+        )
+        how = f"{rule}: a tiny design, {amount}"
+        if short[0]:
+            how = f"{crossed_how}: a tiny design, {amount}, whose median {one} has {few}"
+        if refused[0]:
+            how = f"none: a tiny design, {amount}, whose median {one} has {few}"
+        where = {"tiny": f"The design is tiny, {amount}", "short": "", "refused": ""}
+    else:
+        below = f"fewer than {CROSSED_TINY_RELEVANT} relevant texts per {one}"
+        how = f"{rule}: {below}"
+        if replaced.sum() < tiny.size:
+            how = f"{crossed_how}; for {int(replaced.sum())} of {tiny.size} ({below}): {rule}"
+        where = {
+            "tiny": f"{int(replaced.sum())} of {tiny.size} data sets are tiny, with {below}",
+            "short": f" ({int(short.sum())} of {tiny.size} data sets)",
+            "refused": f" in {int(refused.sum())} of {tiny.size} data sets",
+        }
+    if replaced.any():
+        median = f"{'of' if source == 'runs' else 'against'} the median {one} alone"
+        warnings.warn(
+            f"{where['tiny']}: there the variance components of {unit} x {source} "
+            f"under-cover (stress atlas), and the interval is the recommended interval "
+            f"{median} (perfci.metric_ci_counts), which covered the new-{one} metric. It "
+            f"includes the texts' {one}-to-{one} noise, and the systematic differences "
+            f"between {source} only as far as they move the median {one}.",
+            TinyDesignWarning,
+            stacklevel=4,
+        )
+    if (short & ~refused).any():
+        warnings.warn(
+            f"A tiny design{where['short']} whose median {one} has {few}, too few for an "
+            f"interval {of_one}: the interval is the variance components', which covered "
+            f"{metric} in such data sets in simulations (a proportion's interval on its "
+            "effective sample size is wide there).",
+            TinyDesignWarning,
+            stacklevel=4,
+        )
+    if refused.any():
+        warnings.warn(
+            f"The interval is NaN{where['refused']}: no method is known to cover here. "
+            f"Below {CROSSED_TINY_RELEVANT} relevant texts per {one} the variance "
+            f"components of {metric} under-cover (stress atlas; about 0.75 where the median "
+            f"{one} has {few}, in simulations), and the median {one} has {few}, too few for "
+            f"an interval {of_one}.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+    return low, high, df, how
+
+
+def _of_one(source: str) -> str:
+    return "of one run" if source == "runs" else "against one annotator"

@@ -105,7 +105,8 @@ class RunsCI(IntervalResult):
         Standard error of the estimate (the linearized variance-components one, or the
         bootstrap SD).
     df : float
-        Degrees of freedom of the t quantile (Satterthwaite's; NaN for the bootstrap).
+        Degrees of freedom of the t quantile (Satterthwaite's; NaN for the bootstrap and
+        for a tiny design's interval of the median run).
     runs : int
         Runs of the classifier.
     units : int
@@ -277,15 +278,18 @@ def runs_ci_counts(
         What the interval is about (see :mod:`perfci.runs`). ``"majority"`` needs the
         texts' labels (:func:`runs_ci`).
     method : {"recommended", "variance_components", "bootstrap"}, default "recommended"
-        The linearized crossed variance-components interval (``"recommended"``; see the
-        notes) or the two-way bootstrap of units and runs (percentile).
+        The linearized crossed variance-components interval, the two-way bootstrap of
+        units and runs (percentile), or ``"recommended"``: the variance components, and
+        for ``"new_run"`` in a tiny design the median run's interval of one classifier
+        (see the notes).
     confidence_level : float, default 0.95
         Confidence level.
     n_resamples : int or "recommended", default "recommended"
         Bootstrap resamples (``method="bootstrap"`` only; "recommended": 2000). Any
         number given, 2000 too, is a bootstrap option.
     rng : numpy.random.Generator, int or None
-        Random generator or seed of the bootstrap; data set k of a batch draws from
+        Random generator or seed of the bootstrap (and of the median run's interval of a
+        tiny design, a bootstrap for F1); data set k of a batch draws from
         ``np.random.default_rng(rng).spawn(size)[k]``.
     batch : int, optional
         Resamples drawn at once (bounds memory; the result does not depend on it).
@@ -309,7 +313,10 @@ def runs_ci_counts(
     -----
     UndefinedMetricWarning
         For data sets where a run's metric is undefined (a zero denominator) or with
-        fewer than 2 units: their interval is NaN.
+        fewer than 2 units, and tiny designs where no method is known to cover: their
+        interval is NaN.
+    perfci.crossed.TinyDesignWarning
+        For tiny designs (see the notes), saying which interval they got.
 
     Notes
     -----
@@ -348,6 +355,26 @@ def runs_ci_counts(
     runs with replacement (Owen's pigeonhole bootstrap for crossed designs); percentile
     interval. With few runs it cannot reflect the t distribution of R - 1 df.
 
+    *Tiny designs.* With fewer than :data:`perfci.policy.CROSSED_TINY_RELEVANT` (8)
+    relevant texts per run (:func:`perfci.crossed.relevant_per_level`: the texts each
+    run's metric is computed from, for F1 those the run or the reference calls positive,
+    averaged over the runs) the linearization fails: in the stress atlas (10 texts, about
+    3-4 relevant per run) the variance-components interval covered the new-run F1 only
+    0.89-0.92 at half-widths up to 0.63. There the recommended ``"new_run"`` interval is
+    the recommended interval of one classifier (:func:`perfci.metric_ci_counts`) on the
+    cells of the median run (:func:`perfci.crossed.median_level_interval`; with an even
+    number of runs, or ties, the median runs' intervals joined), widened to hold the
+    estimate if need be. A run's metric is a draw around the new-run truth: each run
+    labels every text anew, so its one-classifier interval includes the texts'
+    run-to-run noise; it does not include the systematic differences between runs
+    (its target is its own run's metric), but the median run is a typical one, and the
+    atlas covered 0.962-0.997 with it at half-widths of 0.32-0.40. Where the median run has
+    fewer than 2 units with a relevant text, a proportion keeps the variance-components
+    interval (which covered 0.99 in such data sets in simulations), and any other
+    metric gets NaN with the warning that no method is known to cover (the variance
+    components covered F1 about 0.75 there). ``"these_runs"``, ``"variance_components"``
+    and ``"bootstrap"`` keep their intervals.
+
     References
     ----------
     .. [1] Owen, A. B. (2007). The pigeonhole bootstrap. Annals of Applied Statistics
@@ -381,7 +408,8 @@ def runs_ci_counts(
             "`estimand` 'majority' is the majority vote of the runs on each text, which the "
             "counts per unit and run do not give: use runs_ci with the labels."
         )
-    generator = check_rng(rng) if method == "bootstrap" else None
+    # the recommended interval of a tiny design is the median run's, a bootstrap for F1
+    generator = check_rng(rng) if method in ("bootstrap", RECOMMENDED) else None
     arr, weights = _check_cells(cells, multiplicity)
     batch_shape = arr.shape[:-3]
     m, runs = arr.shape[-3], arr.shape[-2]
@@ -494,7 +522,8 @@ def runs_ci(
     estimand : {"new_run", "these_runs", "majority"}, default "new_run"
         What the interval is about (see :mod:`perfci.runs`).
     method : {"recommended", "variance_components", "bootstrap"}, default "recommended"
-        As in :func:`runs_ci_counts`. For ``"majority"`` the majority-vote labels get
+        As in :func:`runs_ci_counts` (a tiny design's recommended ``"new_run"`` interval
+        is the median run's). For ``"majority"`` the majority-vote labels get
         :func:`perfci.metric_ci`'s recommended interval and `method` must be
         ``"recommended"``.
     positive : object, optional
@@ -522,6 +551,8 @@ def runs_ci(
     UndefinedMetricWarning
         Where a run's metric is undefined; for ``"majority"`` with an even number of
         runs, how many texts were tied (they count as negative).
+    perfci.crossed.TinyDesignWarning
+        For a tiny design, as :func:`runs_ci_counts`.
 
     Notes
     -----

@@ -87,7 +87,8 @@ def runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     - ``recommended``, ``variance_components``, ``bootstrap``:
       :func:`perfci.runs.runs_ci_counts` (what :func:`perfci.runs.runs_ci` computes) on
       the persons' cells in each run, or, pooled, on the texts as units (compressed to
-      their distinct patterns with a multiplicity);
+      their distinct patterns with a multiplicity); ``recommended`` is the median run's
+      one-classifier interval in a tiny design, drawing from the method's generator;
     - estimand ``"majority"``: the majority vote's cells per person (or pooled) given to
       the recommended interval of one classifier, as :func:`perfci.runs.runs_ci` gives
       them to :func:`perfci.metric_ci`;
@@ -140,8 +141,10 @@ def _annotators_ends(
             method=method,
             level=level,
             n_resamples=scale.resamples,
-            generators=(
-                dataset_generators(stream, chunk.shape[0], True) if method == "bootstrap" else None
+            generators=(  # the bootstrap's, and the median annotator's of a tiny design
+                dataset_generators(stream, chunk.shape[0], True)
+                if method in ("bootstrap", "recommended")
+                else None
             ),
             batch=None,
             unit="persons" if nested else "texts",
@@ -164,7 +167,8 @@ def annotators_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
       :func:`perfci.runs.crossed_intervals` with the annotators as the crossed source
       (what :func:`perfci.annotator_ci` computes) on the persons' cells against each
       annotator, or, pooled, on the texts as units (compressed to their distinct
-      patterns with a multiplicity);
+      patterns with a multiplicity); ``recommended`` is the median annotator's
+      one-reference interval in a tiny design;
     - estimand ``"majority"``: the cells against the majority code per person (or
       pooled) given to the recommended interval of one reference, as
       :func:`perfci.annotator_ci` gives them to :func:`perfci.metric_ci`;
