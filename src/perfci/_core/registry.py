@@ -489,7 +489,11 @@ RUN_METHOD = Choices.of(
     "method",
     "how the interval of a metric of repeated runs is computed",
     [
-        ("recommended", "the recommended method (variance_components)"),
+        (
+            "recommended",
+            "the recommended method (variance_components; the median run below "
+            "CROSSED_TINY_RELEVANT relevant texts per run)",
+        ),
         (
             "variance_components",
             "the linearized crossed (texts or persons x runs) variance, Satterthwaite df",

@@ -143,7 +143,11 @@ _HARNESS_ANNOTATOR_METHOD = Choices.of(
     "method",
     "how the interval of a metric against several annotators is computed",
     [
-        ("recommended", "the recommended method (variance_components)"),
+        (
+            "recommended",
+            "the recommended method (variance_components; the median run below "
+            "CROSSED_TINY_RELEVANT relevant texts per run)",
+        ),
         (
             "variance_components",
             "the linearized crossed (texts or persons x annotators) variance, Satterthwaite df",
