@@ -69,7 +69,7 @@ CASES = [
         pc.clustered_proportion_ci,
         ([3, 2], [5, 5]),
         {"design": "anova"},
-        r"`design` must be one of \['cluster_robust', 'icc', 'icc_weighted', 'persons'\]",
+        r"`design` must be one of \['cluster_robust', 'edge', 'icc', 'icc_weighted', 'persons'\]",
     ),
     (
         "unknown df adjustment",

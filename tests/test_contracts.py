@@ -132,7 +132,8 @@ def test_clustered_batch_with_padding_equals_loop(design, df_adjust):
     successes = rng.binomial(trials, 0.85)
     padded_y = np.concatenate([successes, np.zeros((3, 2), int)], axis=1)
     padded_n = np.concatenate([trials, np.zeros((3, 2), int)], axis=1)
-    kwargs = dict(method="agresti_coull", design=design, df_adjust=df_adjust)
+    method = "wilson" if design == "edge" else "agresti_coull"  # edge takes Wilson only
+    kwargs = dict(method=method, design=design, df_adjust=df_adjust)
     batched = pc.clustered_proportion_ci(padded_y, padded_n, **kwargs)
     for k in range(3):
         single = pc.clustered_proportion_ci(successes[k], trials[k], **kwargs)

@@ -251,17 +251,21 @@ def test_coverage_caveat_only_where_no_interval_covered():
     caveat = policy.coverage_caveat("recall", **design)
     assert caveat.startswith("no interval method covered 0.93 in the stress atlas")
     assert "20 persons, 30 relevant texts each, an estimated ICC of 0.30" in caveat
-    # many persons: the ICC counts at an estimate near 0 or 1 only
+    # many persons: no caveat away from the bounds
     many = {**design, "persons": policy.CAVEAT_PERSONS}
     assert policy.coverage_caveat("recall", **many) is None
-    assert policy.coverage_caveat("recall", **{**many, "estimate": 0.975})
-    # every outcome the same, at any number of persons and whatever the ICC estimate
-    for estimate in (0.0, 1.0):
-        assert policy.coverage_caveat("recall", **{**many, "estimate": estimate, "icc": 0.0})
-    # near 0 or 1 with any sign of clustering, at any number of persons
-    assert policy.coverage_caveat("recall", **{**many, "estimate": 0.975, "icc": 0.01})
-    # near 0 or 1 with no sign of clustering (an ICC of 0): intervals covered
-    assert policy.coverage_caveat("recall", **{**many, "estimate": 0.975, "icc": 0.0}) is None
+    # near 0 or 1 (every outcome the same included), at any number of persons and
+    # whatever the ICC estimate: the edge design covers, an ICC-based interval does not
+    for persons in (5, 20, policy.CAVEAT_PERSONS, 200):
+        for estimate in (0.0, 0.02, 0.975, 1.0):
+            for icc in (0.0, 0.3):
+                near = {**many, "persons": persons, "estimate": estimate, "icc": icc}
+                assert policy.coverage_caveat("recall", **near, design="edge") is None
+                note = policy.coverage_caveat("recall", **near, design="icc_weighted")
+                assert note.startswith("near 0 or 1 with many texts per person"), note
+    # near a bound with few texts per person the ICC-based interval covered
+    few_texts = {**many, "estimate": 0.99, "relevant_texts_per_person": 3}
+    assert policy.coverage_caveat("recall", **few_texts, design="icc_weighted") is None
     for change in (
         {"persons": None},  # independent texts
         {"persons": policy.CAVEAT_PERSONS},  # enough persons

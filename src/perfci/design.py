@@ -18,7 +18,14 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
-from ._core.recommended import NESTED_DESIGN, NESTED_DF_ADJUST, PROPORTION_METHOD, RECOMMENDED
+from ._core.recommended import (
+    EDGE_ICC,
+    EDGE_METHOD,
+    NESTED_DESIGN,
+    NESTED_DF_ADJUST,
+    PROPORTION_METHOD,
+    RECOMMENDED,
+)
 from ._core.results import IntervalResult
 from ._core.validation import (
     UndefinedMetricWarning,
@@ -452,6 +459,12 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
         # even though the ICC itself is not estimable then. B_w = 1 there too (it is 1
         # exactly when every contributing person has one text).
         deff = np.where(b == 1, 1.0, 1 + rho * (b - 1))
+    elif design == "edge":
+        # the design effect of the assumed ICC: the floor of the edge interval's width
+        rho, _ = anova_icc(y, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = (n * n).sum(-1) / total_n
+        deff = np.where(m >= 2, 1 + EDGE_ICC * (b - 1), np.nan)
     elif design == "persons":
         # ICC 1: every text of a person says what one text says. The ANOVA ICC is
         # reported beside it, not used; a design of fewer than two persons has none.
@@ -579,6 +592,46 @@ class ClusteredProportionCI(IntervalResult):
             f"design_effect={fmt(self.design_effect)}, n_eff={fmt(self.n_eff)}, "
             f"n_clusters={fmt(self.n_clusters)})"
         )
+
+
+def edge_ends(
+    y: np.ndarray, n: np.ndarray, n_floor: np.ndarray, df_adjust: str | None, level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Ends of ``design="edge"`` from per-person counts (persons last), and where clipped.
+
+    On the minority side (the failures where :math:`\hat p \ge 1/2`, else the
+    successes) with counts :math:`f_i`, :math:`F = \sum f_i`, :math:`k = t_{m-1}^2`
+    (:math:`z^2` without a df adjustment) and :math:`n_0` the effective size of the
+    assumed ICC (`n_floor`), the minority rate has the upper end
+
+    .. math::
+
+        \max\left(\frac{F + k/2 + \sqrt{k\,\tfrac{m}{m-1}\sum_i f_i^2 + k^2/4}}{N + k},
+        \ \frac{k}{n_0 + k}\right)
+
+    and the Wilson lower end of :math:`(F n_0 / N, n_0)`. Both are non-decreasing in
+    every :math:`f_i` (the sum of squares is, and the floor depends on the sizes only), so
+    one more success never lowers either end of the proportion.
+    """
+    m = (n > 0).sum(-1)
+    total = n.sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near_one = y.sum(-1) / total >= 0.5
+        minority = np.where(near_one[..., None], n - y, y)
+        count = minority.sum(-1)
+        q = 0.5 + level / 2
+        t = special.ndtri(q) if df_adjust is None else special.stdtrit(m - 1, q)
+        k = t * t
+        second = m / (m - 1) * (minority * minority).sum(-1)
+        raw_up = (count + k / 2 + np.sqrt(k * second + k * k / 4)) / (total + k)
+        up = np.maximum(raw_up, k / (n_floor + k))
+        x = count / total * n_floor
+        centre = (x + k / 2) / (n_floor + k)
+        half = np.sqrt(k) / (n_floor + k) * np.sqrt(x * (n_floor - x) / n_floor + k / 4)
+        raw_low = np.where(count == 0, 0.0, centre - half)  # no rounding residue at 0
+    clipped = (raw_up > 1) | (raw_low < 0)
+    low, up = np.clip(raw_low, 0, 1), np.clip(up, 0, 1)
+    return np.where(near_one, 1 - up, low), np.where(near_one, 1 - low, up), clipped
 
 
 def clustered_proportion_ci(
@@ -734,8 +787,15 @@ def clustered_proportion_ci(
     ...       f"DEFF {paper.design_effect:.2f} [{paper.low:.3f}, {paper.high:.3f}]")
     B 6.525, B_w 8.939; DEFF 1.50 [0.783, 0.894]
     """
-    method = _chosen(registry.ANALYTIC_METHOD, method, PROPORTION_METHOD)
     design = _chosen(registry.DESIGN, design, NESTED_DESIGN)
+    method = _chosen(
+        registry.ANALYTIC_METHOD, method, EDGE_METHOD if design == "edge" else PROPORTION_METHOD
+    )
+    if design == "edge" and method != EDGE_METHOD:
+        raise ValueError(
+            f"`design` 'edge' is a score (Wilson-type) interval; `method` must be "
+            f"{EDGE_METHOD!r} or 'recommended' with it; got {method!r}."
+        )
     df_adjust = _chosen(registry.DF_ADJUST, df_adjust, NESTED_DF_ADJUST)
     level = check_confidence_level(confidence_level, scalar=True)
     y, n = _per_person_iv(successes, trials)
@@ -759,7 +819,10 @@ def clustered_proportion_ci(
         )
     n_star = st["n_eff"] * t_ratio(df_adjust, level, st["n_texts"], st["n_clusters"])
     x_star = st["estimate"] * n_star
-    _, low, high, clipped = interval_bounds(method, x_star, n_star, level)
+    if design == "edge":
+        low, high, clipped = edge_ends(y, n, st["n_eff"], df_adjust, level)
+    else:
+        _, low, high, clipped = interval_bounds(method, x_star, n_star, level)
     unadjusted = proportion_ci(y.sum(-1), st["n_texts"], method=method, confidence_level=level)
     return ClusteredProportionCI(
         estimate=_scalar(st["estimate"]),

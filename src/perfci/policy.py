@@ -122,6 +122,15 @@ from ._core.recommended import (
     WORST_CASE_DESIGN as WORST_CASE_DESIGN,
 )
 from ._core.recommended import (
+    EDGE_DESIGN as EDGE_DESIGN,
+)
+from ._core.recommended import (
+    EDGE_ICC as EDGE_ICC,
+)
+from ._core.recommended import (
+    EDGE_METHOD as EDGE_METHOD,
+)
+from ._core.recommended import (
     recommended_auc_method as recommended_auc_method,
 )
 from ._core.recommended import (
@@ -142,6 +151,7 @@ __all__ = [
     "recommend_for_counts",
     "caveat_region",
     "coverage_caveat",
+    "edge_region",
 ]
 
 _ANALYTIC_OPTIONS = ("design", "df_adjust")
@@ -382,6 +392,7 @@ def choose_interval(
     n_resamples: int | str = RECOMMENDED,
     strict: bool = True,
     worst_case: bool = False,
+    edge: bool = False,
 ) -> IntervalChoice:
     """Choose the interval method of a metric, keeping every option the caller passed.
 
@@ -404,6 +415,11 @@ def choose_interval(
         Whether the data lie in a region where the atlas found no interval with an
         estimated ICC that covers (:func:`caveat_region`): the recommended design of a
         nested proportion is then ``"persons"`` (ICC 1) instead of ``"icc_weighted"``.
+    edge : bool, default False
+        Whether a nested proportion lies near 0 or 1 with many texts per person
+        (:func:`edge_region`): with the recommended method its recommended design is
+        then :data:`EDGE_DESIGN` (``"edge"``, with its method :data:`EDGE_METHOD`);
+        it takes precedence over `worst_case`.
 
     Returns
     -------
@@ -443,6 +459,13 @@ def choose_interval(
     )
     recommended = method == RECOMMENDED
     chosen = recommended_method(metric) if recommended else method
+    # near a bound the edge design replaces the method's design, if the method is left
+    # to the policy (or is the edge design's own) and the design is too
+    edge = edge and groups and not _given(design) and chosen in registry.ANALYTIC_METHOD
+    if edge and (recommended or chosen == EDGE_METHOD):
+        chosen = EDGE_METHOD
+    else:
+        edge = False
     how = f"{chosen!r} (the recommended method)" if recommended else f"{chosen!r}"
     # None is a choice for design and df_adjust (no adjustment), not for scheme.
     given = {
@@ -478,7 +501,9 @@ def choose_interval(
                         )
         if not groups:
             return IntervalChoice(chosen)
-        recommended_design = WORST_CASE_DESIGN if worst_case else NESTED_DESIGN
+        recommended_design = (
+            EDGE_DESIGN if edge else WORST_CASE_DESIGN if worst_case else NESTED_DESIGN
+        )
         chosen_design = recommended_design if not _given(design) else design
         if chosen_design is None:
             if strict and isinstance(df_adjust, str) and _given(df_adjust):
@@ -551,7 +576,7 @@ def recommend_for_counts(
     >>> trials = np.full((2, 12), 30)
     >>> hits = np.stack([np.full(12, 30), np.arange(12) + 15])  # no variation; much
     >>> [(c.label, mask.tolist()) for c, mask in policy.recommend_for_counts("recall", trials, hits)]
-    [('agresti_coull (design=icc_weighted, df_adjust=dean_pagano)', [False, True]), ('agresti_coull (design=persons, df_adjust=dean_pagano)', [True, False])]
+    [('agresti_coull (design=icc_weighted, df_adjust=dean_pagano)', [False, True]), ('wilson (design=edge, df_adjust=dean_pagano)', [True, False])]
     """  # noqa: E501
     relevant = np.asarray(relevant, dtype=float)
     persons = np.count_nonzero(relevant, axis=-1)
@@ -560,6 +585,7 @@ def recommend_for_counts(
     # One relevant text per person is a simple random sample of texts.
     independent = np.all(relevant <= 1, axis=-1) | (persons < 2)
     worst = np.zeros(persons.shape, dtype=bool)
+    near = np.zeros(persons.shape, dtype=bool)
     if successes is not None and metric in registry.PROPORTION_METRIC:
         from .design import anova_icc  # the ICC the report prints
 
@@ -567,8 +593,13 @@ def recommend_for_counts(
         with np.errstate(divide="ignore", invalid="ignore"):
             estimate = y.sum(-1) / relevant.sum(-1)
             icc, _ = anova_icc(y, relevant)
+        near = edge_region(metric, estimate, per_person) & ~independent
         worst = caveat_region(metric, estimate, persons, per_person, icc) & ~independent
-    region = np.where(persons < 2, -1, np.where(independent, 0, np.where(worst, 2, 1)))
+    region = np.where(
+        persons < 2,
+        -1,
+        np.where(independent, 0, np.where(near, 3, np.where(worst, 2, 1))),
+    )
     out: list[tuple[IntervalChoice | None, Any]] = []
     for code in np.unique(region):  # a few regions; the work is batched over each
         mask = region == code
@@ -583,6 +614,7 @@ def recommend_for_counts(
             groups=b is not None,
             relevant_texts_per_person=b,
             worst_case=bool(code == 2),
+            edge=bool(code == 3),
             **nested_options,
         )
         out.append((choice, mask))
@@ -602,8 +634,38 @@ CAVEAT_PERSONS = 40
 CAVEAT_TEXTS = 10
 #: An estimated ICC from which the caveat applies.
 CAVEAT_ICC = 0.25
-#: Distance of the estimate from 0 or 1 within which the caveat applies.
+#: Distance of the estimate from 0 or 1 within which a nested proportion with many texts
+#: per person takes the edge design (:func:`edge_region`).
 CAVEAT_EDGE = 0.03
+
+
+def edge_region(metric: str, estimate: Any, relevant_texts_per_person: Any) -> np.ndarray:
+    """Return where a nested proportion takes the edge design (``design="edge"``).
+
+    Proportion metrics with at least :data:`CAVEAT_TEXTS` relevant texts per person and
+    an estimate within :data:`CAVEAT_EDGE` of 0 or 1 (every outcome the same included).
+    There an ICC estimated from a few dozen persons says little: most samples of persons
+    miss the few far from the rest, and an ANOVA ICC above 0 is as common without
+    clustering as with it. The edge design uses the persons' minority outcomes with a
+    floor from an assumed ICC of :data:`EDGE_ICC` instead, and is monotone in the data.
+    The region depends on the estimate, so crossing its border (an estimate of 0.97)
+    changes the design; within it one more success never lowers either end.
+    Vectorized over data sets.
+
+    Examples
+    --------
+    >>> from perfci import policy
+    >>> policy.edge_region("recall", [1.0, 0.98, 0.9, 0.99], [30, 30, 30, 3])
+    array([ True,  True, False, False])
+    """
+    estimate = np.asarray(estimate, dtype=float)
+    if metric not in registry.PROPORTION_METRIC:
+        return np.zeros(estimate.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        # a tolerance of rounding: 9 misses in 300 texts is 0.03 from 1
+        near = np.minimum(estimate, 1 - estimate) <= CAVEAT_EDGE + 1e-12
+        many_texts = np.asarray(relevant_texts_per_person, dtype=float) >= CAVEAT_TEXTS
+    return near & many_texts
 
 
 def caveat_region(
@@ -612,20 +674,18 @@ def caveat_region(
     """Return where the atlas found no interval with an estimated ICC that covers.
 
     Nested proportion metrics with at least :data:`CAVEAT_TEXTS` relevant texts per
-    person whose data cannot show the variation between persons: every outcome the
-    same; an estimate within :data:`CAVEAT_EDGE` of 0 or 1 with any sign of clustering
-    (an estimated ICC above 0: near the edge a few persons far from the rest carry the
-    variation, and most samples of persons miss them or see one of them); or an
-    estimated ICC of at least :data:`CAVEAT_ICC` with fewer than
-    :data:`CAVEAT_PERSONS` persons (too few persons to estimate a high ICC well).
-    Vectorized over data sets (a NaN ICC counts as not estimated).
+    person, away from the bounds (near them see :func:`edge_region`), with an estimated
+    ICC of at least :data:`CAVEAT_ICC` and fewer than :data:`CAVEAT_PERSONS` persons
+    (too few persons to estimate a high ICC well): the recommended design there is the
+    worst case, ``"persons"``. Vectorized over data sets (a NaN ICC counts as not
+    estimated).
 
     Examples
     --------
     >>> from perfci import policy
-    >>> policy.caveat_region("recall", [1.0, 0.99, 0.99, 0.9, 0.9], 20,
-    ...                      [30, 30, 30, 30, 3], [0.0, 0.0, 0.02, 0.4, 0.4])
-    array([ True, False,  True,  True, False])
+    >>> policy.caveat_region("recall", [1.0, 0.99, 0.9, 0.9, 0.9], 20,
+    ...                      [30, 30, 30, 30, 3], [0.0, 0.3, 0.4, 0.1, 0.4])
+    array([False, False,  True, False, False])
     """
     estimate = np.asarray(estimate, dtype=float)
     if metric not in registry.PROPORTION_METRIC:
@@ -633,12 +693,10 @@ def caveat_region(
     with np.errstate(invalid="ignore"):
         icc = np.asarray(icc, dtype=float)
         high_icc = np.isfinite(icc) & (icc >= CAVEAT_ICC)
-        edge = np.minimum(estimate, 1 - estimate) <= CAVEAT_EDGE
-        identical = (estimate == 0) | (estimate == 1)
         few = np.asarray(persons) < CAVEAT_PERSONS
         many_texts = np.asarray(relevant_texts_per_person, dtype=float) >= CAVEAT_TEXTS
-        clustered = np.isfinite(icc) & (icc > 0)
-    return many_texts & (identical | (high_icc & few) | (edge & clustered))
+    near = edge_region(metric, estimate, relevant_texts_per_person)
+    return many_texts & high_icc & few & ~near
 
 
 def coverage_caveat(
@@ -671,26 +729,34 @@ def coverage_caveat(
     Examples
     --------
     >>> from perfci import policy
-    >>> policy.coverage_caveat("recall", estimate=1.0, persons=20,
-    ...                        relevant_texts_per_person=30, icc=0.0)[:44]
-    'no interval method covered 0.93 in the stres'
+    >>> policy.coverage_caveat("recall", estimate=0.99, persons=20,
+    ...                        relevant_texts_per_person=30, icc=0.0, design="edge") is None
+    True
+    >>> policy.coverage_caveat("recall", estimate=0.99, persons=20,
+    ...                        relevant_texts_per_person=30, icc=0.0,
+    ...                        design="icc_weighted")[:46]
+    'near 0 or 1 with many texts per person (20 per'
     >>> policy.coverage_caveat("recall", estimate=0.9, persons=20,
     ...                        relevant_texts_per_person=3, icc=0.1) is None
     True
     """
     if persons is None or relevant_texts_per_person is None:
         return None
+    where = (
+        f"{persons} persons, {relevant_texts_per_person:.0f} relevant texts each, "
+        f"estimate {estimate:.3f}"
+    )
+    if bool(edge_region(metric, estimate, relevant_texts_per_person)):
+        if design == EDGE_DESIGN:
+            return None
+        return (
+            f"near 0 or 1 with many texts per person ({where}) an interval from the "
+            "estimated ICC was too narrow in the stress atlas, where a few persons far "
+            "from the rest carry the variation; the recommended design='edge' covered"
+        )
     if not caveat_region(metric, estimate, persons, relevant_texts_per_person, icc):
         return None
-    if estimate in (0.0, 1.0):
-        why = "every outcome the same, which hides the variation between persons"
-    elif min(estimate, 1 - estimate) <= CAVEAT_EDGE:
-        why = (
-            f"an estimate within {CAVEAT_EDGE} of 0 or 1 with signs of clustering (ICC "
-            f"{icc:.2f}): a few persons may carry all the variation"
-        )
-    else:
-        why = f"an estimated ICC of {icc:.2f} from few persons"
+    why = f"an estimated ICC of {icc:.2f} from few persons"
     where = f"{persons} persons, {relevant_texts_per_person:.0f} relevant texts each, {why}"
     if design == WORST_CASE_DESIGN:
         return (

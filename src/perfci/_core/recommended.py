@@ -35,6 +35,9 @@ __all__ = [
     "PSEUDO_COUNT",
     "RECOMMENDED",
     "WORST_CASE_DESIGN",
+    "EDGE_DESIGN",
+    "EDGE_ICC",
+    "EDGE_METHOD",
     "recommended_auc_method",
     "recommended_scheme",
 ]
@@ -57,6 +60,19 @@ NESTED_DESIGN = "icc_weighted"
 #: The recommended design where the data cannot show the variation between persons
 #: (:func:`caveat_region`): the worst case, an ICC of 1.
 WORST_CASE_DESIGN = "persons"
+#: The recommended design of a nested proportion near 0 or 1 with many texts per person
+#: (:func:`perfci.policy.edge_region`): score ends from the persons' second moment of
+#: the minority outcomes, never narrower than an ICC of :data:`EDGE_ICC` would make them.
+EDGE_DESIGN = "edge"
+#: The base method of :data:`EDGE_DESIGN` (a score interval; the only one it takes).
+EDGE_METHOD = "wilson"
+#: The ICC that ``design="edge"`` assumes at least: near a bound the data of a few dozen
+#: persons cannot show a between-person variation carried by a few persons (Beta person
+#: rates with a tiny second parameter), and coverage there rests on this floor. Over
+#: rates 0.97-0.99, ICC 0-0.5, 5-40 persons of 10 or 30 texts (equal sizes and size CV
+#: 0.5) an ICC of 0.25 covered 0.80 at 40 persons, rate 0.97 and ICC 0.5 with equal
+#: sizes, 0.3 covered 0.97 or more everywhere (``validation/ATLAS.md``, atlas-icc).
+EDGE_ICC = 0.3
 #: The recommended degrees-of-freedom adjustment on nested texts.
 NESTED_DF_ADJUST = "dean_pagano"
 #: The recommended bootstrap interval.

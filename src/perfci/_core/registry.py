@@ -150,13 +150,13 @@ class Choices:
     --------
     >>> from perfci._core.registry import DESIGN
     >>> DESIGN.names
-    ('icc', 'icc_weighted', 'cluster_robust', 'persons')
+    ('icc', 'icc_weighted', 'cluster_robust', 'persons', 'edge')
     >>> "icc" in DESIGN
     True
     >>> DESIGN.check("anova")
     Traceback (most recent call last):
     ...
-    ValueError: `design` must be one of ['cluster_robust', 'icc', 'icc_weighted', 'persons']; got 'anova'.
+    ValueError: `design` must be one of ['cluster_robust', 'edge', 'icc', 'icc_weighted', 'persons']; got 'anova'.
     """  # noqa: E501
 
     argument: str
@@ -623,6 +623,11 @@ DESIGN = Choices.of(
         (
             "persons",
             "the worst case, ICC 1: each person counts once, n_eff = (sum n_i)^2 / sum n_i^2",
+        ),
+        (
+            "edge",
+            "near 0 or 1: Wilson-type ends from the persons' minority outcomes, no narrower "
+            "than an assumed ICC (EDGE_ICC) makes them; monotone in the data",
         ),
     ],
 )
