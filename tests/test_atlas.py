@@ -134,21 +134,28 @@ def test_recommended_for_counts_is_choose_interval_per_data_set():
 
 
 def test_report_says_when_no_method_covers():
-    # 12 persons with 30 texts each and a recall near 1: the atlas's region where no
-    # interval with an estimated ICC covered (the few persons far from the rest are
-    # mostly not sampled): the worst-case design, said in the notes
+    # 12 persons with 30 texts each and a recall near 1, all the errors in one person:
+    # the region where no interval with an estimated ICC covered (the few persons far
+    # from the rest are mostly not sampled): the edge design, which covered, and no note
     person = np.repeat(np.arange(12), 30)
     truth = np.ones(person.size, dtype=int)
     pred = truth.copy()
     pred[:10] = 0  # one person misses a third of their texts: all the variation is theirs
     table = pc.report(truth, pred, groups=person, metrics=["recall"])
-    assert "design=persons" in table.loc[0, "method"]
-    assert "the data cannot show the variation between persons" in table.loc[0, "note"]
-    # an interval asked for with another design gets the plain warning
+    assert table.loc[0, "method"] == "wilson (design=edge, df_adjust=dean_pagano)"
+    assert "stress atlas" not in table.loc[0, "note"]
+    # an interval asked for with another design gets a warning that says what covered
     ci = pc.metric_ci(truth, pred, "recall", groups=person, design="icc_weighted")
     assert ci.result.design == "icc_weighted"
     table = pc.report(truth, pred, groups=person, metrics=["recall"], design="icc_weighted")
-    assert "no interval method covered 0.93 in the stress atlas" in table.loc[0, "note"]
+    assert "the recommended design='edge' covered" in table.loc[0, "note"]
+    # away from the bounds, a high ICC from few persons: the worst case, with its note
+    pred = truth.copy()
+    for i in range(6):
+        pred[i * 30 : i * 30 + 15] = 0  # half the persons at 0.5, half at 1
+    table = pc.report(truth, pred, groups=person, metrics=["recall"])
+    assert "design=persons" in table.loc[0, "method"]
+    assert "the data cannot show the variation between persons" in table.loc[0, "note"]
     # and no such note where the atlas found an interval that covers
     rng = np.random.default_rng(5)
     pred = (rng.random(person.size) < 0.995).astype(int)

@@ -529,8 +529,11 @@ def _printed_notes() -> list[str]:
     printed += notes(_frame(7, 30, 0.8, 2), metrics=["accuracy", "f1"])  # 5-9 persons
     printed += notes(_frame(1, 60, 0.8, 3), nested=False, metrics=["accuracy"])  # wide
     every_one_right = _frame(20, 30, 1.0, 4)
-    printed += notes(every_one_right, metrics=["recall"])  # the worst case design
-    printed += notes(every_one_right, metrics=["recall"], design="icc_weighted")
+    printed += notes(every_one_right, metrics=["recall"], design="icc_weighted")  # near 1
+    # half the persons right nearly always, half at 0.3: a high ICC from few persons
+    split = pd.concat([_frame(6, 40, 0.98, 8), _frame(6, 40, 0.3, 9, prefix="r")])
+    printed += notes(split, metrics=["recall"])  # the worst case design
+    printed += notes(split, metrics=["recall"], design="icc_weighted")
     y = np.r_[np.zeros(40), np.ones(10)].astype(int)
     score = np.r_[np.linspace(0, 0.4, 40), np.linspace(0.6, 1, 10)]  # separated classes
     frame = pd.DataFrame({"human": y, "model": (score > 0.5).astype(int), "score": score})
