@@ -123,8 +123,8 @@ def test_edge_takes_wilson_only():
 def test_no_clustering_near_a_bound_is_not_the_worst_case():
     # rate 0.98, 20 persons x 20 texts, no clustering: the former rule gave 40% of data
     # sets the worst case, 3-7 times as wide as icc_weighted (3.26 times on average here).
-    # Measured here: coverage 0.985 and a mean width 1.86 times icc_weighted's, not the
-    # 1.5 aimed at: the floor of an assumed ICC of 0.3 is the price of covering
+    # Measured here: coverage 0.985 and a mean width 2.37 times icc_weighted's, not the
+    # 1.5 aimed at: the floor of an assumed ICC of 0.4 is the price of covering
     # atlas-icc's skewed cells (docs/choosing.md has the trade-off).
     rng = np.random.default_rng(20261202)
     y, n = beta_persons(rng, 20, 20, 0.98, 0.0, 2000)
@@ -133,16 +133,16 @@ def test_no_clustering_near_a_bound_is_not_the_worst_case():
     coverage = np.mean((low <= 0.98) & (0.98 <= high))
     assert coverage >= 0.97  # 0.985 measured; Monte-Carlo SE 0.003
     ratio = np.mean(high - low) / np.mean(plain.high - plain.low)
-    assert ratio <= 1.95  # 1.86 measured; its Monte-Carlo SE is below 0.02
+    assert ratio <= 2.5  # 2.37 measured; its Monte-Carlo SE is below 0.03
     worst = pc.clustered_proportion_ci(y, n, design="persons")
-    assert np.mean(high - low) < 0.35 * np.mean(worst.high - worst.low)  # 0.27 measured
+    assert np.mean(high - low) < 0.42 * np.mean(worst.high - worst.low)  # 0.34 measured
 
 
 @pytest.mark.parametrize(("persons", "rate", "icc"), [(40, 0.97, 0.5), (20, 0.98, 0.3)])
 def test_edge_covers_where_a_few_persons_carry_the_variation(persons, rate, icc):
     # Beta person rates with a tiny second parameter: most persons near 1, a few far
-    # below. icc_weighted covered 0.87 (40 persons, 0.97, ICC 0.5) and 0.80 (20, 0.98,
-    # 0.3); the recommended rule covers 0.97-0.99 (Monte-Carlo SE about 0.005).
+    # below. icc_weighted covers 0.86 (40 persons, 0.97, ICC 0.5) and 0.83 (20, 0.98,
+    # 0.3) here; the recommended rule 0.983 and 0.997 (Monte-Carlo SE about 0.003).
     rng = np.random.default_rng(persons)
     y, n = beta_persons(rng, persons, 30, rate, icc, 2000)
     low, high, _ = recommended_ends(y, n)
