@@ -294,3 +294,28 @@ def test_report_notes_the_coverage_caveat():
     # the recommended interval there is the worst case, and the note says why
     assert "the data cannot show the variation between persons" in notes[0]
     assert "stress atlas" not in notes[1]  # fewer than 10 relevant texts per person
+
+
+def test_macro_f1_nested_bootstrap_is_bca_without_pseudo_counts():
+    # atlas-multiclass: the lambda = 1 percentile interval covered 0.874-0.898 at 5
+    # persons (every miss below); BCa without pseudo counts 0.923-0.974
+    nested = policy.choose_interval("macro_f1", groups=True, relevant_texts_per_person=5)
+    assert nested.label == "bootstrap (scheme=hierarchical, interval=bca, pseudo_count=0)"
+    # independent texts, other metrics and other schemes keep the policy's defaults
+    pc1 = "interval=percentile, pseudo_count=1)"
+    assert policy.choose_interval("macro_f1").label.endswith(pc1)
+    assert policy.choose_interval("f1", groups=True, relevant_texts_per_person=5).label.endswith(
+        pc1
+    )
+    cluster = policy.choose_interval(
+        "macro_f1", groups=True, relevant_texts_per_person=5, scheme="cluster"
+    )
+    assert cluster.label.endswith(pc1)
+    # a passed interval or pseudo count leaves the other at the policy's default
+    passed = policy.choose_interval(
+        "macro_f1", groups=True, relevant_texts_per_person=5, interval="percentile"
+    )
+    assert passed.label.endswith(pc1)
+    assert policy.choose_interval(
+        "macro_f1", groups=True, relevant_texts_per_person=5, pseudo_count=2
+    ).label.endswith("interval=percentile, pseudo_count=2)")

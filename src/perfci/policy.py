@@ -125,6 +125,9 @@ from ._core.recommended import (
     EDGE_DESIGN as EDGE_DESIGN,
 )
 from ._core.recommended import (
+    NESTED_BOOTSTRAP_BY_METRIC as NESTED_BOOTSTRAP_BY_METRIC,
+)
+from ._core.recommended import (
     EDGE_ICC as EDGE_ICC,
 )
 from ._core.recommended import (
@@ -528,11 +531,18 @@ def choose_interval(
         chosen_scheme = str(scheme)
     if chosen_scheme != "iid" and not groups:
         raise ValueError(f"`scheme` {chosen_scheme!r} needs `groups` (person ids).")
+    # a metric's own nested bootstrap (NESTED_BOOTSTRAP_BY_METRIC): the pair, or neither
+    # where the caller passed one of them
+    own = NESTED_BOOTSTRAP_BY_METRIC.get(metric, {}) if chosen_scheme == "hierarchical" else {}
+    if _given(interval) or _given(pseudo_count):
+        own = {}
     return IntervalChoice(
         "bootstrap",
         scheme=chosen_scheme,
-        interval=BOOTSTRAP_INTERVAL if not _given(interval) else interval,
-        pseudo_count=PSEUDO_COUNT if not _given(pseudo_count) else pseudo_count,
+        interval=own.get("interval", BOOTSTRAP_INTERVAL) if not _given(interval) else interval,
+        pseudo_count=(
+            own.get("pseudo_count", PSEUDO_COUNT) if not _given(pseudo_count) else pseudo_count
+        ),
         n_resamples=N_RESAMPLES if not _given(n_resamples) else n_resamples,
     )
 

@@ -123,7 +123,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         - {"comparison", "group_difference", "auc", "runs", "annotators"}
         - (_CONFUSION_BAYES - {"bayes_nested_confusion"}),
         frozenset(BOOTSTRAP_SCHEME),
-        frozenset({"percentile"}),
+        frozenset({"percentile", "bca"}),
         False,
     ),
     "subgroups_nested": Support(frozenset({"group_difference"}), frozenset(), frozenset(), False),
