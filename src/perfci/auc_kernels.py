@@ -42,6 +42,7 @@ __all__ = [
     "bootstrap_level_counts",
     "check_some_valid",
     "delong_ends",
+    "delong_welch_df",
     "delong_parts",
     "jackknife_of_persons",
     "placements",
@@ -110,6 +111,24 @@ def _delong_variance(positive: np.ndarray, deviation: np.ndarray) -> float:
         np.sum(deviation[positive] ** 2) * n_pos / (n_pos - 1)
         + np.sum(deviation[~positive] ** 2) * n_neg / (n_neg - 1)
     )
+
+
+def delong_welch_df(positive: np.ndarray, deviation: np.ndarray) -> float:
+    """Welch and Satterthwaite's df of DeLong's variance S10/P + S01/N (at least 1).
+
+    The variance is the sum of two sample variances, of the P positives' and the N
+    negatives' placement values; inf where it is zero or undefined (the normal quantile).
+    """
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    if n_pos < 2 or n_neg < 2:
+        return math.inf
+    part_pos = np.sum(deviation[positive] ** 2) * n_pos / (n_pos - 1)
+    part_neg = np.sum(deviation[~positive] ** 2) * n_neg / (n_neg - 1)
+    denominator = part_pos**2 / (n_pos - 1) + part_neg**2 / (n_neg - 1)
+    if not denominator > 0:
+        return math.inf
+    return float(max((part_pos + part_neg) ** 2 / denominator, 1.0))
 
 
 def _clustered_variance(person: np.ndarray, deviation: np.ndarray, m: int) -> float:
