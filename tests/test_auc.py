@@ -646,3 +646,29 @@ def test_counts_bad_input_names_the_argument():
         auc_ci_counts([1, 2], [2, 1], method="hanley")
     with pytest.raises(ValueError, match="needs nested=True"):
         auc_ci_counts([1, 2], [2, 1], method="bootstrap", scheme="cluster")
+
+
+def test_logit_interval_uses_welch_satterthwaite_df():
+    # 12 positives and 28 negatives: DeLong's variance S10/P + S01/N is the sum of two
+    # sample variances of placement values, with Welch-Satterthwaite's df (computed here
+    # from the placements by hand); the plain DeLong interval keeps the normal quantile
+    rng = np.random.default_rng(12)
+    y = np.r_[np.ones(12, int), np.zeros(28, int)]
+    score = rng.normal(2.3 * y, 1.0)
+    pos, neg = score[y == 1], score[y == 0]
+    v10 = np.array([np.mean(p > neg) + 0.5 * np.mean(p == neg) for p in pos])
+    v01 = np.array([np.mean(pos > q) + 0.5 * np.mean(pos == q) for q in neg])
+    a, b = v10.var(ddof=1) / 12, v01.var(ddof=1) / 28
+    welch = (a + b) ** 2 / (a**2 / 11 + b**2 / 27)
+    logit = pc.auc_ci(y, score, method="delong_logit")
+    assert logit.df == pytest.approx(welch, rel=1e-12)
+    assert logit.se == pytest.approx(np.sqrt(a + b), rel=1e-12)
+    centre = np.log(logit.estimate / (1 - logit.estimate))
+    half = stats.t.ppf(0.975, welch) * logit.se / (logit.estimate * (1 - logit.estimate))
+    assert logit.low == pytest.approx(1 / (1 + np.exp(-(centre - half))), rel=1e-12)
+    assert pc.auc_ci(y, score, method="delong").df == np.inf
+    # with persons of several texts, the smaller of that df and G* - 1
+    groups = np.repeat(np.arange(20), 2)
+    nested = pc.auc_ci(y, score, groups=groups, method="delong_logit")
+    plain = pc.auc_ci(y, score, groups=groups, method="delong")
+    assert nested.df == pytest.approx(min(plain.df, welch), rel=1e-12)

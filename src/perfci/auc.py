@@ -279,7 +279,12 @@ def auc_ci(
     [0, 1]: R pROC's ``ci.auc(method = "delong")``, which the tests reproduce to 1e-8.
 
     *Logit scale*: :math:`\mathrm{expit}(\mathrm{logit}\,\hat\theta \pm q\,
-    \widehat{\mathrm{se}} / (\hat\theta(1 - \hat\theta)))` (the delta method). At an AUC
+    \widehat{\mathrm{se}} / (\hat\theta(1 - \hat\theta)))` (the delta method), q Student's
+    t on Welch and Satterthwaite's df of the two sample variances,
+    :math:`(S_{10}/P + S_{01}/N)^2 / ((S_{10}/P)^2/(P-1) + (S_{01}/N)^2/(N-1))` (the
+    smaller of it and the persons' df with `groups`): with few positives the normal
+    quantile under-covers (0.932 at 40 texts, 12 positives, an AUC of 0.95; 0.951 with
+    this df). At an AUC
     of 0 or 1 the logit is infinite and the standard error is 0 (every positive above
     every negative): no logit interval exists there, and the interval is NaN with a
     warning. (The plain DeLong interval is then the single point 1, which says nothing
