@@ -53,7 +53,10 @@ def test_check_returns_the_value_and_names_the_argument():
     assert registry.DF_ADJUST.check(None) is None
     with pytest.raises(
         ValueError,
-        match=r"^`design` must be one of \['cluster_robust', 'edge', 'icc', 'icc_weighted', 'persons'\]",
+        match=(
+            r"^`design` must be one of "
+            r"\['cluster_robust', 'edge', 'icc', 'icc_weighted', 'persons'\]"
+        ),
     ):
         registry.DESIGN.check(None)
     with pytest.raises(ValueError, match=r"^`--design` must be one of"):

@@ -595,9 +595,9 @@ class ClusteredProportionCI(IntervalResult):
 
 
 def edge_ends(
-    y: np.ndarray, n: np.ndarray, n_floor: np.ndarray, df_adjust: str | None, level: float
+    y: np.ndarray, n: np.ndarray, n_floor: np.ndarray, df_adjust: str | None, level: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Ends of ``design="edge"`` from per-person counts (persons last), and where clipped.
+    r"""Return the ends of ``design="edge"`` from per-person counts, and where clipped.
 
     On the minority side (the failures where :math:`\hat p \ge 1/2`, else the
     successes) with counts :math:`f_i`, :math:`F = \sum f_i`, :math:`k = t_{m-1}^2`

@@ -80,6 +80,15 @@ from ._core.recommended import (
     CROSSED_TINY_RELEVANT as CROSSED_TINY_RELEVANT,
 )
 from ._core.recommended import (
+    EDGE_DESIGN as EDGE_DESIGN,
+)
+from ._core.recommended import (
+    EDGE_ICC as EDGE_ICC,
+)
+from ._core.recommended import (
+    EDGE_METHOD as EDGE_METHOD,
+)
+from ._core.recommended import (
     GROUP_METHOD as GROUP_METHOD,
 )
 from ._core.recommended import (
@@ -93,6 +102,9 @@ from ._core.recommended import (
 )
 from ._core.recommended import (
     N_RESAMPLES as N_RESAMPLES,
+)
+from ._core.recommended import (
+    NESTED_BOOTSTRAP_BY_METRIC as NESTED_BOOTSTRAP_BY_METRIC,
 )
 from ._core.recommended import (
     NESTED_COMPARISON_METHOD as NESTED_COMPARISON_METHOD,
@@ -120,18 +132,6 @@ from ._core.recommended import (
 )
 from ._core.recommended import (
     WORST_CASE_DESIGN as WORST_CASE_DESIGN,
-)
-from ._core.recommended import (
-    EDGE_DESIGN as EDGE_DESIGN,
-)
-from ._core.recommended import (
-    NESTED_BOOTSTRAP_BY_METRIC as NESTED_BOOTSTRAP_BY_METRIC,
-)
-from ._core.recommended import (
-    EDGE_ICC as EDGE_ICC,
-)
-from ._core.recommended import (
-    EDGE_METHOD as EDGE_METHOD,
 )
 from ._core.recommended import (
     recommended_auc_method as recommended_auc_method,

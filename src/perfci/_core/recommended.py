@@ -10,9 +10,8 @@ name of this module.
 
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 from . import validation
 
