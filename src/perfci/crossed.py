@@ -56,7 +56,7 @@ from .metrics import (
     metric_values,
     proportion_counts,
 )
-from .policy import CROSSED_TINY_RELEVANT, N_RESAMPLES, RECOMMENDED
+from .policy import CROSSED_DF_PER_RUN, CROSSED_TINY_RELEVANT, N_RESAMPLES, RECOMMENDED
 
 __all__ = [
     "TinyDesignWarning",
@@ -274,6 +274,11 @@ def variance_components(
             + np.where(excess > 0, (s2_noise / runs) ** 2 / noise_df, 0.0)
         )
         df = np.where(parts > 0, variance**2 / parts, units - 1)
+    if new_run:
+        # a run part truncated at 0, or estimated small, rests on runs - 1 df; runs that
+        # agree on every text (no run part, no noise) have no run part to doubt
+        differ = np.any(cells != cells[..., :1, :], axis=(1, 2, 3))
+        df = np.where(differ, np.minimum(df, CROSSED_DF_PER_RUN * (runs - 1)), df)
     return {
         "estimate": estimate,
         "run_values": run_values,

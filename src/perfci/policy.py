@@ -77,6 +77,9 @@ from ._core.recommended import (
     COMPARISON_METHOD as COMPARISON_METHOD,
 )
 from ._core.recommended import (
+    CROSSED_DF_PER_RUN as CROSSED_DF_PER_RUN,
+)
+from ._core.recommended import (
     CROSSED_TINY_RELEVANT as CROSSED_TINY_RELEVANT,
 )
 from ._core.recommended import (

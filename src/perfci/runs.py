@@ -568,7 +568,7 @@ def runs_ci(
     >>> runs = texts[["run1", "run2", "run3"]]
     >>> ci = pc.metric_ci(texts["human"], runs, "recall", groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] about {ci.sources}")
-    0.888 [0.826, 0.931] about ('texts', 'persons', 'runs')
+    0.888 [0.823, 0.932] about ('texts', 'persons', 'runs')
     >>> print(f"run SD {ci.run_sd:.3f}, {ci.flip_share:.1%} of texts flip")
     run SD 0.021, 5.7% of texts flip
     """
