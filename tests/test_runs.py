@@ -490,3 +490,21 @@ def test_a_tiny_design_whose_median_run_has_one_relevant_text():
     assert "whose median run has fewer than 2 texts with a relevant text" in precision.method
     by_name = runs_ci_counts(cells, "precision", method="variance_components")
     assert (precision.low, precision.high) == (by_name.low, by_name.high)
+
+
+def test_new_run_df_is_capped_by_the_runs():
+    # two runs that differ on a few texts, 60 persons: the run part is estimated on one
+    # df (here truncated at 0), so the df are at most CROSSED_DF_PER_RUN x (runs - 1),
+    # not units - 1 = 59
+    rng = np.random.default_rng(9)
+    person = np.repeat(np.arange(60), 8)
+    truth = np.ones(person.size, dtype=int)
+    one = (rng.random(person.size) < 0.85).astype(int)
+    two = one.copy()
+    flip = rng.choice(person.size, 6, replace=False)
+    two[flip] = 1 - two[flip]
+    pred = np.stack([one, two], axis=1)
+    new = runs_ci(truth, pred, "recall", groups=person)
+    assert new.df == pytest.approx(pc.policy.CROSSED_DF_PER_RUN * 1)
+    these = runs_ci(truth, pred, "recall", groups=person, estimand="these_runs")
+    assert these.df > new.df  # the runs as given: no run part, no cap
