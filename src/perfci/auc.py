@@ -362,7 +362,7 @@ def auc_ci(
 
     >>> ci = pc.auc_ci(texts["human"], texts["score"], groups=texts["person"])
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.method}")
-    [0.958, 0.985] by jackknife
+    [0.957, 0.985] by jackknife
 
     and Obuchowski's clustered variance is there by name:
 
@@ -764,7 +764,9 @@ def _jackknife_result(
     with warnings.catch_warnings():
         # a data set without a person to leave out is warned of below
         warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
-        estimate, se, df, undefined = jackknife_of_persons(pos, neg)
+        estimate, se, df, undefined, centre = jackknife_of_persons(
+            pos, neg, policy_table.AUC_JACKKNIFE_BIAS_MIN_PERSONS
+        )
     common = {**common, "estimate": batch_shaped(estimate, shape)}
     if (undefined & fit.both).any():
         _warn_counts(
@@ -774,7 +776,10 @@ def _jackknife_result(
             stacklevel=4,
         )
     q = special.stdtrit(df, 0.5 + level / 2)  # Student's t quantile
-    low, high = delong_ends(estimate, se, q, "delong_logit")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # the logit's SE, carried to the (bias-corrected) centre
+        se_centre = se / (estimate * (1 - estimate)) * centre * (1 - centre)
+    low, high = delong_ends(centre, se_centre, q, "delong_logit")
     warn_delong(estimate, se, "delong_logit", bool(shape))
     return RocAucCI(
         low=batch_shaped(low, shape),
@@ -782,7 +787,8 @@ def _jackknife_result(
         se=batch_shaped(se, shape),
         description=(
             "jackknife of persons, logit scale (pairs from different persons; t on the "
-            "effective persons minus 1)"
+            "effective persons minus 1; bias-corrected centre from "
+            f"{policy_table.AUC_JACKKNIFE_BIAS_MIN_PERSONS} persons)"
         ),
         clustered=batch_shaped(np.ones(shape, dtype=bool), shape, bool),
         df=batch_shaped(df, shape),

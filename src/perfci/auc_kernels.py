@@ -272,8 +272,8 @@ def _between_pairs(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def jackknife_of_persons(
-    pos: np.ndarray, neg: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    pos: np.ndarray, neg: np.ndarray, bias_min_persons: float = math.inf
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r"""Return the between-person AUC and its leave-one-person-out jackknife SE (logit scale).
 
     `pos`, `neg` are ``(..., persons, levels)``. The AUC of pairs from different persons
@@ -282,7 +282,11 @@ def jackknife_of_persons(
     of its logit (the SE of the estimate is this times
     :math:`\hat\theta(1 - \hat\theta)`, which is what is returned, so that the logit
     interval of :func:`delong_ends` uses it as it uses DeLong's), the df
-    :math:`G^* - 1` and where no interval exists.
+    :math:`G^* - 1`, where no interval exists, and the interval's centre: the estimate,
+    or from `bias_min_persons` persons the jackknife's bias-corrected logit
+    :math:`G\,\mathrm{logit}\,\hat\theta - (G - 1)\,\overline{\mathrm{logit}\,
+    \hat\theta_{(-i)}}` back-transformed (with the SE of its logit scaled to it, so
+    that :func:`delong_ends` of the centre and that SE is the corrected interval).
     """
     own_w, own_pairs = _between_pairs(pos, neg)  # (..., I)
     all_w, all_pairs = _between_pairs(pos.sum(-2), neg.sum(-2))  # (...)
@@ -308,10 +312,13 @@ def jackknife_of_persons(
         se = se_logit * estimate * (1 - estimate)
         effective = effective_clusters(texts)
         df = np.maximum(effective - 1, 1.0)
+        corrected = persons * special.logit(estimate) - (persons - 1) * center
+        centre = np.where(persons >= bias_min_persons, special.expit(corrected), estimate)
     undefined = ~np.isfinite(estimate) | (persons < 2) | ~np.isfinite(se)
     estimate = np.where(~np.isfinite(estimate), np.nan, estimate)
     se = np.where(undefined, np.nan, se)
-    return estimate, se, df, undefined
+    centre = np.where(undefined, np.nan, centre)
+    return estimate, se, df, undefined, centre
 
 
 def bootstrap_level_counts(

@@ -62,6 +62,9 @@ from ._core.recommended import (
     AUC_COMPARISON_METHOD as AUC_COMPARISON_METHOD,
 )
 from ._core.recommended import (
+    AUC_JACKKNIFE_BIAS_MIN_PERSONS as AUC_JACKKNIFE_BIAS_MIN_PERSONS,
+)
+from ._core.recommended import (
     AUC_JACKKNIFE_MIN_TEXTS as AUC_JACKKNIFE_MIN_TEXTS,
 )
 from ._core.recommended import (

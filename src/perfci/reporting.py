@@ -312,7 +312,7 @@ def metric_ci(
     0.863 [0.80, 0.91] by bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)
     >>> ci = pc.metric_ci(texts["human"], texts["score"], "roc_auc", groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-    0.975 [0.958, 0.985]
+    0.975 [0.957, 0.985]
     >>> ci.method.split(" (")[0]
     'jackknife of persons, logit scale'
 
