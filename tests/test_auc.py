@@ -672,3 +672,38 @@ def test_logit_interval_uses_welch_satterthwaite_df():
     nested = pc.auc_ci(y, score, groups=groups, method="delong_logit")
     plain = pc.auc_ci(y, score, groups=groups, method="delong")
     assert nested.df == pytest.approx(min(plain.df, welch), rel=1e-12)
+
+
+def _between_person_auc(y, score, person):
+    """The AUC of (positive, negative) pairs from different persons, by brute force."""
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    wins = pairs = 0.0
+    for i in pos:
+        other = neg[person[neg] != person[i]]
+        wins += np.sum(score[i] > score[other]) + 0.5 * np.sum(score[i] == score[other])
+        pairs += other.size
+    return wins / pairs
+
+
+def test_jackknife_centre_is_bias_corrected_from_ten_persons():
+    # G logit(AUC) - (G - 1) mean(logit AUC_(-i)), each AUC by brute force over the pairs
+    # of texts from different persons; below 10 persons the centre is the estimate
+    rng = np.random.default_rng(21)
+    for persons, corrected in ((12, True), (6, False)):
+        person = np.repeat(np.arange(persons), 5)
+        shift = rng.normal(0, 0.8, persons)[person]
+        y = (rng.random(person.size) < 0.4).astype(int)
+        score = np.round(rng.normal(1.8 * y + shift, 1.0), 1)
+        ci = pc.auc_ci(y, score, groups=person, method="jackknife")
+        estimate = _between_person_auc(y, score, person)
+        assert ci.estimate == pytest.approx(estimate, rel=1e-12)
+        keep = [person != i for i in range(persons)]
+        left_out = [_between_person_auc(y[k], score[k], person[k]) for k in keep]
+        logits = special.logit(left_out)
+        se_logit = np.sqrt((persons - 1) / persons * np.sum((logits - logits.mean()) ** 2))
+        centre = special.logit(estimate)
+        if corrected:
+            centre = persons * centre - (persons - 1) * logits.mean()
+        q = stats.t.ppf(0.975, ci.df)
+        assert ci.low == pytest.approx(special.expit(centre - q * se_logit), rel=1e-10)
+        assert ci.high == pytest.approx(special.expit(centre + q * se_logit), rel=1e-10)
