@@ -54,6 +54,7 @@ from .auc_kernels import (
     placements,
     warn_delong,
     warn_zero_width,
+    welch_satterthwaite_df,
 )
 from .bootstrap import BootstrapCI
 from .design import effective_clusters, two_sided_quantile
@@ -681,10 +682,7 @@ def _fit_level_counts(pos: np.ndarray, neg: np.ndarray, nested: bool) -> _LevelF
         part_neg = np.sum(pooled_neg * dev_neg**2, -1) * n_neg / (n_neg - 1)
         variance = part_pos + part_neg
         variance = np.where((n_pos >= 2) & (n_neg >= 2), variance, np.nan)
-        # DeLong's variance is the sum of two sample variances of placement values (of
-        # n_pos and n_neg): Welch and Satterthwaite's df, at least 1 (inf without variance)
-        welch_df = variance**2 / (part_pos**2 / (n_pos - 1) + part_neg**2 / (n_neg - 1))
-        welch_df = np.where(np.isfinite(welch_df), np.maximum(welch_df, 1.0), math.inf)
+        welch_df = welch_satterthwaite_df(part_pos, part_neg, n_pos, n_neg)
         df = np.full(batch_shape, math.inf)
         if nested:
             u = np.einsum("...ml,...l->...m", pos, dev_pos) + np.einsum(
@@ -764,7 +762,7 @@ def _jackknife_result(
     with warnings.catch_warnings():
         # a data set without a person to leave out is warned of below
         warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
-        estimate, se, df, undefined, centre = jackknife_of_persons(
+        estimate, se, df, undefined, centre, centre_se = jackknife_of_persons(
             pos, neg, policy_table.AUC_JACKKNIFE_BIAS_MIN_PERSONS
         )
     common = {**common, "estimate": batch_shaped(estimate, shape)}
@@ -776,10 +774,7 @@ def _jackknife_result(
             stacklevel=4,
         )
     q = special.stdtrit(df, 0.5 + level / 2)  # Student's t quantile
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # the logit's SE, carried to the (bias-corrected) centre
-        se_centre = se / (estimate * (1 - estimate)) * centre * (1 - centre)
-    low, high = delong_ends(centre, se_centre, q, "delong_logit")
+    low, high = delong_ends(centre, centre_se, q, "delong_logit")
     warn_delong(estimate, se, "delong_logit", bool(shape))
     return RocAucCI(
         low=batch_shaped(low, shape),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -43,6 +44,7 @@ __all__ = [
     "check_some_valid",
     "delong_ends",
     "delong_welch_df",
+    "welch_satterthwaite_df",
     "delong_parts",
     "jackknife_of_persons",
     "placements",
@@ -113,22 +115,27 @@ def _delong_variance(positive: np.ndarray, deviation: np.ndarray) -> float:
     )
 
 
-def delong_welch_df(positive: np.ndarray, deviation: np.ndarray) -> float:
-    """Welch and Satterthwaite's df of DeLong's variance S10/P + S01/N (at least 1).
+def welch_satterthwaite_df(part_pos: Any, part_neg: Any, n_pos: Any, n_neg: Any) -> Any:
+    """Welch and Satterthwaite's df of DeLong's variance ``part_pos + part_neg`` (>= 1).
 
-    The variance is the sum of two sample variances, of the P positives' and the N
-    negatives' placement values; inf where it is zero or undefined (the normal quantile).
+    The two parts are sample variances (over ``n_pos`` positives and ``n_neg``
+    negatives) of placement values, each over its count; inf where the df are undefined
+    (no variance, fewer than 2 of either): the normal quantile. Vectorized.
     """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = (part_pos + part_neg) ** 2 / (part_pos**2 / (n_pos - 1) + part_neg**2 / (n_neg - 1))
+    return np.where(np.isfinite(df), np.maximum(df, 1.0), math.inf)
+
+
+def delong_welch_df(positive: np.ndarray, deviation: np.ndarray) -> float:
+    """:func:`welch_satterthwaite_df` of one data set's placement deviations."""
     n_pos = int(positive.sum())
     n_neg = positive.size - n_pos
     if n_pos < 2 or n_neg < 2:
         return math.inf
     part_pos = np.sum(deviation[positive] ** 2) * n_pos / (n_pos - 1)
     part_neg = np.sum(deviation[~positive] ** 2) * n_neg / (n_neg - 1)
-    denominator = part_pos**2 / (n_pos - 1) + part_neg**2 / (n_neg - 1)
-    if not denominator > 0:
-        return math.inf
-    return float(max((part_pos + part_neg) ** 2 / denominator, 1.0))
+    return float(welch_satterthwaite_df(part_pos, part_neg, n_pos, n_neg))
 
 
 def _clustered_variance(person: np.ndarray, deviation: np.ndarray, m: int) -> float:
@@ -273,7 +280,7 @@ def _between_pairs(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def jackknife_of_persons(
     pos: np.ndarray, neg: np.ndarray, bias_min_persons: float = math.inf
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r"""Return the between-person AUC and its leave-one-person-out jackknife SE (logit scale).
 
     `pos`, `neg` are ``(..., persons, levels)``. The AUC of pairs from different persons
@@ -285,8 +292,9 @@ def jackknife_of_persons(
     :math:`G^* - 1`, where no interval exists, and the interval's centre: the estimate,
     or from `bias_min_persons` persons the jackknife's bias-corrected logit
     :math:`G\,\mathrm{logit}\,\hat\theta - (G - 1)\,\overline{\mathrm{logit}\,
-    \hat\theta_{(-i)}}` back-transformed (with the SE of its logit scaled to it, so
-    that :func:`delong_ends` of the centre and that SE is the corrected interval).
+    \hat\theta_{(-i)}}` back-transformed, with the SE of the logit scaled to the centre
+    as `se` is to the estimate (:func:`delong_ends` of the centre and that SE is the
+    interval).
     """
     own_w, own_pairs = _between_pairs(pos, neg)  # (..., I)
     all_w, all_pairs = _between_pairs(pos.sum(-2), neg.sum(-2))  # (...)
@@ -314,11 +322,13 @@ def jackknife_of_persons(
         df = np.maximum(effective - 1, 1.0)
         corrected = persons * special.logit(estimate) - (persons - 1) * center
         centre = np.where(persons >= bias_min_persons, special.expit(corrected), estimate)
+        centre_se = se_logit * centre * (1 - centre)
     undefined = ~np.isfinite(estimate) | (persons < 2) | ~np.isfinite(se)
     estimate = np.where(~np.isfinite(estimate), np.nan, estimate)
     se = np.where(undefined, np.nan, se)
     centre = np.where(undefined, np.nan, centre)
-    return estimate, se, df, undefined, centre
+    centre_se = np.where(undefined, np.nan, centre_se)
+    return estimate, se, df, undefined, centre, centre_se
 
 
 def bootstrap_level_counts(

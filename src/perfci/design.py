@@ -369,7 +369,7 @@ def design_effect(successes: Any, trials: Any, *, design: str = RECOMMENDED) -> 
         Per-person successes and relevant texts (persons last).
     design : str, default "recommended"
         One of ``recommended``, ``icc``, ``icc_weighted``, ``cluster_robust``,
-        ``persons``. ``recommended`` (the default): the policy's design of nested texts,
+        ``persons``, ``edge``. ``recommended`` (the default): the policy's design of nested texts,
         :data:`perfci.policy.NESTED_DESIGN` (``icc_weighted``), as
         :func:`clustered_proportion_ci` and :func:`perfci.metric_ci` use.
         ``icc``: Kish's :math:`1 + \hat\rho(B - 1)` with the ANOVA ICC and B the mean
@@ -380,7 +380,9 @@ def design_effect(successes: Any, trials: Any, *, design: str = RECOMMENDED) -> 
         texts (equal to ``icc`` when they hold the same number). ``cluster_robust``: the
         ratio of the cluster-robust (linearization) variance of :math:`\hat p` to the
         simple-random-sampling variance :math:`\hat p(1 - \hat p)/N`. ``persons``: the
-        worst case, an ICC of 1, :math:`B_w` (each person counts once).
+        worst case, an ICC of 1, :math:`B_w` (each person counts once). ``edge``: the
+        design effect of the ICC it assumes at least, :math:`1 + 0.4(B_w - 1)`
+        (:data:`perfci.policy.EDGE_ICC`), the floor of its interval's width.
 
     Returns
     -------
@@ -459,19 +461,15 @@ def _design_statistics(y: np.ndarray, n: np.ndarray, design: str) -> dict[str, n
         # even though the ICC itself is not estimable then. B_w = 1 there too (it is 1
         # exactly when every contributing person has one text).
         deff = np.where(b == 1, 1.0, 1 + rho * (b - 1))
-    elif design == "edge":
-        # the design effect of the assumed ICC: the floor of the edge interval's width
+    elif design in ("persons", "edge"):
+        # An assumed ICC, not the estimated one (reported beside it, not used): 1 for
+        # persons (every text of a person says what one text says), EDGE_ICC for the
+        # edge design (the floor of its width). A design of fewer than two persons has none.
         rho, _ = anova_icc(y, n)
+        assumed = 1.0 if design == "persons" else EDGE_ICC
         with np.errstate(divide="ignore", invalid="ignore"):
             b = (n * n).sum(-1) / total_n
-        deff = np.where(m >= 2, 1 + EDGE_ICC * (b - 1), np.nan)
-    elif design == "persons":
-        # ICC 1: every text of a person says what one text says. The ANOVA ICC is
-        # reported beside it, not used; a design of fewer than two persons has none.
-        rho, _ = anova_icc(y, n)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            b = (n * n).sum(-1) / total_n
-        deff = np.where(m >= 2, b, np.nan)
+        deff = np.where(m >= 2, 1 + assumed * (b - 1), np.nan)
     else:
         b = np.full(p.shape, np.nan)
         rho = np.full(p.shape, np.nan)
@@ -516,8 +514,8 @@ class ClusteredProportionCI(IntervalResult):
         The base analytic method applied to the effective counts (``"recommended"``
         resolved: ``"agresti_coull"``).
     design : str
-        ``"icc"``, ``"icc_weighted"``, ``"cluster_robust"`` or ``"persons"``: the design
-        used (``"recommended"`` resolved: ``"icc_weighted"``).
+        ``"icc"``, ``"icc_weighted"``, ``"cluster_robust"``, ``"persons"`` or
+        ``"edge"``: the design used (``"recommended"`` resolved: ``"icc_weighted"``).
     df_adjust : str or None
         The degrees-of-freedom adjustment used (``"recommended"`` resolved:
         ``"dean_pagano"``).
@@ -594,7 +592,7 @@ class ClusteredProportionCI(IntervalResult):
         )
 
 
-def edge_ends(
+def _edge_ends(
     y: np.ndarray, n: np.ndarray, n_floor: np.ndarray, df_adjust: str | None, level: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Return the ends of ``design="edge"`` from per-person counts, and where clipped.
@@ -611,26 +609,27 @@ def edge_ends(
 
     and the Wilson lower end of :math:`(F n_0 / N, n_0)`. Both are non-decreasing in
     every :math:`f_i` (the sum of squares is, and the floor depends on the sizes only), so
-    one more success never lowers either end of the proportion.
+    one more success never lowers either end of the proportion. The floor and the lower
+    end are the Wilson interval on :math:`n_0 (z/t_{m-1})^2` (Dean and Pagano's
+    adjustment, whichever `df_adjust` is given), which is the Wilson form with
+    :math:`k` on :math:`n_0`.
     """
     m = (n > 0).sum(-1)
     total = n.sum(-1)
+    adjust = None if df_adjust is None else "dean_pagano"  # t_{m-1} for either adjustment
+    n_star = n_floor * t_ratio(adjust, level, total, m)
     with np.errstate(divide="ignore", invalid="ignore"):
         near_one = y.sum(-1) / total >= 0.5
         minority = np.where(near_one[..., None], n - y, y)
         count = minority.sum(-1)
-        q = 0.5 + level / 2
-        t = special.ndtri(q) if df_adjust is None else special.stdtrit(m - 1, q)
-        k = t * t
+        k = special.ndtri(0.5 + level / 2) ** 2 * n_floor / n_star  # t_{m-1}^2, or z^2
         second = m / (m - 1) * (minority * minority).sum(-1)
         raw_up = (count + k / 2 + np.sqrt(k * second + k * k / 4)) / (total + k)
-        up = np.maximum(raw_up, k / (n_floor + k))
-        x = count / total * n_floor
-        centre = (x + k / 2) / (n_floor + k)
-        half = np.sqrt(k) / (n_floor + k) * np.sqrt(x * (n_floor - x) / n_floor + k / 4)
-        raw_low = np.where(count == 0, 0.0, centre - half)  # no rounding residue at 0
-    clipped = (raw_up > 1) | (raw_low < 0)
-    low, up = np.clip(raw_low, 0, 1), np.clip(up, 0, 1)
+        _, low, _, clipped_low = interval_bounds("wilson", count / total * n_star, n_star, level)
+        _, _, floor, _ = interval_bounds("wilson", np.zeros_like(n_star), n_star, level)
+    up = np.maximum(raw_up, floor)
+    clipped = (raw_up > 1) | clipped_low
+    up = np.clip(up, 0, 1)
     return np.where(near_one, 1 - up, low), np.where(near_one, 1 - low, up), clipped
 
 
@@ -663,7 +662,7 @@ def clustered_proportion_ci(
         :data:`perfci.policy.PROPORTION_METHOD` (``"agresti_coull"``, the paper's).
     design : str, default "recommended"
         One of ``"recommended"``, ``"icc"``, ``"icc_weighted"``, ``"cluster_robust"``,
-        ``"persons"``: how the design effect is estimated: the paper's ANOVA ICC with
+        ``"persons"``, ``"edge"``: how the design effect is estimated: the paper's ANOVA ICC with
         Kish's design effect on the mean cluster size (``icc``) or on the size-weighted
         cluster size (``icc_weighted``, for unequal numbers of texts per person), or the
         cluster-robust (linearization) variance of the ratio estimator that R's survey
@@ -674,8 +673,8 @@ def clustered_proportion_ci(
         there by name) under-covers, in the stress atlas (``atlas-sizes``) as low as
         0.82 at 20-40 persons with a size CV of 1.5, where ``icc_weighted`` covers; for
         equal numbers the two are the same. (:func:`perfci.metric_ci` also turns to
-        ``persons`` where the data cannot show the variation between persons; this
-        function does not.)
+        ``edge`` near 0 or 1 and to ``persons`` where a high ICC comes from few
+        persons; this function does not.) ``edge`` takes ``method="wilson"`` only.
     df_adjust : {"recommended", "dean_pagano", "korn_graubard", None}, default "recommended"
         Degrees-of-freedom adjustment of the effective sample size, with df = m - 1;
         ``"recommended"`` is :data:`perfci.policy.NESTED_DF_ADJUST` (``"dean_pagano"``,
@@ -735,6 +734,16 @@ def clustered_proportion_ci(
       an artefact of the few persons sampled, and the interval of ``icc_weighted`` too
       narrow (see ``validation/ATLAS.md``). The result's ``icc`` is the ANOVA
       estimate, reported but not used.
+    - ``design="edge"``, for estimates near 0 or 1: on the minority outcomes
+      :math:`f_i` (the failures near 1), the upper end of their rate is the larger of
+      :math:`(F + k/2 + \sqrt{k\,\frac{m}{m-1}\sum_i f_i^2 + k^2/4})/(N + k)`, with
+      :math:`F = \sum f_i` and :math:`k = t_{m-1}^2` (:math:`z^2` without a df
+      adjustment), and the Wilson upper end of no minority outcome on :math:`n_0 = N /
+      (1 + 0.4(B_w - 1))`; the lower end is Wilson's on :math:`(F n_0/N, n_0)`. Both ends
+      are non-decreasing in every person's successes (one more success never lowers
+      them), every outcome the same included; ``docs/choosing.md`` has the atlas rows
+      behind the assumed ICC of 0.4 and the width it costs without clustering. The
+      result's ``design_effect`` and ``n_eff`` are those of the assumed ICC.
     - ``design="cluster_robust"``:
       :math:`\widehat{\mathrm{var}}(\hat p) = \frac{m}{m-1}\sum_i (y_i - \hat p n_i)^2 / N^2`
       and :math:`n_{eff} = \hat p(1 - \hat p)/\widehat{\mathrm{var}}(\hat p)`. Where that
@@ -820,7 +829,7 @@ def clustered_proportion_ci(
     n_star = st["n_eff"] * t_ratio(df_adjust, level, st["n_texts"], st["n_clusters"])
     x_star = st["estimate"] * n_star
     if design == "edge":
-        low, high, clipped = edge_ends(y, n, st["n_eff"], df_adjust, level)
+        low, high, clipped = _edge_ends(y, n, st["n_eff"], df_adjust, level)
     else:
         _, low, high, clipped = interval_bounds(method, x_star, n_star, level)
     unadjusted = proportion_ci(y.sum(-1), st["n_texts"], method=method, confidence_level=level)

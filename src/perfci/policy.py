@@ -468,13 +468,13 @@ def choose_interval(
     )
     recommended = method == RECOMMENDED
     chosen = recommended_method(metric) if recommended else method
-    # near a bound the edge design replaces the method's design, if the method is left
-    # to the policy (or is the edge design's own) and the design is too
-    edge = edge and groups and not _given(design) and chosen in registry.ANALYTIC_METHOD
-    if edge and (recommended or chosen == EDGE_METHOD):
+    # near a bound the edge design and its method, where the design is left to the policy
+    # and the method too (for a proportion) or is the edge design's own
+    edge = bool(edge and groups and not _given(design)) and (
+        chosen == EDGE_METHOD or (recommended and chosen in registry.ANALYTIC_METHOD)
+    )
+    if edge:
         chosen = EDGE_METHOD
-    else:
-        edge = False
     how = f"{chosen!r} (the recommended method)" if recommended else f"{chosen!r}"
     # None is a choice for design and df_adjust (no adjustment), not for scheme.
     given = {
@@ -537,18 +537,16 @@ def choose_interval(
         chosen_scheme = str(scheme)
     if chosen_scheme != "iid" and not groups:
         raise ValueError(f"`scheme` {chosen_scheme!r} needs `groups` (person ids).")
-    # a metric's own nested bootstrap (NESTED_BOOTSTRAP_BY_METRIC): the pair, or neither
-    # where the caller passed one of them
-    own = NESTED_BOOTSTRAP_BY_METRIC.get(metric, {}) if chosen_scheme == "hierarchical" else {}
-    if _given(interval) or _given(pseudo_count):
-        own = {}
+    defaults: dict[str, Any] = {"interval": BOOTSTRAP_INTERVAL, "pseudo_count": PSEUDO_COUNT}
+    # a metric's own hierarchical bootstrap (NESTED_BOOTSTRAP_BY_METRIC) is a pair: it
+    # applies where the caller passed neither of them
+    if chosen_scheme == "hierarchical" and not (_given(interval) or _given(pseudo_count)):
+        defaults.update(NESTED_BOOTSTRAP_BY_METRIC.get(metric, {}))
     return IntervalChoice(
         "bootstrap",
         scheme=chosen_scheme,
-        interval=own.get("interval", BOOTSTRAP_INTERVAL) if not _given(interval) else interval,
-        pseudo_count=(
-            own.get("pseudo_count", PSEUDO_COUNT) if not _given(pseudo_count) else pseudo_count
-        ),
+        interval=defaults["interval"] if not _given(interval) else interval,
+        pseudo_count=defaults["pseudo_count"] if not _given(pseudo_count) else pseudo_count,
         n_resamples=N_RESAMPLES if not _given(n_resamples) else n_resamples,
     )
 
