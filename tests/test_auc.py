@@ -705,5 +705,70 @@ def test_jackknife_centre_is_bias_corrected_from_ten_persons():
         if corrected:
             centre = persons * centre - (persons - 1) * logits.mean()
         q = stats.t.ppf(0.975, ci.df)
-        assert ci.low == pytest.approx(special.expit(centre - q * se_logit), rel=1e-10)
-        assert ci.high == pytest.approx(special.expit(centre + q * se_logit), rel=1e-10)
+        low, high = special.expit(centre - q * se_logit), special.expit(centre + q * se_logit)
+        if not corrected:  # below 10 persons: the hull with the logit DeLong interval
+            logit = pc.auc_ci(y, score, groups=person, method="delong_logit")
+            low, high = min(low, logit.low), max(high, logit.high)
+        assert ci.low == pytest.approx(low, rel=1e-10)
+        assert ci.high == pytest.approx(high, rel=1e-10)
+
+
+def test_jackknife_below_ten_persons_is_widened_to_hold_the_logit_interval():
+    # 5 persons of 5 texts: the hull of the two intervals, on each side
+    rng = np.random.default_rng(3)
+    widened = 0
+    for _ in range(20):
+        person = np.repeat(np.arange(5), 5)
+        y = (rng.random(25) < 0.4).astype(int)
+        score = np.round(rng.normal(2.0 * y + rng.normal(0, 0.8, 5)[person], 1.0), 1)
+        if y.sum() < 2 or y.sum() > 23:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            jack = pc.auc_ci(y, score, groups=person, method="jackknife")
+            logit = pc.auc_ci(y, score, groups=person, method="delong_logit")
+        if np.isnan(jack.low):
+            continue
+        assert jack.low <= logit.low + 1e-15 and jack.high >= logit.high - 1e-15
+        widened += jack.low == logit.low or jack.high == logit.high
+    assert widened > 0
+
+
+def _brute_force_delong(y, score, person):
+    """DeLong's and Obuchowski's variances from the matrix of pair kernels psi(X_i, Y_j)."""
+    x, yneg = score[y == 1], score[y == 0]
+    psi = (x[:, None] > yneg[None, :]) + 0.5 * (x[:, None] == yneg[None, :])
+    auc = psi.mean()
+    v10, v01 = psi.mean(1), psi.mean(0)
+    delong = v10.var(ddof=1) / x.size + v01.var(ddof=1) / yneg.size
+    ids = np.unique(person)
+    u = np.array(
+        [
+            (v10[person[y == 1] == i] - auc).sum() / x.size
+            + (v01[person[y == 0] == i] - auc).sum() / yneg.size
+            for i in ids
+        ]
+    )
+    return auc, delong, ids.size / (ids.size - 1) * np.sum(u**2)
+
+
+def test_clustered_logit_variance_is_no_smaller_than_delongs():
+    # persons of 1-3 texts and no person effect: Obuchowski's variance (an estimate over
+    # persons) falls below DeLong's in some data sets; the logit interval's se is the larger
+    # of the two, the plain DeLong interval keeps Obuchowski's (published) variance
+    rng = np.random.default_rng(11)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        person = np.repeat(np.arange(30), rng.integers(1, 4, 30))
+        y = (rng.random(person.size) < 0.35).astype(int)
+        score = np.round(rng.normal(1.5 * y, 1.0), 1)
+        auc, delong, obuchowski = _brute_force_delong(y, score, person)
+        logit = pc.auc_ci(y, score, groups=person, method="delong_logit")
+        plain = pc.auc_ci(y, score, groups=person, method="delong")
+        assert logit.estimate == pytest.approx(auc, rel=1e-12)
+        assert logit.se == pytest.approx(np.sqrt(max(delong, obuchowski)), rel=1e-10)
+        assert plain.se == pytest.approx(np.sqrt(obuchowski), rel=1e-10)
+        seen[bool(delong > obuchowski)] += 1
+        if delong > obuchowski:
+            assert "floored at DeLong" in logit.description
+    assert seen[True] > 0 and seen[False] > 0

@@ -508,3 +508,24 @@ def test_new_run_df_is_capped_by_the_runs():
     assert new.df == pytest.approx(pc.policy.CROSSED_DF_PER_RUN * 1)
     these = runs_ci(truth, pred, "recall", groups=person, estimand="these_runs")
     assert these.df > new.df  # the runs as given: no run part, no cap
+
+
+def test_f1_interval_is_the_delta_method_on_the_logit_scale_kappa_stays_plain():
+    # F1 lies in [0, 1] and its sampling distribution is skewed: t on the logit scale,
+    # expit(logit F1 +- t se / (F1 (1 - F1))), from the interval's own se and df; kappa,
+    # in [-1, 1], keeps kappa +- t se
+    truth, pred = _texts(seed=3, n=150)
+    cells = _cells(truth, pred)
+    for metric in ("f1", "kappa"):
+        ci = runs_ci_counts(cells, metric, method="variance_components")
+        q = stats.t.ppf(0.975, ci.df)
+        if metric == "f1":
+            centre, spread = np.log(ci.estimate / (1 - ci.estimate)), q * ci.se
+            spread /= ci.estimate * (1 - ci.estimate)
+            ends = 1 / (1 + np.exp(-(centre - spread))), 1 / (1 + np.exp(-(centre + spread)))
+            assert "logit" in ci.method
+            # longer below the estimate than above it (an F1 above 0.5)
+            assert ci.estimate - ci.low > ci.high - ci.estimate
+        else:
+            ends = ci.estimate - q * ci.se, ci.estimate + q * ci.se
+        assert (ci.low, ci.high) == pytest.approx(ends, rel=1e-12)

@@ -370,7 +370,7 @@ def auc_ci(
     >>> ci = pc.auc_ci(texts["human"], texts["score"], groups=texts["person"],
     ...                method="delong_logit")
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.description}")
-    [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski, t with 37.6 df)
+    [0.960, 0.984] by DeLong, logit scale (clustered: Obuchowski floored at DeLong, t with 37.6 df)
 
     The hierarchical bootstrap of the same persons:
 
@@ -468,7 +468,8 @@ def auc_ci_named(
             bootstrap=boot,
             **common,
         )
-    variance, clustered, df, how = delong_parts(data, deviation)
+    floored = method == "delong_logit" and policy_table.AUC_CLUSTERED_VARIANCE_FLOOR
+    variance, clustered, df, how = delong_parts(data, deviation, floored)
     if method == "delong_logit":  # as in _delong_result: the smaller df
         df = min(df, delong_welch_df(data.positive, deviation))
     se = math.sqrt(variance)
@@ -586,8 +587,10 @@ def auc_ci_counts(
     >>> positives = rng.poisson([1, 2, 4, 6, 8], size=(3, 12, 5))  # 3 data sets, 12 persons
     >>> negatives = rng.poisson([8, 6, 4, 2, 1], size=(3, 12, 5))
     >>> ci = auc_ci_counts(positives, negatives, nested=True, method="delong_logit")
-    >>> ci.estimate.shape, ci.low.shape, ci.description
-    ((3,), (3,), 'DeLong, logit scale (clustered: Obuchowski, t on the effective persons minus 1)')
+    >>> ci.estimate.shape, ci.low.shape
+    ((3,), (3,))
+    >>> print(ci.description)
+    DeLong, logit scale (clustered: Obuchowski floored at DeLong, t on effective persons minus 1)
     """
     level, interval, n_resamples, generator = auc_options_iv(
         method,
@@ -636,6 +639,8 @@ class _LevelFit:
     clustered: np.ndarray
     estimate: np.ndarray
     variance: np.ndarray
+    # DeLong's unclustered variance (the floor of the logit interval's clustered one)
+    iid_variance: np.ndarray
     df: np.ndarray
     # Welch-Satterthwaite df of DeLong's two-sample variance (the logit interval's)
     welch_df: np.ndarray
@@ -682,6 +687,7 @@ def _fit_level_counts(pos: np.ndarray, neg: np.ndarray, nested: bool) -> _LevelF
         part_neg = np.sum(pooled_neg * dev_neg**2, -1) * n_neg / (n_neg - 1)
         variance = part_pos + part_neg
         variance = np.where((n_pos >= 2) & (n_neg >= 2), variance, np.nan)
+        iid_variance = variance
         welch_df = welch_satterthwaite_df(part_pos, part_neg, n_pos, n_neg)
         df = np.full(batch_shape, math.inf)
         if nested:
@@ -704,6 +710,7 @@ def _fit_level_counts(pos: np.ndarray, neg: np.ndarray, nested: bool) -> _LevelF
         clustered,
         estimate,
         variance,
+        iid_variance,
         df,
         np.asarray(welch_df, dtype=float),
     )
@@ -775,6 +782,14 @@ def _jackknife_result(
         )
     q = special.stdtrit(df, 0.5 + level / 2)  # Student's t quantile
     low, high = delong_ends(centre, centre_se, q, "delong_logit")
+    few = fit.persons < policy_table.AUC_JACKKNIFE_BIAS_MIN_PERSONS
+    if policy_table.AUC_JACKKNIFE_HULL and few.any():  # the hull with the logit interval
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateIntervalWarning)
+            logit = _delong_result(fit, "delong_logit", level, common)
+        hull = few & ~np.isnan(low)
+        low = np.where(hull, np.fmin(low, logit.low), low)
+        high = np.where(hull, np.fmax(high, logit.high), high)
     warn_delong(estimate, se, "delong_logit", bool(shape))
     return RocAucCI(
         low=batch_shaped(low, shape),
@@ -783,7 +798,8 @@ def _jackknife_result(
         description=(
             "jackknife of persons, logit scale (pairs from different persons; t on the "
             "effective persons minus 1; bias-corrected centre from "
-            f"{policy_table.AUC_JACKKNIFE_BIAS_MIN_PERSONS} persons)"
+            f"{policy_table.AUC_JACKKNIFE_BIAS_MIN_PERSONS} persons, below them widened to "
+            "hold the logit DeLong interval)"
         ),
         clustered=batch_shaped(np.ones(shape, dtype=bool), shape, bool),
         df=batch_shaped(df, shape),
@@ -795,7 +811,11 @@ def _jackknife_result(
 def _delong_result(fit: _LevelFit, method: str, level: float, common: dict[str, Any]) -> RocAucCI:
     """Return the DeLong interval of :func:`auc_ci_counts`, plain or on the logit scale."""
     shape = fit.batch_shape
-    se = np.sqrt(fit.variance)
+    variance = fit.variance
+    floored = method == "delong_logit" and policy_table.AUC_CLUSTERED_VARIANCE_FLOOR
+    if floored:  # no smaller than DeLong's unclustered variance, where that exists
+        variance = np.where(fit.clustered, np.fmax(variance, fit.iid_variance), variance)
+    se = np.sqrt(variance)
     # the logit interval's t: the smaller of the persons' df and Welch-Satterthwaite's
     # (validation/AUC_STUDY.md: 0.932 -> 0.951 at 40 texts and an AUC of 0.95); the plain
     # interval keeps the normal quantile (R pROC's)
@@ -805,7 +825,9 @@ def _delong_result(fit: _LevelFit, method: str, level: float, common: dict[str, 
     warn_delong(fit.estimate, se, method, bool(shape))
     name = "DeLong" if method == "delong" else "DeLong, logit scale"
     any_clustered = bool(np.any(fit.clustered))
-    how = " (clustered: Obuchowski, t on the effective persons minus 1)" if any_clustered else ""
+    floor = " floored at DeLong" if floored else ""
+    how = f" (clustered: Obuchowski{floor}, t on effective persons minus 1)"
+    how = how if any_clustered else ""
     return RocAucCI(
         low=batch_shaped(low, shape),
         high=batch_shaped(high, shape),

@@ -149,8 +149,15 @@ def _effective_persons(person: np.ndarray, m: int) -> float:
     return float(effective_clusters(np.bincount(person, minlength=m)))
 
 
-def delong_parts(data: Scores, deviation: np.ndarray) -> tuple[float, bool, float, str]:
-    """Variance, clustered or not, df and a description of the DeLong variance."""
+def delong_parts(
+    data: Scores, deviation: np.ndarray, floored: bool = False
+) -> tuple[float, bool, float, str]:
+    """Variance, clustered or not, df and a description of the DeLong variance.
+
+    With `floored`, Obuchowski's clustered variance is no smaller than DeLong's
+    unclustered one (where that exists): the logit interval's, as an ICC estimate is
+    truncated at 0 (:data:`perfci.policy.AUC_CLUSTERED_VARIANCE_FLOOR`).
+    """
     if data.person is not None and not data.one_text_each:
         m = int(data.persons or 0)
         if m < MIN_PERSONS:
@@ -161,7 +168,11 @@ def delong_parts(data: Scores, deviation: np.ndarray) -> tuple[float, bool, floa
             )
         variance = _clustered_variance(data.person, deviation, m)
         df = max(_effective_persons(data.person, m) - 1, 1.0)
-        return variance, True, df, f"clustered: Obuchowski, t with {df:.3g} df"
+        how = f"clustered: Obuchowski, t with {df:.3g} df"
+        if floored and data.n_positive >= 2 and data.n_negative >= 2:
+            variance = max(variance, _delong_variance(data.positive, deviation))
+            how = f"clustered: Obuchowski floored at DeLong, t with {df:.3g} df"
+        return variance, True, df, how
     if data.n_positive < 2 or data.n_negative < 2:
         raise ValueError(
             "`y_true` must hold at least 2 positive and 2 negative texts for the DeLong "

@@ -52,6 +52,7 @@ from .metrics import (
     BINARY_METRICS,
     PROPORTION_METRICS,
     RELEVANT_TEXTS,
+    difference_bound,
     metric_gradient,
     metric_values,
     proportion_counts,
@@ -364,7 +365,20 @@ def _analytic_ends(
             low[ok], high[ok] = ci.low, ci.high
         return low, high, "agresti_coull on n_eff (dean_pagano)"
     se = np.sqrt(variance)
-    return estimate - q_t * se, estimate + q_t * se, "t"
+    low, high = estimate - q_t * se, estimate + q_t * se
+    if difference_bound(metric) == 2.0:  # kappa and MCC, in [-1, 1]: t on their own scale
+        return low, high, "t"
+    # a metric in [0, 1] (F1): t on the logit scale, where its sampling distribution is
+    # nearer symmetric (atlas-runs, 10 persons x 10 texts, 10 runs: the plain t interval
+    # covered the new-run F1 0.929-0.938, 5-6% of intervals above the truth; on the logit
+    # scale 0.950, the misses balanced); at 0 or 1 (no logit) the plain interval stays
+    inside = (estimate > 0) & (estimate < 1) & (se > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = special.logit(estimate)
+        spread = q_t * se / (estimate * (1 - estimate))
+        low = np.where(inside, special.expit(centre - spread), low)
+        high = np.where(inside, special.expit(centre + spread), high)
+    return low, high, "t on the logit scale"
 
 
 def _bootstrap_ends(

@@ -56,6 +56,9 @@ from typing import Any
 import numpy as np
 
 from ._core import registry
+from ._core.recommended import (
+    AUC_CLUSTERED_VARIANCE_FLOOR as AUC_CLUSTERED_VARIANCE_FLOOR,
+)
 
 # the policy's table, declared one floor down and re-exported here
 from ._core.recommended import (
@@ -63,6 +66,9 @@ from ._core.recommended import (
 )
 from ._core.recommended import (
     AUC_JACKKNIFE_BIAS_MIN_PERSONS as AUC_JACKKNIFE_BIAS_MIN_PERSONS,
+)
+from ._core.recommended import (
+    AUC_JACKKNIFE_HULL as AUC_JACKKNIFE_HULL,
 )
 from ._core.recommended import (
     AUC_JACKKNIFE_MIN_TEXTS as AUC_JACKKNIFE_MIN_TEXTS,

@@ -348,8 +348,13 @@ def runs_ci_counts(
     systematically they are close to R - 1, and the t quantile is wide, as it should be.
     A proportion metric's interval is Agresti-Coull on the effective sample size
     :math:`\hat\theta(1 - \hat\theta)/V` (at most the relevant texts) after Dean and
-    Pagano's df adjustment, as :func:`perfci.clustered_proportion_ci` does; other metrics
-    get :math:`\hat\theta \pm t\sqrt V`.
+    Pagano's df adjustment, as :func:`perfci.clustered_proportion_ci` does; another metric
+    in [0, 1] (F1) gets :math:`\mathrm{expit}(\mathrm{logit}\,\hat\theta \pm
+    t\sqrt V / (\hat\theta(1 - \hat\theta)))`, the delta method on the logit scale (the
+    plain :math:`\hat\theta \pm t\sqrt V` at 0 or 1 or a variance of 0), kappa and MCC
+    :math:`\hat\theta \pm t\sqrt V`. On the logit scale the new-run F1 of 10 persons x
+    10 texts and 10 runs covered 0.950 where the plain interval covered 0.929-0.938 (5-6%
+    of intervals above the truth: F1's sampling distribution is skewed).
 
     *Bootstrap.* Each resample draws m units with replacement and, for ``"new_run"``, R
     runs with replacement (Owen's pigeonhole bootstrap for crossed designs); percentile
