@@ -25,7 +25,9 @@ def gof_pvalue(values, support, pmf):
 
 @pytest.mark.parametrize(("x", "n", "lam"), [(27, 30, 0), (19, 20, 1), (8, 40, 2)])
 def test_iid_proportion_replicates_follow_the_binomial(x, n, lam):
-    ci = pc.bootstrap_ci([x, n - x], "proportion", pseudo_count=lam, n_resamples=20_000, rng=5)
+    ci = pc.bootstrap_ci(
+        [x, n - x], "proportion", pseudo_count=lam, n_resamples=20_000, rng=5, draws="resamples"
+    )
     size = n + 2 * lam
     support = np.arange(size + 1) / size
     pmf = stats.binom.pmf(np.arange(size + 1), size, (x + lam) / size)
@@ -263,6 +265,7 @@ def test_multiclass_macro_f1_bootstrap():
         "proportion",
         n_resamples=500,
         rng=2,
+        draws="resamples",
     )
     assert micro.distribution.mean() == pytest.approx(acc.distribution.mean(), abs=0.01)
 

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._core.intervals import BCA_FALLBACK_REASONS, exact_percentile_bounds
+from ._core.order_statistics import proportion_order_statistics
 
 # The engine glue lives in the core (perfci._core.replicates); other modules still take
 # some of it from here.
@@ -73,6 +74,9 @@ __all__ = [
 
 #: Resampling schemes: texts, persons, or persons then texts within persons.
 SCHEMES = ("iid", "cluster", "hierarchical")
+#: How the bootstrap draws: "auto" (only a proportion's order statistics, where their law
+#: is known) or "resamples" (every resample).
+DRAWS = ("auto", "resamples")
 #: Bootstrap interval types.
 BOOTSTRAP_INTERVALS = ("percentile", "bca")
 
@@ -142,11 +146,12 @@ class BootstrapCI(IntervalResult):
     n_invalid_resamples : int
         Resamples where the metric was undefined; they are dropped.
     standard_error : float
-        Standard deviation of the valid replicates (exact for ``"exact"``).
+        Standard deviation of the valid replicates; the bootstrap distribution's exact one
+        for ``"exact"`` and where only order statistics were drawn (`draws`).
     distribution : numpy.ndarray or None
         The valid bootstrap replicates, in draw order; for a batch, every replicate
         ``(*batch, n_resamples)`` with NaN where the metric was undefined; None for
-        ``"exact"``.
+        ``"exact"`` and where only order statistics were drawn (`draws`).
     bca_fallback : bool
         True if BCa was asked for but the percentile interval had to be used.
     fallback_reason : str or None
@@ -157,6 +162,10 @@ class BootstrapCI(IntervalResult):
         Persons resampled (without the pseudo-person); None for ``scheme="iid"``.
     n_texts : int
         Texts in the observed counts.
+    draws : str
+        ``"resamples"`` (every resample drawn; `distribution` holds them),
+        ``"order_statistics"`` (only what the interval reads off them, from its exact law:
+        `distribution` is None) or ``"exact"`` (the infinite-resample limit).
     """
 
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
@@ -179,6 +188,7 @@ class BootstrapCI(IntervalResult):
     acceleration: Any = np.nan
     n_clusters: Any = None
     n_texts: Any = 0
+    draws: str = "resamples"
 
     _exclude: ClassVar[tuple[str, ...]] = ("distribution",)
 
@@ -350,6 +360,7 @@ def _exact_result(
         n_invalid_resamples=batch_shaped(zeros, batch_shape, int),
         standard_error=batch_shaped(np.sqrt(p * (1 - p) / size), batch_shape),
         distribution=None,
+        draws="exact",
         bca_fallback=batch_shaped(zeros.astype(bool), batch_shape, bool),
         fallback_reason=None if not batch_shape else np.full(batch_shape, None, dtype=object),
         bias_correction=batch_shaped(np.full(x.size, np.nan), batch_shape),
@@ -357,6 +368,52 @@ def _exact_result(
         n_clusters=None,
         n_texts=batch_shaped(n.astype(np.int64), batch_shape, int),
     )
+
+
+def _order_statistic_parts(
+    flat: np.ndarray,
+    nested: bool,
+    lam: int,
+    level: float,
+    interval: str,
+    n_resamples: int,
+    generator: np.random.Generator,
+    batched: bool,
+) -> dict[str, Any]:
+    """Return the engine's per-data-set arrays of a proportion's order-statistic path."""
+    totals = flat.sum(1) if nested else flat
+    x, n = totals[:, 0].astype(float), totals.sum(-1).astype(float)
+    size = x.size
+    empty = n == 0
+    generators = dataset_generators(generator, size, batched)
+    keep = np.flatnonzero(~empty)
+    drawn = proportion_order_statistics(
+        x[keep] + lam,
+        n[keep] + 2 * lam,
+        interval=interval,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        generators=[generators[k] for k in keep],
+    )
+    parts: dict[str, Any] = {}
+    for name, values in drawn.items():
+        parts[name] = np.zeros(size, np.int64) if name == "fallback" else np.full(size, np.nan)
+        parts[name][keep] = values
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = np.where(empty, np.nan, x / np.where(empty, 1.0, n))
+    nothing = np.zeros(size, dtype=bool)
+    return {
+        **parts,
+        "estimate": estimate,
+        "replicates": None,
+        "n_resamples": n_resamples,
+        "n_invalid": np.zeros(size, np.int64),
+        "empty": empty,
+        "one_person": nothing,
+        "no_valid": nothing,
+        "n_texts": n.astype(np.int64),
+        "n_clusters": np.zeros(size, np.int64),
+    }
 
 
 def bootstrap_ci(
@@ -371,6 +428,7 @@ def bootstrap_ci(
     rng: Any = None,
     batch: int | None = None,
     nested: bool | None = None,
+    draws: str = "auto",
 ) -> BootstrapCI:
     r"""Bootstrap confidence interval for a metric, resampling counts.
 
@@ -417,6 +475,15 @@ def bootstrap_ci(
         ``scheme="iid"``, counts with leading axes must say which they are:
         ``nested=True`` adds each data set's persons up and resamples texts,
         ``nested=False`` reads every leading axis as data sets.
+    draws : {"auto", "resamples"}, default "auto"
+        ``"auto"``: for ``metric="proportion"`` with ``scheme="iid"`` draw only what the
+        interval reads off the B resamples (a few order statistics and, for BCa, the
+        counts below and at the estimate) from their exact law, which gives the interval
+        the distribution it has under B resamples at a cost that does not grow with B
+        (:mod:`perfci._core.order_statistics`); `distribution` is then None and
+        `standard_error` the bootstrap distribution's exact SD. Any other metric or
+        scheme draws every resample. ``"resamples"``: always draw every resample (and keep
+        them in `distribution`).
 
     Returns
     -------
@@ -552,12 +619,21 @@ def bootstrap_ci(
         batch,
         nested,
     )
+    check_choice("draws", draws, DRAWS)
     generator = check_rng(rng)
     if scheme_unset and nested:
         _warn_persons_ignored(flat)
     single = not batch_shape
     if exact:
         return _exact_result(flat, nested, lam, level, batch_shape)
+    if draws == "auto" and metric == "proportion" and scheme == "iid":
+        parts = _order_statistic_parts(
+            flat, nested, lam, level, interval, int(n_resamples), generator, not single
+        )
+        if single and parts["empty"][0]:
+            raise ValueError("`counts` must hold at least one text.")
+        warn_about(parts, metric, interval, int(n_resamples), single)
+        return assemble(parts, metric, scheme, interval, lam, level, batch_shape)
     rater_symmetric = metric in RATER_SYMMETRIC
     units = [
         canonical_cells(cells, scheme, nested=nested, rater_symmetric=rater_symmetric)
@@ -686,16 +762,20 @@ def assemble(
 ) -> BootstrapCI:
     """Build a :class:`BootstrapCI` from the engine's per-data-set arrays."""
     single = not batch_shape
-    replicates = parts["replicates"]
+    replicates = parts["replicates"]  # None where only order statistics were drawn
     fell_back = (parts["fallback"] > 0) & (interval == "bca")
     reasons = np.array([BCA_FALLBACK_REASONS[int(c)] for c in parts["fallback"]], dtype=object)
+    distribution = None
     if single:
-        distribution = replicates[0][~np.isnan(replicates[0])]
+        if replicates is not None:
+            distribution = replicates[0][~np.isnan(replicates[0])]
         reason = reasons[0] if interval == "bca" else None
     else:
-        distribution = replicates.reshape(*batch_shape, replicates.shape[-1])
+        if replicates is not None:
+            distribution = replicates.reshape(*batch_shape, replicates.shape[-1])
         no_reason = np.array(None, dtype=object)
         reason = np.where(fell_back, reasons, no_reason).reshape(batch_shape)
+    n_resamples = int(parts["n_resamples"] if replicates is None else replicates.shape[-1])
     return BootstrapCI(
         estimate=batch_shaped(parts["estimate"], batch_shape),
         low=batch_shaped(parts["low"], batch_shape),
@@ -705,7 +785,7 @@ def assemble(
         scheme=scheme,
         interval=interval,
         pseudo_count=pseudo_count,
-        n_resamples=int(replicates.shape[-1]),
+        n_resamples=n_resamples,
         n_invalid_resamples=batch_shaped(parts["n_invalid"], batch_shape, int),
         standard_error=batch_shaped(parts["standard_error"], batch_shape),
         distribution=distribution,
@@ -715,4 +795,5 @@ def assemble(
         acceleration=batch_shaped(parts["acceleration"], batch_shape),
         n_clusters=None if scheme == "iid" else batch_shaped(parts["n_clusters"], batch_shape, int),
         n_texts=batch_shaped(parts["n_texts"], batch_shape, int),
+        draws="resamples" if replicates is not None else "order_statistics",
     )

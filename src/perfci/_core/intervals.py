@@ -16,8 +16,11 @@ __all__ = [
     "BCA_FALLBACK_REASONS",
     "BCaLevels",
     "bca_levels",
+    "bca_levels_from",
     "exact_percentile_bounds",
     "percentile_levels",
+    "type7_interpolate",
+    "type7_positions",
     "type7_quantiles",
 ]
 
@@ -57,21 +60,39 @@ def type7_quantiles(replicates: np.ndarray, levels: np.ndarray) -> np.ndarray:
         replicates.
     """
     ordered = np.sort(replicates, axis=-1)  # NaN sort last
-    n_valid = np.sum(~np.isnan(replicates), axis=-1)[:, None].astype(float)
+    n_valid = np.sum(~np.isnan(replicates), axis=-1)[:, None]
+    lo, hi, gamma = type7_positions(n_valid, levels)
+    a = np.take_along_axis(ordered, lo, axis=-1)
+    b = np.take_along_axis(ordered, hi, axis=-1)
+    return np.where(n_valid > 0, type7_interpolate(a, b, gamma), np.nan)
+
+
+def type7_positions(
+    n_valid: np.ndarray, levels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the two order statistics (0-based) and the weight of a type-7 quantile.
+
+    `n_valid` ``(rows, 1)`` values per row, `levels` ``(rows, q)``; the quantile is
+    :func:`type7_interpolate` of the `lo`-th and `hi`-th smallest values, as
+    :func:`numpy.quantile` with ``method="linear"`` forms it.
+    """
+    n = np.asarray(n_valid, dtype=float)
     # numpy's virtual index for the linear method: n q + (1 + q (1 - 2)) - 1
-    virtual = n_valid * levels + (1 + levels * (1 - 1 - 1)) - 1
+    virtual = n * levels + (1 + levels * (1 - 1 - 1)) - 1
     below = np.floor(virtual)
     gamma = virtual - below
-    last = np.maximum(n_valid - 1, 0)
+    last = np.maximum(n - 1, 0)
     lo = np.clip(below, 0, last).astype(np.int64)
     hi = np.clip(below + 1, 0, last).astype(np.int64)
     # numpy clips the virtual index to the ends before interpolating
     gamma = np.where(virtual < 0, 0.0, np.where(virtual >= last, 0.0, gamma))
-    a = np.take_along_axis(ordered, lo, axis=-1)
-    b = np.take_along_axis(ordered, hi, axis=-1)
+    return lo, hi, gamma
+
+
+def type7_interpolate(a: np.ndarray, b: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """NumPy's two-sided linear interpolation between order statistics `a` <= `b`."""
     diff = b - a
-    value = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
-    return np.where(n_valid > 0, value, np.nan)
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
 
 
 @dataclass(frozen=True)
@@ -116,10 +137,8 @@ def bca_levels(
         percentile levels and a fallback code, checked in the order of
         :data:`BCA_FALLBACK_REASONS`.
     """
-    rows = replicates.shape[0]
     valid = ~np.isnan(replicates)
     n_valid = valid.sum(-1)
-    level = float(confidence_level)
     theta = np.asarray(theta_hat, dtype=float)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         first = np.take_along_axis(replicates, np.argmax(valid, -1)[:, None], -1)
@@ -128,7 +147,26 @@ def bca_levels(
             np.sum(valid & (replicates < theta), -1)
             + 0.5 * np.sum(valid & (replicates == theta), -1)
         ) / n_valid
-        outside = (below == 0) | (below == 1) | np.isnan(theta[:, 0])
+    return bca_levels_from(below, single, theta[:, 0], jack_values, jack_weights, confidence_level)
+
+
+def bca_levels_from(
+    below: np.ndarray,
+    single: np.ndarray,
+    theta_hat: np.ndarray,
+    jack_values: np.ndarray,
+    jack_weights: np.ndarray,
+    confidence_level: float,
+) -> BCaLevels:
+    """:func:`bca_levels` from what it reads off the replicates.
+
+    `below` is the share of valid replicates below the estimate (ties counted half) and
+    `single` whether they are all equal, per row; the rest as :func:`bca_levels`.
+    """
+    rows = below.shape[0]
+    level = float(confidence_level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        outside = (below == 0) | (below == 1) | np.isnan(theta_hat)
         z0 = special.ndtri(below)
         used = jack_weights > 0
         w = np.where(used, jack_weights, 0.0)
