@@ -598,7 +598,7 @@ def test_counts_batch_equals_the_loop_and_padding_changes_nothing():
     for method in ("delong", "delong_logit", "bootstrap"):
         extra = {"n_resamples": 200, "rng": 5} if method == "bootstrap" else {}
         batched = auc_ci_counts(pos, neg, nested=True, method=method, **extra)
-        streams = np.random.default_rng(5).spawn(2)
+        streams = pc.batch_generators(5, 2)
         for k, (p, _) in enumerate(data):
             if method == "bootstrap":
                 extra["rng"] = streams[k]

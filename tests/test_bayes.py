@@ -224,13 +224,13 @@ def same_interval(a, b):
 @pytest.mark.parametrize("kind", ["eti", "hdi"])
 @pytest.mark.parametrize("estimand", ["mu", "sampled_persons", "population"])
 def test_grid_batch_equals_a_loop_of_single_calls(estimand, kind):
-    # leading axes (2, 3): data set k (C order) uses default_rng(seed).spawn(6)[k]
+    # leading axes (2, 3): data set k (C order) uses pc.batch_generators(seed, 6)[k]
     y, n, used = ragged(np.random.default_rng(4), 6, 9)
     y, n = y.reshape(2, 3, 9), n.reshape(2, 3, 9)
     options = {"estimand": estimand, "kind": kind, "confidence_level": 0.9, "draws": 500}
     batch = pc.bayes.grid_intervals(y, n, rng=5, **options)
     assert batch.low.shape == (2, 3)
-    children = np.random.default_rng(5).spawn(6)
+    children = pc.batch_generators(5, 6)
     for k, (i, j) in enumerate(np.ndindex(2, 3)):
         one = pc.bayes.grid_intervals(y[i, j], n[i, j], rng=children[k], **options)
         assert isinstance(one.low, float)
@@ -254,7 +254,7 @@ def test_padding_with_empty_persons_changes_nothing(estimand):
     rng = np.random.default_rng(7)
     y, n, used = ragged(rng, 5, 10)
     padded = pc.bayes.grid_intervals(y, n, estimand=estimand, rng=3)
-    children = np.random.default_rng(3).spawn(5)
+    children = pc.batch_generators(3, 5)
     for k in range(5):
         # the data set alone, unpadded, with its generator from the batch rule
         alone = pc.bayes.grid_intervals(
@@ -267,7 +267,7 @@ def test_padding_with_empty_persons_changes_nothing(estimand):
         y_more = np.r_[y[k, :m], np.zeros(25, int)][order]
         n_more = np.r_[n[k, :m], np.zeros(25, int)][order]
         spread = pc.bayes.grid_intervals(
-            y_more, n_more, estimand=estimand, rng=np.random.default_rng(3).spawn(5)[k]
+            y_more, n_more, estimand=estimand, rng=pc.batch_generators(3, 5)[k]
         )
         same_interval(spread, alone)
 
@@ -356,10 +356,10 @@ def test_rng_rule_for_a_single_data_set():
     options = {"estimand": "sampled_persons", "draws": 400}
     seeded = pc.bayes.grid_intervals(y, n, rng=12, **options)
     same_interval(pc.bayes.grid_intervals(y, n, rng=np.random.default_rng(12), **options), seeded)
-    # a batch of one is a batch: its data set uses the first spawned generator
+    # a batch of one is a batch: its data set uses the first of the batch generators
     one = pc.bayes.grid_intervals([y], [n], rng=12, **options)
     assert one.low.shape == (1,)
-    child = np.random.default_rng(12).spawn(1)[0]
+    child = pc.batch_generators(12, 1)[0]
     assert one.low[0] == pc.bayes.grid_intervals(y, n, rng=child, **options).low
 
 

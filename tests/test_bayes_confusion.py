@@ -183,7 +183,7 @@ def test_batched_equals_looped_independent():
     post = pc.bayes.confusion_posterior(counts)
     batched = post.interval("kappa", rng=9)
     small = post.interval("kappa", rng=9, batch=2)
-    generators = np.random.default_rng(9).spawn(6)
+    generators = pc.batch_generators(9, 6)
     for k, (i, j) in enumerate(np.ndindex(2, 3)):
         one = pc.bayes.confusion_posterior(counts[i, j]).interval("kappa", rng=generators[k])
         assert batched.low[i, j] == one.low and batched.high[i, j] == one.high
@@ -297,7 +297,7 @@ def test_nested_batched_equals_looped_and_padding_changes_nothing():
     batched = pc.bayes.nested_metric_intervals(cells, "kappa", draws=500, rng=4)
     blocked = pc.bayes.nested_metric_intervals(cells, "kappa", draws=500, rng=4, batch=1)
     np.testing.assert_array_equal(batched.low, blocked.low)
-    generators = np.random.default_rng(4).spawn(3)
+    generators = pc.batch_generators(4, 3)
     padded = np.concatenate([cells, np.zeros((3, 2, 4), dtype=int)], axis=1)
     shuffled = pc.bayes.nested_metric_intervals(padded, "kappa", draws=500, rng=4)
     for k in range(3):
@@ -487,7 +487,7 @@ def test_paired_batched_equals_looped_and_labels_equal_counts():
     batch = np.stack([joint, joint[::-1]])
     both = pc.bayes.compare_counts(batch, "f1", nested=True, **kwargs)
     second = pc.bayes.compare_counts(
-        joint[::-1], "f1", nested=True, draws=500, rng=np.random.default_rng(3).spawn(2)[1]
+        joint[::-1], "f1", nested=True, draws=500, rng=pc.batch_generators(3, 2)[1]
     )
     assert (both.low[1], both.high[1]) == (second.low, second.high)
 

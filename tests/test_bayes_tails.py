@@ -303,7 +303,7 @@ def test_prior_sensitivity_batch_equals_a_loop():
     ns = np.stack([n, np.r_[FEW_N, 0, 0, 0], n[::-1]])
     batch = pc.bayes.prior_sensitivity(ys, ns, estimand="sampled_persons", draws=300, rng=2)
     assert batch.differs.shape == (3,) and batch.reason.shape == (3,)
-    children = np.random.default_rng(2).spawn(3)
+    children = pc.batch_generators(2, 3)
     for k in range(3):
         one = pc.bayes.prior_sensitivity(
             ys[k], ns[k], estimand="sampled_persons", draws=300, rng=children[k]

@@ -378,7 +378,7 @@ def test_one_person_in_a_batch_is_nan_with_a_warning_and_leaves_the_others_alone
         "proportion",
         scheme=scheme,
         n_resamples=300,
-        rng=np.random.default_rng(4).spawn(3)[1],
+        rng=pc.batch_generators(4, 3)[1],
     )
     np.testing.assert_array_equal(ci.distribution[1], alone.distribution)
     assert (ci.low[1], ci.high[1]) == (alone.low, alone.high)

@@ -824,6 +824,7 @@ ENTRIES = [
             "rng": rng_kind(),
             "batch": positive_int_kind(optional=True),
             "nested": bool_kind(optional=True),
+            "draws": choice_kind(registry.BOOTSTRAP_DRAWS),
         },
         [
             (

@@ -683,7 +683,7 @@ def test_a_runs_cell_is_the_public_functions_on_the_same_texts(tmp_path):
         rows = []
         for method, rng in zip(suite.methods, method_rngs, strict=True):
             truth = runs_truth(params, method.options["estimand"], sample.run_effects)
-            streams = rng.spawn(reps)  # data set k of a batch draws from the k-th
+            streams = pc.batch_generators(rng, reps)  # data set k of a batch: the k-th
             ends = np.array(
                 [
                     _runs_interval(
@@ -963,7 +963,7 @@ def test_an_annotators_cell_is_the_public_functions_on_the_same_texts(tmp_path):
         rows = []
         for method, rng in zip(suite.methods, method_rngs, strict=True):
             truth = annotators_truth(params, method.options["estimand"], sample.annotator_effects)
-            streams = rng.spawn(reps)  # data set k of a batch draws from the k-th
+            streams = pc.batch_generators(rng, reps)  # data set k of a batch: the k-th
             ends = []
             for k in range(reps):
                 mine = sample.owner // m == k

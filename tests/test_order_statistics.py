@@ -107,7 +107,7 @@ def test_a_batch_equals_the_loop_of_single_calls():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         batch = pc.bootstrap_ci(counts, "proportion", interval="bca", rng=5, nested=False)
-    generators = np.random.default_rng(5).spawn(len(counts))
+    generators = pc.batch_generators(5, len(counts))
     for k, cells in enumerate(counts):
         if cells.sum() == 0:  # no texts: NaN in a batch, an error alone
             assert np.isnan(batch.low[k]) and np.isnan(batch.estimate[k])

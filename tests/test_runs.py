@@ -146,7 +146,7 @@ def test_padding_persons_and_batching_change_nothing():
         stacked = runs_ci_counts(
             np.stack([cells, padded[:15]]), "f1", nested=True, method=method, rng=2, **extra
         )
-        stream = np.random.default_rng(2).spawn(2)[1]
+        stream = pc.batch_generators(2, 2)[1]
         second = runs_ci_counts(cells, "f1", nested=True, method=method, rng=stream, **extra)
         assert stacked.low[1] == pytest.approx(second.low, abs=1e-14)
         assert stacked.run_estimates.shape == (2, 4)

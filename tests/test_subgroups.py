@@ -268,7 +268,7 @@ def test_compare_groups_counts_batch_equals_a_loop():
     b = rng.poisson([4, 2, 2, 8], size=(3, 2, 8, 4))
     for method, resamples in (("cluster_robust", {}), ("bootstrap", {"n_resamples": 300})):
         batch = compare_groups_counts(a, b, "kappa", nested=True, method=method, rng=9, **resamples)
-        generators = np.random.default_rng(9).spawn(6)
+        generators = pc.batch_generators(9, 6)
         for k, (i, j) in enumerate(np.ndindex(3, 2)):
             one = compare_groups_counts(
                 a[i, j],

@@ -57,6 +57,7 @@ _NAMES = {
     "annotator_ci": "annotators",
     "annotator_table": "annotators",
     "auc_ci": "auc",
+    "batch_generators": "_core.validation",
     "bootstrap_ci": "bootstrap",
     "clustered_proportion_ci": "design",
     "compare": "comparison",
@@ -85,7 +86,7 @@ _NAMES = {
 
 if TYPE_CHECKING:  # static analysers see the eager imports
     from . import bayes, policy
-    from ._core.validation import UndefinedMetricWarning
+    from ._core.validation import UndefinedMetricWarning, batch_generators
     from .agreement import (
         AGREEMENT_METHODS,
         AGREEMENT_STATISTICS,
@@ -207,6 +208,7 @@ __all__ = [
     "annotator_ci",
     "annotator_table",
     "auc_ci",
+    "batch_generators",
     "bayes",
     "bootstrap_ci",
     "clustered_proportion_ci",

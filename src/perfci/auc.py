@@ -544,7 +544,7 @@ def auc_ci_counts(
         hold :data:`perfci.policy.AUC_JACKKNIFE_MIN_TEXTS` texts or more on average, else
         ``"delong_logit"`` (the result's `method` names it; a batch that mixes the two
         says ``"recommended"``). Data set k of a batch draws from
-        ``np.random.default_rng(rng).spawn(size)[k]`` (:mod:`perfci._core.validation`).
+        ``perfci.batch_generators(rng, size)[k]`` (:mod:`perfci._core.validation`).
 
     Returns
     -------

@@ -13,7 +13,7 @@ changes nothing, draw for draw.
 
 Random streams: a single data set (no leading axes) uses ``np.random.default_rng(rng)``;
 in a batch of K data sets (leading axes flattened in C order), data set k uses
-``np.random.default_rng(rng).spawn(K)[k]``. So a batched call equals the loop of single
+``perfci.batch_generators(rng, K)[k]``. So a batched call equals the loop of single
 calls given those generators, draw for draw.
 """
 
@@ -26,8 +26,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._core import registry
 from ._core.intervals import BCA_FALLBACK_REASONS, exact_percentile_bounds
-from ._core.order_statistics import proportion_order_statistics
+from ._core.order_statistics import UNIFORMS, proportion_order_statistics
 
 # The engine glue lives in the core (perfci._core.replicates); other modules still take
 # some of it from here.
@@ -74,9 +75,8 @@ __all__ = [
 
 #: Resampling schemes: texts, persons, or persons then texts within persons.
 SCHEMES = ("iid", "cluster", "hierarchical")
-#: How the bootstrap draws: "auto" (only a proportion's order statistics, where their law
-#: is known) or "resamples" (every resample).
-DRAWS = ("auto", "resamples")
+#: How the bootstrap draws (:data:`perfci._core.registry.BOOTSTRAP_DRAWS`).
+DRAWS = registry.BOOTSTRAP_DRAWS.names
 #: Bootstrap interval types.
 BOOTSTRAP_INTERVALS = ("percentile", "bca")
 
@@ -385,7 +385,6 @@ def _order_statistic_parts(
     x, n = totals[:, 0].astype(float), totals.sum(-1).astype(float)
     size = x.size
     empty = n == 0
-    generators = dataset_generators(generator, size, batched)
     keep = np.flatnonzero(~empty)
     drawn = proportion_order_statistics(
         x[keep] + lam,
@@ -393,7 +392,7 @@ def _order_statistic_parts(
         interval=interval,
         n_resamples=n_resamples,
         confidence_level=level,
-        generators=[generators[k] for k in keep],
+        uniforms=dataset_generators(generator, size, batched).uniforms(UNIFORMS, keep),
     )
     parts: dict[str, Any] = {}
     for name, values in drawn.items():
@@ -463,7 +462,7 @@ def bootstrap_ci(
         Confidence level.
     rng : numpy.random.Generator, int or None
         Random generator or seed. A single data set uses ``np.random.default_rng(rng)``;
-        data set k of a batch of K uses ``np.random.default_rng(rng).spawn(K)[k]``.
+        data set k of a batch of K uses ``perfci.batch_generators(rng, K)[k]``.
     batch : int or None
         Resamples drawn at once, bounding memory; the result does not depend on it.
         Default: about 4 million numbers a batch (resamples times cells for ``"iid"``,
@@ -601,7 +600,7 @@ def bootstrap_ci(
     >>> ci.low.shape
     (3,)
     >>> first = pc.bootstrap_ci(samples[0], "proportion", pseudo_count=1,
-    ...                         rng=np.random.default_rng(1).spawn(3)[0])
+    ...                         rng=pc.batch_generators(1, 3)[0])
     >>> bool(first.low == ci.low[0] and first.high == ci.high[0])
     True
     """
@@ -619,7 +618,7 @@ def bootstrap_ci(
         batch,
         nested,
     )
-    check_choice("draws", draws, DRAWS)
+    registry.BOOTSTRAP_DRAWS.check(draws)
     generator = check_rng(rng)
     if scheme_unset and nested:
         _warn_persons_ignored(flat)

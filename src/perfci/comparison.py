@@ -299,7 +299,7 @@ def compare(
         error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap; in a batch of K data sets, data set k
-        uses ``np.random.default_rng(rng).spawn(K)[k]`` (as :func:`perfci.bootstrap_ci`).
+        uses ``perfci.batch_generators(rng, K)[k]`` (as :func:`perfci.bootstrap_ci`).
         The other methods draw nothing.
 
     estimand : {"new_run", "these_runs"}, optional

@@ -34,6 +34,7 @@ The options every interval of this design takes are checked once by :func:`cross
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -388,7 +389,7 @@ def _bootstrap_ends(
     new_run: bool,
     level: float,
     n_resamples: int,
-    generators: list[np.random.Generator],
+    generators: Sequence[np.random.Generator],
     batch: int | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two-way (units x runs) percentile bootstrap of the mean of the runs' metrics.
@@ -563,7 +564,7 @@ def crossed_intervals(
     method: str,
     level: float,
     n_resamples: int,
-    generators: list[np.random.Generator] | None,
+    generators: Sequence[np.random.Generator] | None,
     batch: int | None,
     unit: str,
     source: str,
@@ -655,7 +656,7 @@ def _tiny_rule(
     ends: tuple[np.ndarray, np.ndarray, np.ndarray, str],
     *,
     level: float,
-    generators: list[np.random.Generator] | None,
+    generators: Sequence[np.random.Generator] | None,
     unit: str,
     source: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
@@ -683,7 +684,7 @@ def _tiny_rule(
                 metric,
                 nested=unit == "persons",
                 level=level,
-                rng=None if generators is None else generators[k],
+                rng=None if generators is None else generators[int(k)],
             )
         except ValueError:  # fewer than 2 units with a relevant text in the median level
             short[k] = True

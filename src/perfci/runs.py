@@ -290,7 +290,7 @@ def runs_ci_counts(
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap (and of the median run's interval of a
         tiny design, a bootstrap for F1); data set k of a batch draws from
-        ``np.random.default_rng(rng).spawn(size)[k]``.
+        ``perfci.batch_generators(rng, size)[k]``.
     batch : int, optional
         Resamples drawn at once (bounds memory; the result does not depend on it).
 

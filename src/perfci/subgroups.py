@@ -249,7 +249,7 @@ def compare_groups_counts(
         As in :func:`compare_groups`.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap. Data set k of a batch of K uses
-        ``np.random.default_rng(rng).spawn(K)[k]`` (a single data set the generator
+        ``perfci.batch_generators(rng, K)[k]`` (a single data set the generator
         itself), which spawns two streams: the subgroup's, then the reference's.
 
     Returns

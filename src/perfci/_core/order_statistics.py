@@ -22,19 +22,20 @@ does not grow with B:
   :math:`[F(t), 1)`: their counts are Multinomial(B, ...), and given the counts each
   segment's uniforms are iid uniform on it, so a rank is drawn within its segment.
 
-Each data set takes :data:`UNIFORMS` uniforms from its own generator (two for the
-counts, one per rank); every other step is an inverse CDF, vectorized over data sets.
+Each data set takes :data:`UNIFORMS` uniforms from its own stream (two for the counts,
+one per rank; every data set's drawn at once,
+:meth:`~perfci._core.streams.DataSetStreams.uniforms`); every other step is an inverse
+CDF, vectorized over data sets.
 :func:`perfci.bootstrap_ci` takes this path for ``metric="proportion"`` with the iid
 scheme (``draws="auto"``); ``draws="resamples"`` draws every resample instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .intervals import (
     bca_levels_from,
@@ -53,6 +54,8 @@ _RANKS = 6
 
 def _binomial_quantile(u: np.ndarray, n: Any, p: np.ndarray) -> np.ndarray:
     """Return the smallest k with Binomial(n, p)'s CDF at k at least u (0 at u = 0)."""
+    from scipy import stats  # on first use: importing perfci stays cheap
+
     return np.maximum(stats.binom.ppf(u, n, p), 0.0)
 
 
@@ -63,7 +66,7 @@ def proportion_order_statistics(
     interval: str,
     n_resamples: int,
     confidence_level: float,
-    generators: Sequence[np.random.Generator],
+    uniforms: np.ndarray,
 ) -> dict[str, np.ndarray]:
     r"""Percentile or BCa ends of the iid bootstrap of ``successes / texts``, per data set.
 
@@ -76,8 +79,8 @@ def proportion_order_statistics(
     n_resamples : int
         B, the resamples whose interval's law is drawn.
     confidence_level : float
-    generators : sequence of numpy.random.Generator
-        One per data set; each gives :data:`UNIFORMS` uniforms.
+    uniforms : numpy.ndarray
+        ``(K, UNIFORMS)``: the first :data:`UNIFORMS` uniforms of each data set's stream.
 
     Returns
     -------
@@ -89,7 +92,7 @@ def proportion_order_statistics(
     t = np.asarray(successes, dtype=float)
     size = np.asarray(texts, dtype=float)
     rows, b = t.size, int(n_resamples)
-    u = np.stack([g.random(UNIFORMS) for g in generators]) if rows else np.zeros((0, UNIFORMS))
+    u = uniforms
     p = t / size
     # the uniforms of replicates below, at and above the estimate: [0, a), [a, c), [c, 1)
     whole_t, whole_size = t.astype(np.int64), size.astype(np.int64)

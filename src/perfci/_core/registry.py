@@ -558,6 +558,19 @@ BOOTSTRAP_INTERVAL = Choices.of(
     ],
 )
 
+BOOTSTRAP_DRAWS = Choices.of(
+    "draws",
+    "what the bootstrap draws",
+    [
+        (
+            "auto",
+            "only a proportion's order statistics, from their exact law (iid scheme), "
+            "else every resample",
+        ),
+        ("resamples", "every resample, kept in the result's distribution"),
+    ],
+)
+
 # ------------------------------------------------------------- agreement of annotators
 
 AGREEMENT_STATISTIC = Choices.of(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -220,7 +221,7 @@ def resample_intervals(
     pseudo_count: int,
     n_resamples: int,
     confidence_level: float,
-    generators: list[np.random.Generator],
+    generators: Sequence[np.random.Generator],
     batch: int | None,
 ) -> dict[str, np.ndarray]:
     """Replicates and intervals of canonical data sets (``(C,)`` or ``(m, C)`` each).
@@ -254,7 +255,7 @@ def resample_intervals_many(
     pseudo_count: int,
     n_resamples: int,
     confidence_level: float,
-    generators: list[np.random.Generator],
+    generators: Sequence[np.random.Generator],
     batch: int | None,
 ) -> list[dict[str, np.ndarray]]:
     """:func:`resample_intervals` of several statistics from one set of resamples.
@@ -286,7 +287,7 @@ def resample_intervals_many(
         scheme,
         n_resamples,
         statistics,
-        [generators[k] for k in drawn],
+        [generators[int(k)] for k in drawn],
         batch=batch,
     )
     theta_hat = np.full((n_stats, size), np.nan)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .registry import choice_message
+from .streams import DataSetStreams
 
 __all__ = [
     "MAX_COUNT",
@@ -34,6 +35,7 @@ __all__ = [
     "check_positive_int",
     "check_real_array",
     "check_real_scalar",
+    "batch_generators",
     "check_rng",
     "dataset_generators",
     "given",
@@ -216,18 +218,16 @@ def check_rng(rng: Any) -> np.random.Generator:
     return generator
 
 
-def dataset_generators(rng: Any, count: int, batched: bool) -> list[np.random.Generator]:
+def dataset_generators(rng: Any, count: int, batched: bool) -> DataSetStreams:
     """Random generators of data sets: the one rule every batched function follows.
 
     A single data set (no leading axes, ``batched=False``) uses
     ``np.random.default_rng(rng)`` itself; data set k of a batch of `count` (leading axes
-    flattened in C order) uses ``np.random.default_rng(rng).spawn(count)[k]``, so a
-    batched call equals the loop of single calls given those generators, draw for draw.
+    flattened in C order) uses ``perfci.batch_generators(rng, count)[k]``, a keyed Philox
+    stream (:mod:`perfci._core.streams`), so a batched call equals the loop of single
+    calls given those generators, draw for draw.
     """
-    generator = np.random.default_rng(rng)
-    if not batched:
-        return [generator]
-    return generator.spawn(count)
+    return DataSetStreams(np.random.default_rng(rng), count, batched)
 
 
 def check_label(name: str, value: Any) -> Any:
@@ -266,3 +266,32 @@ def warn_undefined(what: str, why: str, n_undefined: int, n_total: int) -> None:
         UndefinedMetricWarning,
         stacklevel=3,
     )
+
+
+def batch_generators(rng: Any, size: int) -> DataSetStreams:
+    """Return the generator of each data set of a batch of `size`, as batched calls use them.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None
+        What the batched call is given.
+    size : int
+        Data sets in the batch (its leading axes flattened in C order).
+
+    Returns
+    -------
+    Sequence of numpy.random.Generator
+        Item k is what data set k draws from: a single call given it equals that data set
+        of the batched call, draw for draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import perfci as pc
+    >>> samples = np.array([[18, 2], [19, 1], [20, 0]])
+    >>> batch = pc.bootstrap_ci(samples, "proportion", rng=1, nested=False)
+    >>> one = pc.bootstrap_ci(samples[1], "proportion", rng=pc.batch_generators(1, 3)[1])
+    >>> bool(one.low == batch.low[1] and one.high == batch.high[1])
+    True
+    """
+    return DataSetStreams(check_rng(rng), check_positive_int("size", size), True)

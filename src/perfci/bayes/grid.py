@@ -115,7 +115,7 @@ def grid_intervals(
     rng : numpy.random.Generator, int or None
         Seed of the draws (unused for ``"mu"``). A single data set (1-D input) uses
         ``np.random.default_rng(rng)`` itself; in a batch of K data sets (leading axes
-        flattened in C order), data set k uses ``np.random.default_rng(rng).spawn(K)[k]``.
+        flattened in C order), data set k uses ``perfci.batch_generators(rng, K)[k]``.
     batch : int, optional
         Data sets computed at once (bounds memory; the results do not depend on it). By
         default about 8 million grid cells' worth.
@@ -159,7 +159,7 @@ def grid_intervals(
     >>> ci.estimand, ci.low.shape
     ('population', (3,))
     >>> one = pc.bayes.grid_intervals(
-    ...     successes[1], trials[1], rng=np.random.default_rng(7).spawn(3)[1]
+    ...     successes[1], trials[1], rng=pc.batch_generators(7, 3)[1]
     ... )
     >>> bool(ci.low[1] == one.low and ci.high[1] == one.high)
     True

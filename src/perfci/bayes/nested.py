@@ -141,7 +141,7 @@ class NestedOptions:
     prior: str
     draws: int
     shape: tuple[int, int]
-    rngs: list[np.random.Generator]
+    rngs: Sequence[np.random.Generator]
     step: int
     sizes: NDArray[np.float64] | None
     population_persons: NDArray[np.float64] | None
@@ -399,7 +399,7 @@ def nested_metric_intervals(
         Fine grid of each margin's posterior of (mu, s) (:data:`MARGIN_GRID_SHAPE`).
     rng : numpy.random.Generator, int or None
         Seed. A single data set uses ``np.random.default_rng(rng)``; data set k of a
-        batch (leading axes flattened in C order) ``np.random.default_rng(rng).spawn(K)[k]``;
+        batch (leading axes flattened in C order) ``perfci.batch_generators(rng, K)[k]``;
         the draws do not depend on `metric` or `estimand`.
     batch : int, optional
         Data sets whose grids are computed at once (memory; the results do not depend on

@@ -12,7 +12,7 @@ labels.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -105,7 +105,7 @@ def _independent_draws(
     difference: Callable[[NDArray[np.float64]], Any],
     prior: str | float,
     count: int,
-    rngs: list[np.random.Generator],
+    rngs: Sequence[np.random.Generator],
     batch: Any,
 ) -> NDArray[np.float64]:
     """Posterior draws (K, count) of the difference of independent texts' joint cells."""

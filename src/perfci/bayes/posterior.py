@@ -318,7 +318,7 @@ class ConfusionPosterior(ResultMixin):
         rng : numpy.random.Generator, int or None
             Seed. A single data set uses ``np.random.default_rng(rng)``; data set k of a
             batch (leading axes flattened in C order) uses
-            ``np.random.default_rng(rng).spawn(K)[k]``. Each data set draws its margins
+            ``perfci.batch_generators(rng, K)[k]``. Each data set draws its margins
             with ``rng.beta(a, b, size=(draws, margins))``, whatever the metric: two
             metrics drawn with the same seed come from the same posterior draws. Under
             ``"metric_jeffreys"`` a metric with its own margin (see :meth:`interval`) is
