@@ -75,8 +75,6 @@ __all__ = [
 
 #: Resampling schemes: texts, persons, or persons then texts within persons.
 SCHEMES = ("iid", "cluster", "hierarchical")
-#: How the bootstrap draws (:data:`perfci._core.registry.BOOTSTRAP_DRAWS`).
-DRAWS = registry.BOOTSTRAP_DRAWS.names
 #: Bootstrap interval types.
 BOOTSTRAP_INTERVALS = ("percentile", "bca")
 
