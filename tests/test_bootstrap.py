@@ -847,6 +847,48 @@ def test_hierarchical_draws_of_odd_halves_follow_the_two_stage_closed_form(n_cel
     assert abs(replicates.mean() - p_i.mean()) < 4 * np.sqrt(expected / reps)
 
 
+@pytest.mark.parametrize("direct", [True, False])
+def test_texts_drawn_one_by_one_follow_the_two_stage_closed_form(direct, monkeypatch):
+    # Persons with few texts over many cells (an AUC's score levels) have their texts
+    # drawn one by one, the rest by the binomial tree (the choice is by cost; both exact):
+    # either way the share of cells in both halves has the balanced two-stage variance
+    # S^2 / m + mean(p_i (1 - p_i)) / (m n), and its mean is the pooled share.
+    from perfci._core import resampling
+
+    monkeypatch.setattr(resampling, "_TEXT_NS", 1e-9 if direct else 1e12)
+    rng = np.random.default_rng(11)
+    m, n, n_cells, reps = 25, 6, 16, 40_000
+    cells = np.array([rng.multinomial(n, s) for s in rng.dirichlet(np.ones(n_cells), m)])
+    tables = resampling._Hierarchical([cells.astype(float)])
+    # one by one up to the tables' largest multiplicity, else never
+    assert np.all(tables.direct_upto == (resampling._W_TABLE if direct else 0))
+    assert tables.text_cell.size == (cells.sum() if direct else 0)
+
+    def share(c):
+        return c[..., [0, 3, 9, 15]].sum(-1) / c.sum(-1)
+
+    statistic = resampling.Statistic("share", n_cells, share)
+    replicates = resampling.draw_replicates(
+        cells.astype(float), "hierarchical", reps, statistic, np.random.default_rng(2)
+    )
+    p_i = share(cells)
+    expected = p_i.var() / m + np.mean(p_i * (1 - p_i)) / (m * n)
+    assert replicates.var() == pytest.approx(expected, rel=4 * np.sqrt(2 / reps) * 1.5)
+    assert abs(replicates.mean() - p_i.mean()) < 4 * np.sqrt(expected / reps)
+
+
+def test_the_cost_model_draws_few_texts_over_many_cells_one_by_one():
+    # Which persons go one by one: many cells and few texts do, few cells and many texts
+    # do not (the tree's binomials are then cheaper than a uniform per text).
+    from perfci._core import resampling
+
+    rng = np.random.default_rng(3)
+    sparse = rng.multinomial(4, np.ones(40) / 40, size=10).astype(float)
+    dense = rng.multinomial(60, [0.4, 0.1, 0.1, 0.4], size=10).astype(float)
+    assert np.all(resampling._Hierarchical([sparse]).direct_upto >= 1)
+    assert np.all(resampling._Hierarchical([dense]).direct_upto == 0)
+
+
 # ------------------------------------------ per-person counts with the scheme left unset
 
 

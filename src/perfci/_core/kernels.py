@@ -304,10 +304,18 @@ def tree_resamples(
     group,
     group_share,
     group_cell,
+    direct_upto,
+    text_start,
+    text_cell,
     rng,
     out,
 ):  # pragma: no cover - compiled
     """Hierarchical resamples, one person taken w times at a time.
+
+    A person taken at most ``direct_upto[i]`` times has its w n_i texts drawn one by one
+    from its own, uniformly with replacement (``text_cell[text_start[i]:][:n_i]`` holds
+    the cell of each of its texts): cheaper than the binomials when a person has few
+    texts spread over many cells. Otherwise:
 
     The cells split in two halves (``halves[h] = (first cell, end)``). A person taken w
     times brings W = w n_i texts; the first half gets Binomial(W, root_i) of them, drawn
@@ -330,6 +338,11 @@ def tree_resamples(
             if w == 0:
                 continue
             n = w * sizes[i]
+            if w <= direct_upto[i]:
+                start = text_start[i]
+                for _ in range(n):
+                    out[r, text_cell[start + int(rng.random() * sizes[i])]] += 1
+                continue
             if w <= w_max and by_mode[i, w]:
                 first = _from_the_mode(
                     rng.random(),

@@ -66,6 +66,11 @@ _CDF_NS = 150.0  # one binomial CDF value (scipy.special.bdtr) of one pick's dis
 _PICK_NS = {"cluster": 6.0, "hierarchical": 20.0}  # per person drawn, per resample
 _BINOMIAL_NS = 100.0  # one draw of NumPy's binomial with new parameters
 _PERSON_NS = 15.0  # one taken person of the hierarchical tree kernel
+# The tree kernel's cost of a taken person, a fixed part and a binomial a cell walked,
+# against one uniform a text for drawing its texts one by one
+_TREE_PERSON_NS = 15.0
+_TREE_CELL_NS = 25.0
+_TEXT_NS = 7.0
 # Multiplicities w up to which the (person, w) tables of the first binomial are built; a
 # person is taken more often than 8 times in a resample with probability below 1e-5.
 _W_TABLE = 8
@@ -285,12 +290,13 @@ def _reduced(counts: np.ndarray) -> np.ndarray:
 class _Hierarchical:
     """Tables of the hierarchical scheme for K samples, and the kernels that use them.
 
-    Two exact ways to draw the texts of the taken persons, chosen per sample by cost
-    (draws differ, distributions do not): if persons fall into few kinds with the same
-    cell shares, a kind's texts are one multinomial per resample; otherwise each taken
-    person's texts are split between two halves of the cells by a binomial drawn from the
-    mode with (person, w) tables, and the last two cells of each half pool over persons
-    with the same share (:func:`perfci._core.kernels.tree_resamples`).
+    Exact ways to draw the texts of the taken persons, chosen by cost (draws differ,
+    distributions do not): if a sample's persons fall into few kinds with the same cell
+    shares, a kind's texts are one multinomial per resample; otherwise a person with few
+    texts over many cells has them drawn one by one (one uniform each), and any other
+    taken person's texts are split between two halves of the cells by a binomial drawn
+    from the mode with (person, w) tables, and the last two cells of each half pool over
+    persons with the same share (:func:`perfci._core.kernels.tree_resamples`).
 
     The tables of all samples are computed together, over their persons stacked (distinct
     rows found within each sample, in the order a sample alone gives them; the binomial
@@ -369,6 +375,24 @@ class _Hierarchical:
                         key[:, 1] > 0, key[:, 0] / np.where(key[:, 1] > 0, key[:, 1], 1), 0.0
                     )
                 self.pools.append((h, pool, share, starts, hi - 2))
+        # persons whose texts are drawn one by one (kernels.tree_resamples), and up to
+        # how many times taken: one uniform a text against a binomial a cell walked, up
+        # to each half's last occupied cell
+        walked = np.zeros(counts.shape[0])
+        for lo, hi in self.halves.tolist():
+            filled = counts[:, lo:hi] > 0
+            last = np.where(filled.any(-1), hi - lo - np.argmax(filled[:, ::-1], -1), 0)
+            walked += np.minimum(last, max(hi - lo - 2, 0))
+        tree_ns = _TREE_PERSON_NS + _TREE_CELL_NS * walked
+        upto = np.floor(tree_ns / (_TEXT_NS * np.maximum(self.sizes, 1)))
+        self.direct_upto = np.where(tree, np.minimum(upto, _W_TABLE), 0).astype(np.int64)
+        direct = self.direct_upto > 0
+        self.text_start = np.zeros(counts.shape[0], dtype=np.int64)
+        np.cumsum(np.where(direct, self.sizes, 0)[:-1], out=self.text_start[1:])
+        kept = counts[direct]
+        self.text_cell = np.repeat(
+            np.tile(np.arange(n_cells, dtype=np.int32), kept.shape[0]), kept.ravel()
+        )
 
     def fill(self, k: int, picks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
         """Add sample k's resampled cells of the resamples in `picks` to `out`, in order."""
@@ -403,6 +427,9 @@ class _Hierarchical:
             group,
             np.concatenate(shares) if shares else np.zeros(0),
             np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64),
+            self.direct_upto[rows],
+            self.text_start[rows],
+            self.text_cell,
             rng,
             out,
         )
