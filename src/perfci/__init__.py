@@ -51,6 +51,10 @@ _NAMES = {
     "SCHEMES": "bootstrap",
     "SampleSizePlan": "planning",
     "UndefinedMetricWarning": "_core.validation",
+    "WeightedCI": "sample_design",
+    "DesignCells": "sample_design",
+    "design_cells": "sample_design",
+    "weighted_ci": "sample_design",
     "ValidationReport": "publishing",
     "agreement_report": "agreement",
     "annotator_agreement": "agreement",
@@ -151,6 +155,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
     from .publishing import ValidationReport, validation_report
     from .reporting import HIERARCHICAL_MIN_TEXTS, metric_ci, report
     from .runs import RunsCI, runs_ci
+    from .sample_design import DesignCells, WeightedCI, design_cells, weighted_ci
     from .subgroups import compare_groups
 
 
@@ -232,6 +237,10 @@ __all__ = [
     "plot_half_width_curves",
     "policy",
     "proportion_ci",
+    "WeightedCI",
+    "DesignCells",
+    "design_cells",
+    "weighted_ci",
     "proportion_counts",
     "report",
     "runs_ci",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from .metrics import (
     undefined_reason,
 )
 from .policy import RECOMMENDED
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .sample_design import WeightedCI
 
 __all__ = ["AVERAGED_METRICS", "MetricCI", "metric_ci_counts"]
 
@@ -73,11 +76,13 @@ class MetricCI(IntervalResult):
         The nested-data adjustment of analytic intervals: ICC, design effect and
         :math:`n_{eff} = N/\mathrm{DEFF}` before any df adjustment (NaN where not
         applicable).
-    result : ProportionCI, ClusteredProportionCI, BootstrapCI or RocAucCI
+    result : ProportionCI, ClusteredProportionCI, BootstrapCI, RocAucCI or WeightedCI
         The underlying result (in :meth:`to_dict`; :meth:`to_frame` and
         :meth:`to_xarray` hold the fields above only, see the result's own). For
         ``roc_auc`` it is :func:`perfci.auc_ci`'s :class:`~perfci.RocAucCI`, and
-        `relevant_n` counts every text (positives and negatives).
+        `relevant_n` counts every text (positives and negatives); for a weighted or
+        stratified sample the design-based :class:`~perfci.sample_design.WeightedCI`
+        (then `design_effect` is the relevant texts over `n_eff`).
     """
 
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
@@ -95,7 +100,7 @@ class MetricCI(IntervalResult):
     icc: float
     design_effect: float
     n_eff: float
-    result: ProportionCI | ClusteredProportionCI | BootstrapCI | RocAucCI
+    result: ProportionCI | ClusteredProportionCI | BootstrapCI | RocAucCI | WeightedCI
 
     @property
     def sources(self) -> tuple[str, ...]:

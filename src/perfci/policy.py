@@ -143,6 +143,12 @@ from ._core.recommended import (
     RECOMMENDED as RECOMMENDED,
 )
 from ._core.recommended import (
+    WEIGHTED_METHOD as WEIGHTED_METHOD,
+)
+from ._core.recommended import (
+    WEIGHTED_SIGNED_METHOD as WEIGHTED_SIGNED_METHOD,
+)
+from ._core.recommended import (
     WORST_CASE_DESIGN as WORST_CASE_DESIGN,
 )
 from ._core.recommended import (

@@ -59,6 +59,7 @@ from .report_table import (
     WIDE_HALF_WIDTH,
     interval_row,
 )
+from .sample_design import weighted_metric_ci as _weighted_metric_ci
 
 if TYPE_CHECKING:
     from .annotators import AnnotatorsCI
@@ -202,6 +203,9 @@ def metric_ci(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     estimand: str | None = None,
+    weights: Any = None,
+    strata: Any = None,
+    stratum_sizes: Any = None,
 ) -> MetricCI | RunsCI | AnnotatorsCI:
     """Confidence interval for one metric from labels, with the paper's recommended method.
 
@@ -253,6 +257,17 @@ def metric_ci(
         column per annotator, missing where one did not code a text, see
         :func:`perfci.annotator_ci`): ``"new_annotator"`` (default),
         ``"these_annotators"`` or ``"majority"``.
+    weights : array_like, optional
+        Each text's sampling weight, the inverse of its inclusion probability: the sample
+        was not drawn with equal probabilities (say, 300 predicted positives and 300
+        predicted negatives coded). The interval is then design-based
+        (:mod:`perfci.sample_design`), about the corpus the sample represents.
+    strata : array_like, optional
+        Each text's sampling stratum (say, the classifier's prediction).
+    stratum_sizes : mapping, array_like or float, optional
+        The corpus texts of each stratum (a mapping from stratum to size, or one value
+        per text): the finite population correction, and the weights when `weights` is
+        omitted (:math:`N_h / n_h`).
 
     Returns
     -------
@@ -318,6 +333,28 @@ def metric_ci(
 
     """
     groups = positional_groups(former_groups, groups, "metric_ci")
+    if any(value is not None for value in (weights, strata, stratum_sizes)):
+        return _weighted_metric_ci(
+            y_true,
+            y_pred,
+            metric,
+            groups=groups,
+            weights=weights,
+            strata=strata,
+            stratum_sizes=stratum_sizes,
+            method=method,
+            positive=positive,
+            confidence_level=confidence_level,
+            unused={
+                "design": design,
+                "df_adjust": df_adjust,
+                "scheme": scheme,
+                "interval": interval,
+                "pseudo_count": pseudo_count,
+                "n_resamples": n_resamples,
+                "estimand": estimand,
+            },
+        )
     registry.ANY_METRIC.check(metric)
     source = (
         None

@@ -38,6 +38,8 @@ __all__ = [
     "PROPORTION_METHOD",
     "PSEUDO_COUNT",
     "RECOMMENDED",
+    "WEIGHTED_METHOD",
+    "WEIGHTED_SIGNED_METHOD",
     "WORST_CASE_DESIGN",
     "EDGE_DESIGN",
     "NESTED_BOOTSTRAP_BY_METRIC",
@@ -49,6 +51,13 @@ __all__ = [
 
 #: The value of an option that leaves the choice to the policy.
 RECOMMENDED = "recommended"
+
+#: The interval of a metric in [0, 1] on a weighted or stratified sample
+#: (:func:`perfci.sample_design.weighted_ci`): the Wald interval on the logit scale with
+#: the design's degrees of freedom, R survey's ``svyciprop`` default; kappa and MCC get
+#: :data:`WEIGHTED_SIGNED_METHOD`, the Wald interval on their own scale.
+WEIGHTED_METHOD = "logit"
+WEIGHTED_SIGNED_METHOD = "wald"
 
 #: Mean relevant texts per person from which a paired nested comparison uses the
 #: hierarchical paired bootstrap rather than Newcombe's or the cluster-robust interval
