@@ -403,9 +403,10 @@ class WeightedCI(IntervalResult):
     ----------
     metric : str
         The metric (or ``"prevalence"``, the reference positives' rate).
-    estimate : float
-        The metric of the weighted cell totals.
-    low, high : float
+    estimate : float or numpy.ndarray
+        The metric of the weighted cell totals (an array for a batch, as every field
+        below that varies by data set).
+    low, high : float or numpy.ndarray
         The interval ends.
     confidence_level : float
         The confidence level.
@@ -436,20 +437,20 @@ class WeightedCI(IntervalResult):
     _derived: ClassVar[tuple[str, ...]] = ("sources",)
 
     metric: str
-    estimate: float
-    low: float
-    high: float
+    estimate: Any
+    low: Any
+    high: Any
     confidence_level: float
     method: str
-    se: float
-    df: float
-    n_eff: float
-    relevant_n: int
-    units: int
+    se: Any
+    df: Any
+    n_eff: Any
+    relevant_n: Any
+    units: Any
     design: str
     population: str
     clustered: bool
-    note: str
+    note: Any
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -551,7 +552,7 @@ def weighted_ci(
     >>> cells = design_cells(truth, pred, strata=pred, stratum_sizes={1: 1000, 0: 20000})
     >>> ci = weighted_ci(cells, "recall")
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}], df {ci.df:g}")
-    0.410 [0.300, 0.529], df 179
+    0.471 [0.318, 0.629], df 167
     """
     if metric != _PREVALENCE:
         registry.BINARY_METRIC.check(metric)
