@@ -143,6 +143,9 @@ from ._core.recommended import (
     RECOMMENDED as RECOMMENDED,
 )
 from ._core.recommended import (
+    WEIGHTED_FALLBACK_METHOD as WEIGHTED_FALLBACK_METHOD,
+)
+from ._core.recommended import (
     WEIGHTED_METHOD as WEIGHTED_METHOD,
 )
 from ._core.recommended import (

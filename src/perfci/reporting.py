@@ -345,6 +345,7 @@ def metric_ci(
             method=method,
             positive=positive,
             confidence_level=confidence_level,
+            rng=rng,
             unused={
                 "design": design,
                 "df_adjust": df_adjust,

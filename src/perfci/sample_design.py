@@ -57,16 +57,23 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from scipy import special
 
 from ._core import registry
 from ._core.labels import factorize_sorted, has_columns, label_array, plain
-from ._core.recommended import RECOMMENDED, WEIGHTED_METHOD, WEIGHTED_SIGNED_METHOD
+from ._core.recommended import (
+    RECOMMENDED,
+    WEIGHTED_FALLBACK_METHOD,
+    WEIGHTED_METHOD,
+    WEIGHTED_SIGNED_METHOD,
+)
 from ._core.results import IntervalResult, sources_of
+from ._core.strata import possible_cells
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_real_array
+from .bayes.stratified import stratified_posterior
 from .counting import normalize_labels
 from .metric import MetricCI
 from .metrics import RELEVANT_TEXTS, metric_gradient, metric_values
@@ -76,14 +83,17 @@ __all__ = [
     "DesignCells",
     "WeightedCI",
     "design_cells",
+    "poststratified_cells",
     "units_design",
+    "with_pseudo_texts",
     "weighted_ci",
     "weighted_metric_ci",
 ]
 
-#: Methods of :func:`weighted_ci`: ``"recommended"`` resolves to ``logit`` for metrics in
-#: [0, 1] and ``wald`` for kappa and MCC.
-DESIGN_METHODS = ("logit", "beta", "wald")
+#: Methods of :func:`weighted_ci` (:data:`perfci._core.registry.WEIGHTED_METHOD`, but
+#: "recommended", which resolves to ``logit`` for metrics in [0, 1] and ``wald`` for kappa
+#: and MCC).
+DESIGN_METHODS = tuple(name for name in registry.WEIGHTED_METHOD.names if name != RECOMMENDED)
 # Metrics on [-1, 1]: only the Wald interval applies.
 _SIGNED = frozenset({"kappa", "mcc"})
 # The reference positives' rate, a ratio of weighted totals like the metrics.
@@ -514,12 +524,48 @@ def _scalar_or_array(value: np.ndarray) -> Any:
     return float(value) if np.ndim(value) == 0 else value
 
 
+def poststratified_cells(cells: DesignCells) -> tuple[np.ndarray, np.ndarray] | str:
+    """Each stratum's cells and corpus size for the poststratified model, or why not.
+
+    The model takes texts as units with one weight per stratum (equal probabilities
+    within it); the stratum sizes are `stratum_sizes`, else each stratum's weights
+    summed (rounded). Returns ``(cells (..., strata, 4), sizes (..., strata))``, or a
+    sentence saying why the design does not fit it.
+    """
+    if cells.clustered:
+        return "persons are the sampling units"
+    per = np.stack([cells.per_stratum(cells.counts[..., c]) for c in range(4)], axis=-1)
+    weight = cells.weighted.sum(-1)  # a text's weight (texts are the units)
+    k = cells.strata.size
+    big = np.where(cells.present, weight, -np.inf)
+    small = np.where(cells.present, weight, np.inf)
+    top = np.full((*cells.batch_shape, k), -np.inf)
+    low = np.full((*cells.batch_shape, k), np.inf)
+    np.maximum.at(top.reshape(-1, k), _rows(cells), big.reshape(-1, big.shape[-1]))
+    np.minimum.at(low.reshape(-1, k), _rows(cells), small.reshape(-1, small.shape[-1]))
+    sampled = per.sum(-1) > 0
+    if np.any(sampled & (top - low > 1e-9 * np.maximum(np.abs(top), 1))):
+        return "the weights differ within a stratum"
+    sizes = cells.stratum_sizes
+    if not np.all(np.isfinite(sizes)):
+        sizes = np.round(cells.per_stratum(weight))
+    return per, np.broadcast_to(sizes, per.shape[:-1])
+
+
+def _rows(cells: DesignCells) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (data set, stratum) of every unit, for ufunc.at on (data sets, strata)."""
+    flat = cells.stratum.reshape(-1, cells.stratum.shape[-1])
+    return np.broadcast_to(np.arange(flat.shape[0])[:, None], flat.shape), flat
+
+
 def weighted_ci(
     cells: DesignCells,
     metric: str,
     *,
     method: str = RECOMMENDED,
     confidence_level: float = 0.95,
+    rng: Any = None,
+    draws: int = 4000,
 ) -> WeightedCI:
     """Design-based interval of a metric from a sample's :class:`DesignCells`.
 
@@ -557,15 +603,24 @@ def weighted_ci(
     if metric != _PREVALENCE:
         registry.BINARY_METRIC.check(metric)
     level = float(check_confidence_level(confidence_level, scalar=True))
-    if method == RECOMMENDED:
-        method = WEIGHTED_SIGNED_METHOD if metric in _SIGNED else WEIGHTED_METHOD
-    if method not in DESIGN_METHODS:
+    if method not in (RECOMMENDED, *DESIGN_METHODS):
         raise ValueError(
             f"`method` must be one of 'recommended', {', '.join(map(repr, DESIGN_METHODS))} "
             f"for a weighted or stratified sample; got {method!r}."
         )
-    if metric in _SIGNED and method != "wald":
-        raise ValueError(f"{metric} lies in [-1, 1]: only method='wald' applies; got {method!r}.")
+    posterior_input = poststratified_cells(cells)
+    if method == RECOMMENDED:
+        fallback = WEIGHTED_SIGNED_METHOD if metric in _SIGNED else WEIGHTED_FALLBACK_METHOD
+        method = WEIGHTED_METHOD if not isinstance(posterior_input, str) else fallback
+    if method == "poststratified" and isinstance(posterior_input, str):
+        raise ValueError(
+            f"method='poststratified' models texts drawn with equal probabilities within "
+            f"each stratum, but {posterior_input}; use method='logit'."
+        )
+    if metric in _SIGNED and method not in ("wald", "poststratified"):
+        raise ValueError(
+            f"{metric} lies in [-1, 1]: method='wald' or 'poststratified' applies; got {method!r}."
+        )
     _check_strata(cells)
     relevant = list(_relevant_cells(metric))
     in_domain = cells.present & (cells.counts[..., relevant].sum(-1) > 0)
@@ -582,13 +637,35 @@ def weighted_ci(
         t = special.stdtrit(df, 1 - alpha / 2)
     if signed:
         n_eff = np.full_like(estimate, np.nan)
-    low, high = _ends(method, signed, estimate, se, variance, df, t, n_eff, relevant_n, alpha)
-    # a variance of 0 says nothing of the design effect: Korn-Graubard at the relevant texts
-    degenerate = (not signed and method != "wald") & (
-        (variance <= 0) | (estimate <= 0) | (estimate >= 1)
-    )
+    if method == "poststratified":
+        per, sizes = cast(tuple[np.ndarray, np.ndarray], posterior_input)
+        post = stratified_posterior(
+            per, sizes, metric, draws=draws, confidence_level=level, rng=rng
+        )
+        # the posterior's interval keeps the design-based estimate, as the others do
+        low = np.minimum(post.low, np.where(np.isfinite(estimate), estimate, np.inf))
+        high = np.maximum(post.high, np.where(np.isfinite(estimate), estimate, -np.inf))
+        degenerate = np.zeros(np.shape(estimate), dtype=bool)
+    elif method == "regularized_logit":
+        low, high = _regularized_ends(cells, metric, t)
+        # the pseudo texts move the interval; it keeps the estimate (an estimate of 1 with
+        # no false negatives sampled, say)
+        low, high = np.minimum(low, estimate), np.maximum(high, estimate)
+        degenerate = np.zeros(np.shape(estimate), dtype=bool)
+    else:
+        low, high = _ends(method, signed, estimate, se, variance, df, t, n_eff, relevant_n, alpha)
+        # a variance of 0 says nothing of the design effect: Korn-Graubard, relevant texts
+        degenerate = (not signed and method != "wald") & (
+            (variance <= 0) | (estimate <= 0) | (estimate >= 1)
+        )
+    # every stratum that can hold a relevant text sampled whole: the corpus metric is known
+    per = np.stack([cells.per_stratum(cells.counts[..., c]) for c in range(4)], axis=-1)
+    can_hold = possible_cells(per)[..., relevant].any(-1)
+    census = np.all((cells.fraction >= 1) | ~can_hold, axis=-1)
+    low, high = np.where(census, estimate, low), np.where(census, estimate, high)
+    degenerate &= ~census
     undefined = ~np.isfinite(estimate)
-    few = ~undefined & (df < 1)
+    few = ~undefined & (df < 1) & ~census
     low = np.where(undefined | few, np.nan, low)
     high = np.where(undefined | few, np.nan, high)
     _warn(metric, undefined, few, df)
@@ -649,6 +726,58 @@ def _ends(
     )
 
 
+def with_pseudo_texts(cells: DesignCells, pseudo: float = 0.5) -> DesignCells:
+    """Add `pseudo` of a text to each possible cell of every stratum, as units of their own.
+
+    The cells a stratum can hold are :func:`perfci._core.strata.possible_cells` of its
+    sampled counts; a stratum with sampling fraction :math:`f_h` gets :math:`(1 - f_h)`
+    `pseudo` (none when it was sampled whole, and its cells are known). Texts as units:
+    one pseudo unit per possible cell; persons as units: one pseudo-person per stratum
+    holding them all (as the paper's pseudo-person of the cluster bootstrap). Every unit
+    of a stratum is then weighted by its weights' total over its texts, pseudo texts
+    included, so that the stratum's weighted total stays the same.
+    """
+    k = cells.strata.size
+    batch = cells.batch_shape
+    per = np.stack([cells.per_stratum(cells.counts[..., c]) for c in range(4)], axis=-1)
+    total = cells.per_stratum(cells.weighted.sum(-1))  # the stratum's estimated N_h
+    texts = per.sum(-1)
+    # a stratum sampled whole is known: its pseudo texts shrink with 1 - f_h to none
+    pseudo_cells = pseudo * (1 - cells.fraction)[..., None] * possible_cells(per)
+    scale = np.where(texts > 0, total / np.maximum(texts + pseudo_cells.sum(-1), 1e-300), 0.0)
+    mean_weight = np.where(texts > 0, total / np.maximum(texts, 1e-300), 0.0)
+    rescale = np.take_along_axis(scale / np.maximum(mean_weight, 1e-300), cells.stratum, -1)
+    if cells.clustered:
+        extra = pseudo_cells  # one pseudo-person per stratum
+        extra_stratum = np.broadcast_to(np.arange(k), (*batch, k))
+    else:
+        extra = (pseudo_cells[..., :, :, None] * np.eye(4)).reshape(*batch, 4 * k, 4)
+        extra_stratum = np.broadcast_to(np.repeat(np.arange(k), 4), (*batch, 4 * k))
+    extra_weight = extra * np.repeat(scale, extra.shape[-2] // k, axis=-1)[..., None]
+    return DesignCells(
+        weighted=np.concatenate([cells.weighted * rescale[..., None], extra_weight], axis=-2),
+        counts=np.concatenate([cells.counts, extra], axis=-2),
+        stratum=np.concatenate([cells.stratum, extra_stratum], axis=-1),
+        present=np.concatenate([cells.present, extra.sum(-1) > 0], axis=-1),
+        strata=cells.strata,
+        fraction=cells.fraction,
+        stratum_sizes=cells.stratum_sizes,
+        clustered=cells.clustered,
+        person=np.concatenate([cells.person, np.full(extra_stratum.shape, -1)], axis=-1),
+    )
+
+
+def _regularized_ends(cells: DesignCells, metric: str, t: np.ndarray) -> tuple[Any, Any]:
+    """Return the logit interval of the cells with half a pseudo text in each possible cell."""
+    regular = with_pseudo_texts(cells)
+    estimate, gradient = _value_and_gradient(metric, regular.weighted.sum(-2))
+    se = np.sqrt(np.maximum(_linearized_variance(regular, gradient), 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = special.logit(estimate)
+        half = t * se / (estimate * (1 - estimate))
+        return special.expit(centre - half), special.expit(centre + half)
+
+
 def _warn(metric: str, undefined: np.ndarray, few: np.ndarray, df: np.ndarray) -> None:
     batched = np.ndim(undefined) > 0
     if np.any(undefined):
@@ -696,6 +825,7 @@ def weighted_metric_ci(
     method: str,
     positive: Any,
     confidence_level: Any,
+    rng: Any,
     unused: dict[str, Any],
 ) -> MetricCI:
     """:func:`perfci.metric_ci` of a weighted or stratified sample, as a :class:`MetricCI`.
@@ -731,7 +861,7 @@ def weighted_metric_ci(
         stratum_sizes=stratum_sizes,
         groups=groups,
     )
-    ci = weighted_ci(cells, metric, method=method, confidence_level=confidence_level)
+    ci = weighted_ci(cells, metric, method=method, confidence_level=confidence_level, rng=rng)
     relevant = list(_relevant_cells(metric))
     in_domain = cells.counts[:, relevant].sum(-1) > 0
     persons = int(np.unique(cells.person[in_domain]).size) if cells.clustered else None

@@ -38,6 +38,7 @@ __all__ = [
     "PROPORTION_METHOD",
     "PSEUDO_COUNT",
     "RECOMMENDED",
+    "WEIGHTED_FALLBACK_METHOD",
     "WEIGHTED_METHOD",
     "WEIGHTED_SIGNED_METHOD",
     "WORST_CASE_DESIGN",
@@ -52,11 +53,16 @@ __all__ = [
 #: The value of an option that leaves the choice to the policy.
 RECOMMENDED = "recommended"
 
-#: The interval of a metric in [0, 1] on a weighted or stratified sample
-#: (:func:`perfci.sample_design.weighted_ci`): the Wald interval on the logit scale with
-#: the design's degrees of freedom, R survey's ``svyciprop`` default; kappa and MCC get
-#: :data:`WEIGHTED_SIGNED_METHOD`, the Wald interval on their own scale.
-WEIGHTED_METHOD = "logit"
+#: The interval of a metric on a weighted or stratified sample
+#: (:func:`perfci.sample_design.weighted_ci`): the poststratified posterior's interval
+#: (Jeffreys' prior per stratum) where texts are the units with equal weights within a
+#: stratum; atlas-stratified shows the linearized intervals under-cover there when a
+#: cell is rare in a heavily weighted stratum (few false negatives among the coded
+#: predicted negatives). Otherwise (persons as units, weights unequal within a stratum)
+#: :data:`WEIGHTED_FALLBACK_METHOD`, the logit interval with the design's df (R survey's
+#: ``svyciprop`` default), and for kappa and MCC :data:`WEIGHTED_SIGNED_METHOD`.
+WEIGHTED_METHOD = "poststratified"
+WEIGHTED_FALLBACK_METHOD = "logit"
 WEIGHTED_SIGNED_METHOD = "wald"
 
 #: Mean relevant texts per person from which a paired nested comparison uses the

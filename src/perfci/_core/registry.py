@@ -48,6 +48,8 @@ __all__ = [
     "ESTIMAND",
     "EXACT_METHOD",
     "GROUP_METHOD",
+    "WEIGHTED_METHOD",
+    "STRATIFIED_PRIOR",
     "LEVEL_OF_MEASUREMENT",
     "MAX_RESAMPLES",
     "METRIC",
@@ -499,6 +501,49 @@ RUN_METHOD = Choices.of(
             "the linearized crossed (texts or persons x runs) variance, Satterthwaite df",
         ),
         ("bootstrap", "the two-way bootstrap of texts (or persons) and runs, percentile"),
+    ],
+)
+
+WEIGHTED_METHOD = Choices.of(
+    "method",
+    "how the design-based interval of a metric of a weighted or stratified sample is formed",
+    [
+        (
+            "recommended",
+            "the recommended method (perfci.policy.WEIGHTED_METHOD; WEIGHTED_SIGNED_METHOD "
+            "for kappa and MCC)",
+        ),
+        (
+            "logit",
+            "the Wald interval on the logit scale with the design's degrees of freedom, as "
+            "R survey's svyciprop(method = 'logit')",
+        ),
+        (
+            "beta",
+            "Korn and Graubard's Clopper-Pearson interval at the design's effective sample "
+            "size, as svyciprop(method = 'beta')",
+        ),
+        ("wald", "the Wald interval with the design's degrees of freedom (any metric)"),
+        (
+            "poststratified",
+            "the equal-tailed interval of the corpus metric's posterior under a "
+            "Dirichlet-multinomial per stratum with Jeffreys' prior, poststratified by the "
+            "stratum sizes (texts as units, equal weights within a stratum)",
+        ),
+        (
+            "regularized_logit",
+            "the logit interval with the variance of cells regularized by half a pseudo text "
+            "in each possible cell of every stratum (Jeffreys' prior counts)",
+        ),
+    ],
+)
+
+STRATIFIED_PRIOR = Choices.of(
+    "prior",
+    "the Dirichlet prior of each stratum's cell shares in the poststratified model",
+    [
+        ("jeffreys", "Dirichlet(1/2, 1/2, 1/2, 1/2)"),
+        ("uniform", "Dirichlet(1, 1, 1, 1)"),
     ],
 )
 

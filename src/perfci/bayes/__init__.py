@@ -36,7 +36,10 @@ Every metric of the confusion matrix has its credible intervals too:
 :func:`confusion_posterior` for independent texts (:mod:`~perfci.bayes.posterior`: the
 exact posterior under a conjugate prior, closed form where the metric is a monotone
 function of one Beta, else from draws; default prior ``"metric_jeffreys"``),
-:func:`nested_metric_intervals` for texts nested in persons (:mod:`~perfci.bayes.nested`:
+:func:`stratified_posterior` for a corpus metric from a stratified sample
+(:mod:`~perfci.bayes.stratified`: a Dirichlet-multinomial per stratum, poststratified by
+the known stratum sizes), :func:`nested_metric_intervals` for texts nested in persons
+(:mod:`~perfci.bayes.nested`:
 the hierarchical model by margins, prevalence, recall and specificity each their own
 hierarchical beta-binomial on the exact grid; estimands ``population`` and
 ``sampled_persons``), and :func:`compare` / :func:`compare_counts` for the paired
@@ -103,6 +106,7 @@ from .samplers import MAX_RHAT as MAX_RHAT
 from .samplers import MIN_ESS as MIN_ESS
 from .samplers import BayesianDiagnosticsWarning
 from .sensitivity import PriorSensitivity, prior_sensitivity
+from .stratified import StratifiedPosterior, stratified_posterior
 
 __all__ = [
     "CONFUSION_PRIORS",
@@ -119,6 +123,7 @@ __all__ = [
     "PairedCredibleInterval",
     "PriorOnlyWarning",
     "PriorSensitivity",
+    "StratifiedPosterior",
     "compare",
     "compare_counts",
     "confusion_posterior",
@@ -135,4 +140,5 @@ __all__ = [
     "prior_sensitivity",
     "shared_grid_intervals",
     "shared_nested_metric_intervals",
+    "stratified_posterior",
 ]

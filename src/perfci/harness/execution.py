@@ -18,6 +18,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.resources import available_cores, check_memory
+from .corpus_kernels import stratified_cell
 from .crossed_kernels import annotators_cell, runs_cell
 from .kernels import (
     bernoulli_cell,
@@ -62,6 +63,7 @@ KERNELS: dict[str, Callable] = {
     "scored_nested": scored_cell,
     "runs_nested": runs_cell,
     "annotators_nested": annotators_cell,
+    "stratified_corpus": stratified_cell,
 }
 
 

@@ -33,6 +33,8 @@ from .._core.registry import (
     RUN_ESTIMAND,
     RUN_METHOD,
     SAMPLER,
+    STRATIFIED_PRIOR,
+    WEIGHTED_METHOD,
     Choices,
 )
 
@@ -182,9 +184,60 @@ _BAYES_MARGINS_OPTIONS = (
     ),
 )
 
+_WEIGHTING = Choices.of(
+    "weighting",
+    "whether the interval uses the sample's design",
+    [
+        ("design", "the design-based interval (weights, strata, stratum sizes)"),
+        (
+            "none",
+            "the design ignored: the recommended interval of the unweighted counts, texts "
+            "treated as a simple random sample (what is computed without the design)",
+        ),
+    ],
+)
+_CLUSTERS = Choices.of(
+    "clusters",
+    "the sampling units of the design-based variance",
+    [
+        ("none", "texts, with the finite population correction of the stratum sizes"),
+        ("persons", "persons within strata (groups given), drawn with replacement"),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
+        Family(
+            "weighted",
+            "an interval of a weighted, stratified sample (perfci.weighted_ci, what "
+            "perfci.metric_ci gives with weights and strata), or the unweighted one",
+            (
+                Option(
+                    "method",
+                    "the design-based interval",
+                    default="recommended",
+                    choices=WEIGHTED_METHOD,
+                ),
+                Option("weighting", "design or none", default="design", choices=_WEIGHTING),
+                Option("clusters", "the sampling units", default="none", choices=_CLUSTERS),
+            ),
+        ),
+        Family(
+            "bayes_stratified",
+            "the poststratified posterior of the corpus metric (perfci.bayes.stratified_posterior)",
+            (
+                Option(
+                    "prior",
+                    "each stratum's Dirichlet prior",
+                    default="jeffreys",
+                    choices=STRATIFIED_PRIOR,
+                ),
+                Option(
+                    "draws", "posterior draws per data set", type=int, default=4000, minimum=100
+                ),
+            ),
+        ),
         Family(
             "analytic",
             "an analytic interval of the pooled proportion, texts treated as independent",

@@ -71,6 +71,11 @@ HARNESS_POPULATION = Choices.of(
             "a classifier against several human annotators coding the same texts nested in "
             "persons, with systematic annotator effects and missing codes (several annotators)",
         ),
+        (
+            "stratified_corpus",
+            "a fixed finite corpus of texts nested in persons, from which validation samples "
+            "are drawn stratified by the classifier's prediction (weighted samples)",
+        ),
     ],
 )
 
@@ -132,6 +137,9 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     ),
     "runs_nested": Support(frozenset({"runs"}), frozenset(), frozenset(), False),
     "annotators_nested": Support(frozenset({"annotators"}), frozenset(), frozenset(), False),
+    "stratified_corpus": Support(
+        frozenset({"weighted", "bayes_stratified"}), frozenset(), frozenset(), False
+    ),
     "paired_nested": Support(
         frozenset({"comparison", "bayes_comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -421,6 +429,59 @@ _CONFUSION_FIELDS = (
     Field("metric", "the metric scored", str, False, choices=METRIC),
 )
 
+_CORPUS_FIELDS = (
+    Field(
+        "corpus_seed",
+        "seed of the corpus (the same corpus in every cell with its parameters)",
+        int,
+        False,
+        20261202,
+        minimum=0,
+    ),
+    Field("persons", "persons in the corpus", int, False, 240, minimum=2),
+    Field(
+        "texts_per_person",
+        "mean texts per person of the corpus (a rounded lognormal, at least 1)",
+        float,
+        False,
+        140.0,
+        minimum=1,
+    ),
+    Field(
+        "size_cv",
+        "coefficient of variation of the texts per person",
+        float,
+        False,
+        1.0,
+        minimum=0,
+        maximum=3,
+    ),
+    share("prevalence", "share of the corpus's texts that are reference positives", default=0.07),
+    Field(
+        "icc",
+        "ICC of the persons' shares of positives",
+        float,
+        False,
+        0.1,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+    share("recall", "the classifier's recall for a typical person", default=0.8),
+    share("specificity", "the classifier's specificity for a typical person", default=0.97),
+    _latent_sd(
+        "person_sd", "SD of a person's shift of recall and specificity on the logit scale", 0.5
+    ),
+    Field("metric", "the binary metric scored", str, False, "recall", choices=BINARY_METRIC),
+    Field("sampled", "texts coded in each validation sample", int, False, 600, minimum=4),
+    share(
+        "positive_share",
+        "share of the sample drawn from the classifier's predicted positives (the rest from "
+        "its predicted negatives); each stratum capped at its corpus texts",
+        default=0.5,
+    ),
+)
+
 POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
     s.kind: s
     for s in (
@@ -540,6 +601,9 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
             "annotators_nested",
             _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_ANNOTATORS_FIELDS)),
             _optional((*_PERSON_FIELDS[:3], *_ANNOTATORS_FIELDS)),
+        ),
+        PopulationSchema(
+            "stratified_corpus", _optional(_CORPUS_FIELDS), _optional(_CORPUS_FIELDS[1:])
         ),
         PopulationSchema(
             "nested_confusion",
