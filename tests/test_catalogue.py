@@ -62,6 +62,8 @@ SUCCESSES, TRIALS = [3, 2, 4, 5], [5, 5, 6, 6]
 # three annotators' codes of the 40 texts, the third coding every other text
 CODES = [[y, p, q if i % 2 else None] for i, (y, p, q) in enumerate(zip(Y, P, Q, strict=True))]
 PAIR = [row[:2] for row in CODES]  # two annotators who coded every text
+STRATA = [[24, 6, 0, 0], [0, 0, 3, 27]]  # coded predicted positives and negatives
+SIZES = {0: 400, 1: 100}  # corpus texts of each stratum of prediction P
 MACHINE = [1 - q if i % 5 == 0 else q for i, q in enumerate(Q)]  # a machine coder's labels
 
 
@@ -616,6 +618,12 @@ def _grid_fit():
     )
 
 
+def _stratified_ends(*args, **kwargs):
+    """The estimate and interval ends of :func:`perfci.bayes.stratified_posterior`."""
+    post = pc.bayes.stratified_posterior(*args, **kwargs)
+    return np.array([post.estimate, post.low, post.high], dtype=float)
+
+
 def _posterior_interval(**kwargs):
     return pc.bayes.confusion_posterior([40, 6, 9, 345]).interval(**kwargs)
 
@@ -1015,6 +1023,63 @@ ENTRIES = [
                 {"y_true": [0] * len(Y), "metric": "recall", "n_resamples": "recommended"},
                 RAISES,
                 ("y_true", "metric", "positive"),
+            ),
+        ],
+    ),
+    Entry(
+        "metric_ci weighted",
+        pc.metric_ci,
+        {"y_true": Y, "y_pred": P, "metric": "recall", "strata": P, "stratum_sizes": SIZES},
+        ("y_true", "y_pred", "metric"),
+        {
+            "weights": [
+                Case("a string", "abc"),
+                Case("a scalar", 2.0),
+                Case("one weight too few", [1.0] * (len(Y) - 1)),
+                Case("a negative weight", [-1.0, *[1.0] * (len(Y) - 1)]),
+                Case("a zero weight", [0.0, *[1.0] * (len(Y) - 1)]),
+                Case("NaN inside", [np.nan, *[1.0] * (len(Y) - 1)]),
+                Case("strings", ["1"] * len(Y)),
+                Case("equal weights", [3.0] * len(Y), OK),
+                Case("None (the stratum sizes over the sampled texts)", None, OK),
+            ],
+            "strata": [
+                Case("a scalar", "a"),
+                Case("one stratum too few", P[:-1]),
+                Case("None inside", [None, *P[1:]]),
+                Case("a stratum with no size", ["x", *P[1:]], names=("stratum_sizes",)),
+                Case("one stratum", [0] * len(Y), OK, also={"stratum_sizes": 400}),
+            ],
+            "stratum_sizes": [
+                Case("a string", "abc"),
+                Case("a negative size", {0: -1, 1: 100}),
+                Case("NaN", {0: np.nan, 1: 100}),
+                Case("a stratum missing", {0: 400}),
+                Case("fewer than sampled", {0: 5, 1: 100}),
+                Case("one number for two strata", 400),
+                Case("a list of the wrong length", [400, 100, 7]),
+                Case("None (no finite population correction)", None, OK),
+            ],
+            "method": choice_kind(registry.WEIGHTED_METHOD),
+        },
+        [
+            (
+                "a bootstrap option",
+                {"n_resamples": 200},
+                RAISES,
+                ("n_resamples",),
+            ),
+            (
+                "a metric without a design-based interval",
+                {"metric": "roc_auc"},
+                RAISES,
+                ("metric",),
+            ),
+            (
+                "a lonely stratum",
+                {"strata": ["x", *P[1:]], "stratum_sizes": None},
+                RAISES,
+                ("strata",),
             ),
         ],
     ),
@@ -1716,6 +1781,48 @@ ENTRIES = [
         },
     ),
     Entry(
+        "bayes.stratified_posterior",
+        _stratified_ends,
+        {"cells": STRATA, "stratum_sizes": [240, 3140], "metric": "recall", "draws": 300, "rng": 1},
+        ("cells", "stratum_sizes", "metric"),
+        {
+            "cells": [
+                *NOT_A_NUMBER,
+                Case("one stratum's cells, 1-D", [24, 6, 0, 0]),
+                Case("NaN inside", [[np.nan, 6, 0, 0], STRATA[1]]),
+                Case("negative", [[-1, 6, 0, 0], STRATA[1]]),
+                Case("a fraction", [[2.5, 6, 0, 0], STRATA[1]]),
+                Case("strings", [["24", "6", "0", "0"], STRATA[1]]),
+                Case("three cells", [[24, 6, 0], [0, 0, 3]]),
+                Case("one stratum too many", [*STRATA, [1, 1, 1, 1]]),
+                Case("a batch", [STRATA, STRATA], OK, check=lambda e: e.shape == (3, 2)),
+                Case(
+                    "no relevant text",
+                    [[0, 6, 0, 0], [0, 0, 0, 30]],
+                    OK,
+                    also={"stratum_sizes": [6, 30]},  # a census: recall 0/0
+                    check=lambda e: bool(np.isnan(e).all()),
+                ),
+            ],
+            "stratum_sizes": [
+                *NOT_A_NUMBER,
+                Case("fewer than sampled", [10, 3140]),
+                Case("a fraction", [240.5, 3140]),
+                Case("NaN", [np.nan, 3140]),
+                Case("one size too few", [240]),
+            ],
+            "metric": [
+                *choice_kind(registry.BINARY_METRIC),
+                Case("prevalence", "prevalence", OK),
+                Case("a multiclass metric", "macro_f1"),
+            ],
+            "prior": choice_kind(registry.STRATIFIED_PRIOR),
+            "draws": positive_int_kind(),
+            "confidence_level": level_kind(),
+            "rng": rng_kind(),
+        },
+    ),
+    Entry(
         "bayes.nested_metric_intervals",
         _nested_ends,
         {"cells": NESTED_CELLS, "metric": "f1", "draws": 200, "grid_shape": (40, 20)},
@@ -1884,6 +1991,7 @@ COVERED = {
     pc.bayes.confusion_posterior: "bayes.confusion_posterior",
     pc.bayes.nested_metric_intervals: "bayes.nested_metric_intervals",
     pc.bayes.compare_counts: "bayes.compare_counts",
+    pc.bayes.stratified_posterior: "bayes.stratified_posterior",
 }
 
 

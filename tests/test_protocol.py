@@ -46,6 +46,12 @@ def _results(texts):
                 np.array([[5, 1, 2, 9], [4, 2, 1, 8], [6, 1, 1, 7]]), "f1", draws=200, rng=1
             ),
             "PairedCredibleInterval": pc.bayes.compare(t, m, b, "recall", draws=200, rng=1),
+            "WeightedCI": pc.weighted_ci(
+                pc.design_cells(t, m, strata=m, stratum_sizes={0: 4000, 1: 600}), "recall"
+            ),
+            "StratifiedPosterior": pc.bayes.stratified_posterior(
+                [[24, 6, 0, 0], [0, 0, 3, 27]], [240, 3140], "recall", draws=200, rng=1
+            ),
         }
 
 

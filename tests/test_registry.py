@@ -219,6 +219,7 @@ _METHODS = {
     "scored_nested": [{"name": "delong", "family": "auc", "method": "delong"}],
     "runs_nested": [{"name": "rec", "family": "runs"}],
     "annotators_nested": [{"name": "rec", "family": "annotators"}],
+    "stratified_corpus": [{"name": "rec", "family": "weighted"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -232,6 +233,7 @@ _POPULATIONS = {
     "scored_nested": {},
     "runs_nested": {"metric": "recall"},
     "annotators_nested": {"metric": "recall"},
+    "stratified_corpus": {"metric": "recall", "persons": 20, "texts_per_person": 10.0},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -245,6 +247,7 @@ _GRIDS = {
     "scored_nested": {"persons": [5], "texts_per_person": [5.0]},
     "runs_nested": {"persons": [5], "texts_per_person": [5.0]},
     "annotators_nested": {"persons": [5], "texts_per_person": [5.0]},
+    "stratified_corpus": {"sampled": [40], "positive_share": [0.5]},
 }
 
 

@@ -86,9 +86,11 @@ def test_a_simple_random_sample_has_the_textbook_variance():
     truth = np.r_[np.ones(30, int), np.zeros(70, int)]
     pred = np.ones(100, int)
     p, n, big = 0.3, 100, 400
-    plain = weighted_ci(design_cells(truth, pred, weights=np.ones(n)), "precision")
+    plain = weighted_ci(design_cells(truth, pred, weights=np.ones(n)), "precision", method="logit")
     assert plain.se == pytest.approx(np.sqrt(p * (1 - p) / (n - 1)), rel=1e-12)
-    corrected = weighted_ci(design_cells(truth, pred, stratum_sizes=big), "precision")
+    corrected = weighted_ci(
+        design_cells(truth, pred, stratum_sizes=big), "precision", method="logit"
+    )
     assert corrected.se == pytest.approx(np.sqrt((1 - n / big) * p * (1 - p) / (n - 1)))
     # logit: expit(logit p -+ t_{n-1} se / (p (1 - p)))
     t = stats.t.ppf(0.975, n - 1)
@@ -123,7 +125,7 @@ def test_metric_ci_routes_a_weighted_sample_to_the_design_based_interval():
     expected = record["fpc_design"]["metrics"]["recall"]
     assert ci.estimate == pytest.approx(expected["estimate"], rel=1e-12)
     assert ci.result.se == pytest.approx(expected["se"], rel=1e-10)
-    assert ci.method.startswith("logit (weighted: 2 strata, finite population correction")
+    assert ci.method.startswith("poststratified (weighted: 2 strata, finite population correction")
     assert ci.population.startswith("the corpus the sample was drawn from")
     assert ci.sources == ("texts",) and ci.persons is None
     clustered = pc.metric_ci(
@@ -181,7 +183,7 @@ def test_options_of_other_intervals_and_other_metrics_are_refused():
         pc.metric_ci(y, y, "f1", weights=[1] * 6, pseudo_count=1)
     with pytest.raises(ValueError, match=r"got 'macro_f1'"):
         pc.metric_ci(y, y, "macro_f1", weights=[1] * 6)
-    with pytest.raises(ValueError, match=r"only method='wald' applies"):
+    with pytest.raises(ValueError, match=r"method='wald' or 'poststratified' applies"):
         pc.metric_ci(y, y, "kappa", weights=[1] * 6, method="logit")
     with pytest.raises(ValueError, match=r"`method` must be one of 'recommended', 'logit'"):
         pc.metric_ci(y, y, "recall", weights=[1] * 6, method="wilson")
@@ -199,7 +201,7 @@ def test_an_empty_domain_and_too_few_units_give_nan_with_a_warning():
 
 def test_kappa_gets_a_wald_interval_within_its_range():
     record = REFERENCE[1]
-    ci = weighted_ci(_cells(record, "fpc_design"), "kappa")
+    ci = weighted_ci(_cells(record, "fpc_design"), "kappa", method="wald")
     t = stats.t.ppf(0.975, ci.df)
     assert ci.method == "wald"
     assert ci.low == pytest.approx(max(-1.0, ci.estimate - t * ci.se), rel=1e-12)
@@ -232,10 +234,11 @@ def test_a_batch_equals_a_loop_of_single_samples(clustered):
         stratum_sizes=sizes,
     )
     for metric in ("recall", "f1", "kappa", "prevalence"):
-        together = weighted_ci(batch, metric)
-        for i in range(k):
-            alone = weighted_ci(
-                units_design(
+        for method in ("recommended", "wald"):
+            together = weighted_ci(batch, metric, method=method, rng=11)
+            streams = pc.batch_generators(11, k)  # data set i's stream in that call
+            for i in range(k):
+                one = units_design(
                     cell[i],
                     weight[i],
                     stratum[i],
@@ -243,10 +246,70 @@ def test_a_batch_equals_a_loop_of_single_samples(clustered):
                     unit=None if unit is None else unit[i],
                     person=person[i] if clustered else None,
                     stratum_sizes=sizes,
-                ),
-                metric,
-            )
-            for field in ("estimate", "low", "high", "se", "df", "relevant_n", "units"):
-                assert getattr(together, field)[i] == pytest.approx(
-                    getattr(alone, field), rel=1e-12
-                ), field
+                )
+                alone = weighted_ci(one, metric, method=method, rng=streams[i])
+                assert alone.method == together.method
+                for field in ("estimate", "low", "high", "se", "df", "relevant_n", "units"):
+                    assert getattr(together, field)[i] == pytest.approx(
+                        getattr(alone, field), rel=1e-12
+                    ), field
+
+
+def test_the_recommended_interval_is_poststratified_where_texts_are_the_units():
+    # Policy (atlas-stratified): texts as units with one weight per stratum take the
+    # poststratified posterior's interval (bounding prior), which keeps the estimate
+    # inside; persons as units, or weights that differ within a stratum, the logit
+    # interval (wald: kappa).
+    record = REFERENCE[2]
+    cells = _cells(record, "fpc_design")
+    ci = weighted_ci(cells, "recall", rng=3)
+    per = np.zeros((2, 4))
+    strata = np.unique(record["stratum"])
+    for h, t, p in zip(record["stratum"], record["truth"], record["pred"], strict=True):
+        per[list(strata).index(h), [[3, 1], [2, 0]][t][p]] += 1
+    sizes = [dict(zip(record["stratum"], record["fpc"], strict=True))[h] for h in strata]
+    post = pc.bayes.stratified_posterior(
+        per, sizes, "recall", prior=pc.policy.WEIGHTED_PRIOR, draws=4000, rng=3
+    )
+    assert ci.method == "poststratified"
+    assert (ci.low, ci.high) == (min(post.low, ci.estimate), max(post.high, ci.estimate))
+    assert weighted_ci(_cells(record, "cluster_design"), "recall").method == "logit"
+    assert weighted_ci(_cells(record, "cluster_design"), "kappa").method == "wald"
+    uneven = np.array(record["weight"]) * np.linspace(1, 1.1, len(record["weight"]))
+    unequal = design_cells(
+        record["truth"], record["pred"], strata=record["stratum"], weights=uneven
+    )
+    assert weighted_ci(unequal, "recall").method == "logit"
+    with pytest.raises(ValueError, match=r"but the weights differ within a stratum"):
+        weighted_ci(unequal, "recall", method="poststratified")
+    with pytest.raises(ValueError, match=r"but persons are the sampling units"):
+        weighted_ci(_cells(record, "cluster_design"), "recall", method="poststratified")
+
+
+def test_no_false_negatives_sampled_still_gives_a_lower_end_well_below_one():
+    # 300 predicted positives (240 true) of 2,400 and 300 predicted negatives (none
+    # positive) of 31,400: recall is 1 in the sample, but up to about 1% of the corpus's
+    # predicted negatives may be positives. The linearized intervals collapse at 1 (R
+    # gives NaN); the recommended one reaches far below (Clopper-Pearson for 0 of 300 is
+    # [0, 0.0122]: recall >= 1920 / (1920 + 0.0122 * 31400) = 0.83, about).
+    truth = [1] * 240 + [0] * 60 + [0] * 300
+    pred = [1] * 300 + [0] * 300
+    cells = design_cells(truth, pred, strata=pred, stratum_sizes={1: 2400, 0: 31400})
+    ci = weighted_ci(cells, "recall", rng=1)
+    assert ci.estimate == 1.0 and ci.high == 1.0
+    assert 0.8 < ci.low < 0.92
+    regularized = weighted_ci(cells, "recall", method="regularized_logit")
+    assert regularized.high == 1.0 and regularized.low < 0.9
+
+
+def test_a_stratum_sampled_whole_is_known():
+    # Census of the predicted positives: precision is known exactly (the other stratum
+    # cannot hold its cells); recall is not (false negatives may hide in the other).
+    truth = [1] * 8 + [0] * 2 + [1] * 1 + [0] * 19
+    pred = [1] * 10 + [0] * 20
+    cells = design_cells(truth, pred, strata=pred, stratum_sizes={1: 10, 0: 400})
+    for method in ("logit", "beta", "poststratified"):
+        ci = weighted_ci(cells, "precision", method=method, rng=1)
+        assert (ci.low, ci.estimate, ci.high) == (0.8, 0.8, 0.8)
+        recall = weighted_ci(cells, "recall", method=method, rng=1)
+        assert recall.low < recall.estimate < recall.high

@@ -149,6 +149,9 @@ from ._core.recommended import (
     WEIGHTED_METHOD as WEIGHTED_METHOD,
 )
 from ._core.recommended import (
+    WEIGHTED_PRIOR as WEIGHTED_PRIOR,
+)
+from ._core.recommended import (
     WEIGHTED_SIGNED_METHOD as WEIGHTED_SIGNED_METHOD,
 )
 from ._core.recommended import (

@@ -38,6 +38,22 @@ metric's domain.
   / \mathrm{se}^2 \cdot (t_{n - 1} / t_{df})^2`, n the relevant texts;
 - ``"wald"``: :math:`\hat p \pm t_{df}\,\mathrm{se}` (kappa and MCC, on [-1, 1]).
 
+and two that regularize the rare cells these miss:
+
+- ``"regularized_logit"``: the logit interval with the variance of the cells after half
+  a pseudo text in each cell a stratum can hold (scaled by :math:`1 - f_h`);
+- ``"poststratified"``: the interval of the corpus metric's posterior under a
+  Dirichlet-multinomial model of each stratum, poststratified by the stratum sizes
+  (:func:`perfci.bayes.stratified_posterior`), with the bounding prior
+  (:data:`perfci.policy.WEIGHTED_PRIOR`): each end from the posterior whose prior puts
+  one text in each stratum's cell that moves the metric toward it, Clopper-Pearson's
+  construction carried to strata. It needs texts as the units with equal weights
+  within each stratum, and is the recommended interval there: in atlas-stratified it
+  covers at least 0.94 in every cell where ``logit`` and ``beta`` fall to 0.18 for
+  recall (a coded stratum of predicted negatives with a few false negatives).
+
+The interval always holds the design-based estimate.
+
 Degenerate cases (each a written policy with a test):
 
 - An estimate of 0 or 1, or a variance of 0 (every unit alike): the design says nothing
@@ -68,6 +84,7 @@ from ._core.recommended import (
     RECOMMENDED,
     WEIGHTED_FALLBACK_METHOD,
     WEIGHTED_METHOD,
+    WEIGHTED_PRIOR,
     WEIGHTED_SIGNED_METHOD,
 )
 from ._core.results import IntervalResult, sources_of
@@ -504,9 +521,9 @@ def _check_strata(cells: DesignCells) -> None:
         what = "person" if cells.clustered else "text"
         where = f" of data set {tuple(lonely[0][:-1].tolist())}" if cells.batch_shape else ""
         raise ValueError(
-            f"stratum {plain(cells.strata[lonely[0][-1]])!r}{where} has a single sampled "
-            f"{what}: no variance can be estimated within it. Merge it with a neighbouring "
-            "stratum (R's survey refuses it too)."
+            f"`strata`: stratum {plain(cells.strata[lonely[0][-1]])!r}{where} has a single "
+            f"sampled {what}: no variance can be estimated within it. Merge it with a "
+            "neighbouring stratum (R's survey refuses it too)."
         )
 
 
@@ -577,12 +594,20 @@ def weighted_ci(
         From :func:`design_cells` (one sample) or :func:`units_design` (a batch).
     metric : str
         A binary metric of :data:`perfci.BINARY_METRICS`, or ``"prevalence"``.
-    method : {"recommended", "logit", "beta", "wald"}, default "recommended"
-        The interval (see the module); "recommended" is
-        :data:`perfci.policy.WEIGHTED_METHOD` on [0, 1] and
-        :data:`perfci.policy.WEIGHTED_SIGNED_METHOD` for kappa and MCC.
+    method : str, default "recommended"
+        The interval: "logit", "beta", "wald", "regularized_logit" or "poststratified"
+        (see the module); "recommended" is :data:`perfci.policy.WEIGHTED_METHOD`
+        ("poststratified") where texts are the units with equal weights within each
+        stratum, else :data:`perfci.policy.WEIGHTED_FALLBACK_METHOD` ("logit"), and
+        :data:`perfci.policy.WEIGHTED_SIGNED_METHOD` ("wald") for kappa and MCC with
+        persons as the units or unequal weights.
     confidence_level : float, default 0.95
         Confidence level.
+    rng : numpy.random.Generator, int or None
+        Random generator or seed of the poststratified posterior's draws (a batch's data
+        sets each draw from their own stream, so a batch equals a loop of single calls).
+    draws : int, default 4000
+        Posterior draws of method "poststratified" per data set.
 
     Returns
     -------
@@ -596,9 +621,12 @@ def weighted_ci(
     >>> pred = np.repeat([1, 0], 200)
     >>> truth = np.where(pred == 1, rng.random(400) < 0.8, rng.random(400) < 0.05).astype(int)
     >>> cells = design_cells(truth, pred, strata=pred, stratum_sizes={1: 1000, 0: 20000})
-    >>> ci = weighted_ci(cells, "recall")
-    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}], df {ci.df:g}")
-    0.471 [0.318, 0.629], df 167
+    >>> ci = weighted_ci(cells, "recall", rng=1)
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.2f}, {ci.high:.2f}] by {ci.method}")
+    0.471 [0.32, 0.65] by poststratified
+    >>> ci = weighted_ci(cells, "recall", method="logit")  # R survey's svyciprop
+    >>> print(f"[{ci.low:.3f}, {ci.high:.3f}], df {ci.df:g}")
+    [0.318, 0.629], df 167
     """
     if metric != _PREVALENCE:
         registry.BINARY_METRIC.check(metric)
@@ -640,7 +668,13 @@ def weighted_ci(
     if method == "poststratified":
         per, sizes = cast(tuple[np.ndarray, np.ndarray], posterior_input)
         post = stratified_posterior(
-            per, sizes, metric, draws=draws, confidence_level=level, rng=rng
+            per,
+            sizes,
+            metric,
+            prior=WEIGHTED_PRIOR,
+            draws=draws,
+            confidence_level=level,
+            rng=rng,
         )
         # the posterior's interval keeps the design-based estimate, as the others do
         low = np.minimum(post.low, np.where(np.isfinite(estimate), estimate, np.inf))
@@ -849,8 +883,8 @@ def weighted_metric_ci(
         )
     if metric not in registry.BINARY_METRIC and metric != _PREVALENCE:
         raise ValueError(
-            f"a weighted or stratified sample has design-based intervals for the binary "
-            f"metrics and 'prevalence'; got {metric!r}."
+            f"`metric`: a weighted or stratified sample has design-based intervals for the "
+            f"binary metrics and 'prevalence'; got {metric!r}."
         )
     cells = design_cells(
         y_true,

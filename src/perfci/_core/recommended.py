@@ -40,6 +40,7 @@ __all__ = [
     "RECOMMENDED",
     "WEIGHTED_FALLBACK_METHOD",
     "WEIGHTED_METHOD",
+    "WEIGHTED_PRIOR",
     "WEIGHTED_SIGNED_METHOD",
     "WORST_CASE_DESIGN",
     "EDGE_DESIGN",
@@ -55,13 +56,18 @@ RECOMMENDED = "recommended"
 
 #: The interval of a metric on a weighted or stratified sample
 #: (:func:`perfci.sample_design.weighted_ci`): the poststratified posterior's interval
-#: (Jeffreys' prior per stratum) where texts are the units with equal weights within a
+#: with :data:`WEIGHTED_PRIOR` where texts are the units with equal weights within a
 #: stratum; atlas-stratified shows the linearized intervals under-cover there when a
 #: cell is rare in a heavily weighted stratum (few false negatives among the coded
-#: predicted negatives). Otherwise (persons as units, weights unequal within a stratum)
-#: :data:`WEIGHTED_FALLBACK_METHOD`, the logit interval with the design's df (R survey's
-#: ``svyciprop`` default), and for kappa and MCC :data:`WEIGHTED_SIGNED_METHOD`.
+#: predicted negatives: recall's logit interval down to 0.18), and Jeffreys' prior down
+#: to 0.90, where the bounding prior covers at least 0.94 in every cell. Otherwise
+#: (persons as units, weights unequal within a stratum) :data:`WEIGHTED_FALLBACK_METHOD`,
+#: the logit interval with the design's df (R survey's ``svyciprop`` default), and
+#: for kappa and MCC :data:`WEIGHTED_SIGNED_METHOD`.
 WEIGHTED_METHOD = "poststratified"
+#: The per-stratum prior of method "poststratified": Clopper-Pearson's construction
+#: (:mod:`perfci.bayes.stratified`), each end from its own posterior.
+WEIGHTED_PRIOR = "bounding"
 WEIGHTED_FALLBACK_METHOD = "logit"
 WEIGHTED_SIGNED_METHOD = "wald"
 

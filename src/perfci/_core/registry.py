@@ -526,9 +526,10 @@ WEIGHTED_METHOD = Choices.of(
         ("wald", "the Wald interval with the design's degrees of freedom (any metric)"),
         (
             "poststratified",
-            "the equal-tailed interval of the corpus metric's posterior under a "
-            "Dirichlet-multinomial per stratum with Jeffreys' prior, poststratified by the "
-            "stratum sizes (texts as units, equal weights within a stratum)",
+            "the interval of the corpus metric's posterior under a Dirichlet-multinomial per "
+            "stratum, poststratified by the stratum sizes, each end from the bounding prior's "
+            "posterior (perfci.policy.WEIGHTED_PRIOR; texts as units, equal weights within a "
+            "stratum)",
         ),
         (
             "regularized_logit",
@@ -544,6 +545,12 @@ STRATIFIED_PRIOR = Choices.of(
     [
         ("jeffreys", "Dirichlet(1/2, 1/2, 1/2, 1/2)"),
         ("uniform", "Dirichlet(1, 1, 1, 1)"),
+        (
+            "bounding",
+            "one text per stratum in the possible cell that moves the metric furthest toward "
+            "each end (Clopper-Pearson's Beta(x, n - x + 1) and Beta(x + 1, n - x) for one "
+            "stratum): each end from its own posterior",
+        ),
     ],
 )
 

@@ -227,7 +227,7 @@ def dataset_generators(rng: Any, count: int, batched: bool) -> DataSetStreams:
     stream (:mod:`perfci._core.streams`), so a batched call equals the loop of single
     calls given those generators, draw for draw.
     """
-    return DataSetStreams(np.random.default_rng(rng), count, batched)
+    return DataSetStreams(check_rng(rng), count, batched)
 
 
 def check_label(name: str, value: Any) -> Any:

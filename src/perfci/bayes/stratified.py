@@ -16,6 +16,15 @@ prior is then put on its two possible cells only
 (:func:`perfci._core.strata.possible_cells`), so that it predicts no text the classifier
 would have placed in another stratum.
 
+The ``"bounding"`` prior is Clopper-Pearson's construction carried to strata: each end
+of the interval comes from its own posterior, whose prior puts one text in each stratum's
+possible cell that moves the metric furthest toward that end (the cell with the most
+negative gradient of the metric, at the Jeffreys estimate of the corpus, for the lower
+end; the most positive for the upper). For a single stratum and a proportion it is
+Beta(x, n - x + 1) and Beta(x + 1, n - x), Clopper-Pearson's two ends. It is the prior
+that covers where a coded stratum holds only a few texts of the metric's denominator (a
+few false negatives among the predicted negatives, which recall reads).
+
 Texts are modelled as exchangeable within a stratum: persons are not in this model (the
 design-based :func:`perfci.sample_design.weighted_ci` with ``groups`` is the interval that
 treats them as clusters).
@@ -37,11 +46,12 @@ from .._core.validation import (
     check_real_array,
     dataset_generators,
 )
-from ..metrics import metric_values
+from ..metrics import metric_gradient, metric_values
 
 __all__ = ["PREVALENCE", "StratifiedPosterior", "stratified_posterior"]
 
 _PRIOR = {"jeffreys": 0.5, "uniform": 1.0}
+_BOUNDING = "bounding"
 
 
 @dataclass(frozen=True, repr=False)
@@ -116,8 +126,9 @@ def stratified_posterior(
         The corpus texts of each stratum, :math:`N_h` (at least its sampled texts).
     metric : str
         A binary metric of :data:`perfci.BINARY_METRICS`, or ``"prevalence"``.
-    prior : {"jeffreys", "uniform"}, default "jeffreys"
-        The Dirichlet prior of each stratum's cell shares.
+    prior : {"jeffreys", "uniform", "bounding"}, default "jeffreys"
+        The Dirichlet prior of each stratum's cell shares; ``"bounding"`` takes each end
+        from its own posterior (module notes), with the median of both as the estimate.
     draws : int, default 4000
         Posterior draws per data set.
     confidence_level : float, default 0.95
@@ -151,7 +162,16 @@ def stratified_posterior(
         )
     if np.any(counts < 0) or np.any(counts != np.round(counts)):
         raise ValueError("`cells` must be non-negative whole numbers of texts.")
-    sizes = np.broadcast_to(check_real_array("stratum_sizes", stratum_sizes), counts.shape[:-1])
+    sizes = check_real_array("stratum_sizes", stratum_sizes)
+    try:
+        if sizes.ndim == 0 or sizes.shape[-1] != counts.shape[-2]:
+            raise ValueError
+        sizes = np.broadcast_to(sizes, counts.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"`stratum_sizes` must give one size per stratum of `cells`, shape "
+            f"{counts.shape[:-1]} or ({counts.shape[-2]},); got {sizes.shape}."
+        ) from None
     sampled = counts.sum(-1)
     if np.any(sizes < sampled) or np.any(sizes != np.round(sizes)):
         raise ValueError(
@@ -162,18 +182,24 @@ def stratified_posterior(
     flat = counts.reshape(-1, *counts.shape[-2:])
     rest = (sizes - sampled).reshape(flat.shape[:-1]).astype(np.int64)
     generators = dataset_generators(rng, flat.shape[0], bool(batch))
-    probabilities = [(1 - level) / 2, 0.5, (1 + level) / 2]
+    probabilities = np.array([(1 - level) / 2, 0.5, (1 + level) / 2])
     out = np.empty((flat.shape[0], 3))
-    prior_counts = _PRIOR[prior] * possible_cells(flat)
+    possible = possible_cells(flat)
+    priors: tuple[np.ndarray, ...]
+    if prior == _BOUNDING:
+        priors = _bounding_priors(flat, rest, possible, metric)
+    else:
+        priors = (_PRIOR[prior] * possible,)
     for k, generator in enumerate(generators):  # data sets; each vectorized over draws
-        alpha = np.broadcast_to(flat[k] + prior_counts[k], (draws, *flat[k].shape))
-        gamma = np.where(alpha > 0, generator.standard_gamma(np.maximum(alpha, 1e-300)), 0.0)
-        shares = gamma / gamma.sum(-1, keepdims=True)
-        unseen = generator.multinomial(rest[k], shares)
-        corpus = (flat[k] + unseen).sum(-2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = _corpus_metric(corpus.astype(float), metric)
-        out[k] = np.nanquantile(values, probabilities) if np.isfinite(values).any() else np.nan
+        values = [
+            _predictive_metric(flat[k], rest[k], a[k], draws, generator, metric) for a in priors
+        ]
+        if len(values) == 1:
+            out[k] = _quantiles(values[0], probabilities)
+        else:  # each end from its own posterior, the median from both
+            out[k, 0] = _quantiles(values[0], probabilities[:1])[0]
+            out[k, 1] = _quantiles(np.concatenate(values), probabilities[1:2])[0]
+            out[k, 2] = _quantiles(values[1], probabilities[2:])[0]
     low, median, high = (out[:, j].reshape(batch) for j in range(3))
     return StratifiedPosterior(
         metric=metric,
@@ -186,3 +212,56 @@ def stratified_posterior(
         draws=draws,
         population="the corpus the sample was drawn from",
     )
+
+
+def _quantiles(values: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    if not np.isfinite(values).any():
+        return np.full(probabilities.shape, np.nan)
+    return np.nanquantile(values, probabilities)
+
+
+def _predictive_metric(
+    sampled: np.ndarray,
+    rest: np.ndarray,
+    prior_counts: np.ndarray,
+    draws: int,
+    generator: np.random.Generator,
+    metric: str,
+) -> np.ndarray:
+    """Draw the corpus metric: per-stratum Dirichlet shares, the unsampled texts from them."""
+    alpha = np.broadcast_to(sampled + prior_counts, (draws, *sampled.shape))
+    gamma = np.where(alpha > 0, generator.standard_gamma(np.maximum(alpha, 1e-300)), 0.0)
+    total = gamma.sum(-1, keepdims=True)
+    # a stratum with no sampled text and no prior mass has nothing to predict from
+    shares = np.divide(gamma, total, out=np.zeros_like(gamma), where=total > 0)
+    unseen = generator.multinomial(np.where(total[..., 0] > 0, rest, 0), shares)
+    corpus = (sampled + unseen).sum(-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _corpus_metric(corpus.astype(float), metric)
+
+
+def _bounding_priors(
+    flat: np.ndarray, rest: np.ndarray, possible: np.ndarray, metric: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the lower and the upper end's priors: one text per stratum, (..., strata, 4).
+
+    The text goes to the possible cell with the most negative (lower end) or the most
+    positive (upper end) gradient of the metric at the Jeffreys estimate of the corpus
+    cells; ties go to the first such cell.
+    """
+    sizes = (flat.sum(-1) + rest)[..., None]
+    smoothed = flat + 0.5 * possible
+    corpus = (sizes * smoothed / smoothed.sum(-1, keepdims=True)).sum(-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric == PREVALENCE:
+            p = (corpus[..., 0] + corpus[..., 2]) / corpus.sum(-1)
+            gradient = (np.array([1.0, 0.0, 1.0, 0.0]) - p[..., None]) / corpus.sum(-1)[..., None]
+        else:
+            gradient = metric_gradient(corpus, metric)
+    gradient = np.nan_to_num(gradient)[..., None, :]
+    ends = []
+    for sign in (-1.0, 1.0):
+        score = np.where(possible, sign * gradient, -np.inf)
+        best = np.argmax(score, axis=-1)
+        ends.append((np.arange(4) == best[..., None]).astype(float))
+    return ends[0], ends[1]
