@@ -408,6 +408,40 @@ def real_scalar_kind(
     ]
 
 
+def design_kinds() -> dict[str, list[Case | None]]:
+    """The design of a weighted, stratified sample (``weights``, ``strata``, ``stratum_sizes``)."""
+    return {
+        "weights": [
+            Case("a string", "abc"),
+            Case("a scalar", 2.0),
+            Case("one weight too few", [1.0] * (len(Y) - 1)),
+            Case("a negative weight", [-1.0, *[1.0] * (len(Y) - 1)]),
+            Case("a zero weight", [0.0, *[1.0] * (len(Y) - 1)]),
+            Case("NaN inside", [np.nan, *[1.0] * (len(Y) - 1)]),
+            Case("strings", ["1"] * len(Y)),
+            Case("equal weights", [3.0] * len(Y), OK),
+            Case("None (the stratum sizes over the sampled texts)", None, OK),
+        ],
+        "strata": [
+            Case("a scalar", "a"),
+            Case("one stratum too few", P[:-1]),
+            Case("None inside", [None, *P[1:]]),
+            Case("a stratum with no size", ["x", *P[1:]], names=("stratum_sizes",)),
+            Case("one stratum", [0] * len(Y), OK, also={"stratum_sizes": 400}),
+        ],
+        "stratum_sizes": [
+            Case("a string", "abc"),
+            Case("a negative size", {0: -1, 1: 100}),
+            Case("NaN", {0: np.nan, 1: 100}),
+            Case("a stratum missing", {0: 400}),
+            Case("fewer than sampled", {0: 5, 1: 100}),
+            Case("one number for two strata", 400),
+            Case("a list of the wrong length", [400, 100, 7]),
+            Case("None (no finite population correction)", None, OK),
+        ],
+    }
+
+
 def also(cases: list[Case | None], **changes: Any) -> list[Case | None]:
     """The same cases, each with other arguments changed too (e.g. what makes it apply)."""
     return [
@@ -1032,34 +1066,7 @@ ENTRIES = [
         {"y_true": Y, "y_pred": P, "metric": "recall", "strata": P, "stratum_sizes": SIZES},
         ("y_true", "y_pred", "metric"),
         {
-            "weights": [
-                Case("a string", "abc"),
-                Case("a scalar", 2.0),
-                Case("one weight too few", [1.0] * (len(Y) - 1)),
-                Case("a negative weight", [-1.0, *[1.0] * (len(Y) - 1)]),
-                Case("a zero weight", [0.0, *[1.0] * (len(Y) - 1)]),
-                Case("NaN inside", [np.nan, *[1.0] * (len(Y) - 1)]),
-                Case("strings", ["1"] * len(Y)),
-                Case("equal weights", [3.0] * len(Y), OK),
-                Case("None (the stratum sizes over the sampled texts)", None, OK),
-            ],
-            "strata": [
-                Case("a scalar", "a"),
-                Case("one stratum too few", P[:-1]),
-                Case("None inside", [None, *P[1:]]),
-                Case("a stratum with no size", ["x", *P[1:]], names=("stratum_sizes",)),
-                Case("one stratum", [0] * len(Y), OK, also={"stratum_sizes": 400}),
-            ],
-            "stratum_sizes": [
-                Case("a string", "abc"),
-                Case("a negative size", {0: -1, 1: 100}),
-                Case("NaN", {0: np.nan, 1: 100}),
-                Case("a stratum missing", {0: 400}),
-                Case("fewer than sampled", {0: 5, 1: 100}),
-                Case("one number for two strata", 400),
-                Case("a list of the wrong length", [400, 100, 7]),
-                Case("None (no finite population correction)", None, OK),
-            ],
+            **design_kinds(),
             "method": choice_kind(registry.WEIGHTED_METHOD),
         },
         [
@@ -1081,6 +1088,55 @@ ENTRIES = [
                 RAISES,
                 ("strata",),
             ),
+        ],
+    ),
+    Entry(
+        "report weighted",
+        pc.report,
+        {"y_true": Y, "y_pred": P, "metrics": ["recall"], "strata": P, "stratum_sizes": SIZES},
+        ("y_true", "y_pred"),
+        design_kinds(),
+        [
+            ("a score", {"score": S}, RAISES, ("score",)),
+            ("bayes", {"bayes": True}, RAISES, ("bayes",)),
+            ("subgroups as domains", {"by": BY}, OK, ()),
+        ],
+    ),
+    Entry(
+        "compare weighted",
+        pc.compare,
+        {
+            "y_true": Y,
+            "pred_a": P,
+            "pred_b": Q,
+            "metric": "recall",
+            "strata": P,
+            "stratum_sizes": SIZES,
+        },
+        ("y_true", "pred_a", "pred_b", "metric"),
+        design_kinds(),
+        [
+            ("a bootstrap option", {"n_resamples": 200}, RAISES, ("n_resamples",)),
+            ("a method", {"method": "bootstrap"}, RAISES, ("method",)),
+            ("runs", {"pred_a": RUNS}, RAISES, ("weights", "strata", "stratum_sizes")),
+        ],
+    ),
+    Entry(
+        "compare_groups weighted",
+        _compare_groups_ends,
+        {
+            "y_true": Y,
+            "y_pred": P,
+            "metric": "recall",
+            "by": BY,
+            "strata": P,
+            "stratum_sizes": SIZES,
+        },
+        ("y_true", "y_pred", "metric", "by"),
+        design_kinds(),
+        [
+            ("a band", {"simultaneous": "bonferroni"}, RAISES, ("simultaneous",)),
+            ("an unknown reference", {"reference": "z"}, RAISES, ("reference",)),
         ],
     ),
     Entry(

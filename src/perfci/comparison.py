@@ -80,6 +80,7 @@ from .policy import (
     recommended_scheme,
 )
 from .subgroups import FEW_EFFECTIVE_PERSONS, few_effective_note
+from .weighted_tables import design_given, weighted_comparison
 
 if TYPE_CHECKING:
     from .runs import RunsComparison
@@ -243,6 +244,9 @@ def compare(
     n_resamples: int | Unset = UNSET,
     rng: Any = None,
     estimand: str | None = None,
+    weights: Any = None,
+    strata: Any = None,
+    stratum_sizes: Any = None,
 ) -> Comparison | RunsComparison | RocAucComparison:
     r"""Paired difference of a metric between two classifiers scored on the same texts.
 
@@ -302,6 +306,13 @@ def compare(
         uses ``perfci.batch_generators(rng, K)[k]`` (as :func:`perfci.bootstrap_ci`).
         The other methods draw nothing.
 
+    weights, strata, stratum_sizes : optional
+        The design of a weighted or stratified sample, as in :func:`perfci.metric_ci`:
+        the difference is then design-based, the metric of the corpus (or of the
+        population of persons, with `groups`) by A minus by B, with the t interval of
+        its linearized variance and the design's df (R survey's ``svycontrast`` of two
+        ``svyratio``; :mod:`perfci.weighted_tables`). The bootstrap options,
+        `estimand` and a `method` other than "recommended" do not apply.
     estimand : {"new_run", "these_runs"}, optional
         With repeated runs, what the comparison is about (default ``"new_run"``, see
         :func:`perfci.runs.compare_runs`); only with a column per run.
@@ -472,6 +483,27 @@ def compare(
     """  # noqa: E501
     groups = positional_groups(former_groups, groups, "compare")
     registry.COMPARE_METRIC.check(metric)
+    if design_given(weights, strata, stratum_sizes):
+        return weighted_comparison(
+            y_true,
+            pred_a,
+            pred_b,
+            metric,
+            groups=groups,
+            weights=weights,
+            strata=strata,
+            stratum_sizes=stratum_sizes,
+            method=method,
+            positive=positive,
+            confidence_level=confidence_level,
+            unused={
+                "scheme": scheme,
+                "interval": None if interval is UNSET else interval,
+                "pseudo_count": None if pseudo_count is UNSET else pseudo_count,
+                "n_resamples": None if n_resamples is UNSET else n_resamples,
+                "estimand": estimand,
+            },
+        )
     if (
         metric != "roc_auc"
         and np.ndim(np.asarray(y_true, dtype=object)) == 1

@@ -9,7 +9,6 @@ a row holds and says is in :mod:`perfci.report_table`.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ import pandas as pd
 
 from . import policy
 from ._core.labels import as_label_array, sorted_labels
-from ._core.validation import UNSET, UndefinedMetricWarning, check_real_array
+from ._core.validation import UNSET, check_real_array
 from .auc import auc_ci_named
 from .bayes_rows import bayes_rows
 from .counting import ConfusionCounts, confusion
@@ -31,7 +30,7 @@ from .metric import (
 )
 from .metrics import BINARY_METRICS
 from .policy import RECOMMENDED
-from .report_table import COLUMNS, auc_row, metric_row
+from .report_table import assembled_table, auc_row, metric_row
 
 __all__ = [
     "assembled_table",
@@ -266,16 +265,3 @@ def _difference_row(row: Any, note: str, metric: str, cls: Any, nested: bool) ->
         "n_eff": np.nan,
         "note": "; ".join(n for n in (both, note) if n),
     }
-
-
-def assembled_table(frames: list[pd.DataFrame], skipped: list[str]) -> pd.DataFrame:
-    """Return the report's table of `frames`, warning of the rows left out (`skipped`)."""
-    if skipped:
-        warnings.warn(
-            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3
-        )
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    lead = [c for c in ("by", "reference", "class") if c in table.columns]
-    table = table.reindex(columns=lead + COLUMNS)
-    table["persons"] = table["persons"].astype("Int64")
-    return table

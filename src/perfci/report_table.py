@@ -9,12 +9,14 @@ persons, and the stress atlas's caveats (:func:`perfci.policy.coverage_caveat`).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from . import policy
+from ._core.validation import UndefinedMetricWarning
 from .auc import RocAucCI
 from .bootstrap import BootstrapCI
 from .design import ClusteredProportionCI
@@ -26,6 +28,7 @@ __all__ = [
     "FEW_RELEVANT_TEXTS",
     "SOME_PERSONS",
     "WIDE_HALF_WIDTH",
+    "assembled_table",
     "auc_note",
     "auc_row",
     "flagged_note",
@@ -189,3 +192,16 @@ def metric_row(ci: MetricCI) -> dict:
         "n_eff": ci.n_eff,
         "note": metric_note(ci),
     }
+
+
+def assembled_table(frames: list[pd.DataFrame], skipped: list[str]) -> pd.DataFrame:
+    """Return the report's table of `frames`, warning of the rows left out (`skipped`)."""
+    if skipped:
+        warnings.warn(
+            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3
+        )
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    lead = [c for c in ("by", "reference", "class") if c in table.columns]
+    table = table.reindex(columns=lead + COLUMNS)
+    table["persons"] = table["persons"].astype("Int64")
+    return table

@@ -59,7 +59,7 @@ from .report_table import (
     WIDE_HALF_WIDTH,
     interval_row,
 )
-from .sample_design import weighted_metric_ci as _weighted_metric_ci
+from .weighted_tables import design_given, refuse_unset, weighted_metric_ci, weighted_report
 
 if TYPE_CHECKING:
     from .annotators import AnnotatorsCI
@@ -333,8 +333,8 @@ def metric_ci(
 
     """
     groups = positional_groups(former_groups, groups, "metric_ci")
-    if any(value is not None for value in (weights, strata, stratum_sizes)):
-        return _weighted_metric_ci(
+    if design_given(weights, strata, stratum_sizes):
+        return weighted_metric_ci(
             y_true,
             y_pred,
             metric,
@@ -751,6 +751,9 @@ def report(
     bayes: bool = False,
     bayes_sampler: str = "auto",
     bayes_prior_sensitivity: bool = False,
+    weights: Any = None,
+    strata: Any = None,
+    stratum_sizes: Any = None,
 ) -> pd.DataFrame:
     """Every metric with its recommended interval, in one table.
 
@@ -813,6 +816,13 @@ def report(
         from the exact grid, whose ``note`` says whether it differs materially (an end or
         the median moving by more than 10% of the width;
         :func:`perfci.bayes.prior_sensitivity`).
+    weights, strata, stratum_sizes : optional
+        The design of a weighted or stratified sample, as in :func:`metric_ci`: every
+        row is then design-based (:mod:`perfci.weighted_tables`), about the corpus the
+        sample was drawn from (or the population of persons with `groups`), the
+        subgroups of `by` as domains; the rows cover the binary metrics and
+        ``prevalence``. `score`, `differences`, `bayes` and the nested options do not
+        apply.
 
     Returns
     -------
@@ -890,6 +900,27 @@ def report(
         reference=reference,
     )
     level = options["confidence_level"]
+    if design_given(weights, strata, stratum_sizes):
+        refused = {"score": score, "design": design, "df_adjust": df_adjust}
+        refused |= {"n_resamples": n_resamples, "differences": differences or None}
+        refused |= {
+            "bayes": bayes or None,
+            "bayes_prior_sensitivity": bayes_prior_sensitivity or None,
+        }
+        refuse_unset(refused)
+        return weighted_report(
+            y_true,
+            y_pred,
+            groups=groups,
+            weights=weights,
+            strata=strata,
+            stratum_sizes=stratum_sizes,
+            by=by,
+            metrics=metrics,
+            positive=positive,
+            confidence_level=level,
+            rng=generator,
+        )
     source = _crossed_source(
         y_true, y_pred, by=by, differences=differences, bayes=bayes, score=score
     )

@@ -62,8 +62,9 @@ Degenerate cases (each a written policy with a test):
   assumed) and say so in ``note``.
 - No relevant text: the metric is undefined; NaN with an
   :class:`~perfci.UndefinedMetricWarning`.
-- Fewer than 2 units with a relevant text (df < 1): the estimate, a NaN interval and a
-  warning.
+- No degrees of freedom on the metric's texts (df < 1: the units holding a relevant
+  text are no more than the strata holding them, e.g. one in each of two strata): the
+  estimate, a NaN interval and a warning.
 - A stratum with a single unit: no variance can be estimated within it: a
   ``ValueError`` naming the stratum, as ``survey`` refuses it (merge it with a
   neighbouring stratum).
@@ -79,7 +80,7 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
-from ._core.labels import factorize_sorted, has_columns, label_array, plain
+from ._core.labels import factorize_sorted, label_array, plain
 from ._core.recommended import (
     RECOMMENDED,
     WEIGHTED_FALLBACK_METHOD,
@@ -92,7 +93,6 @@ from ._core.strata import possible_cells
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_real_array
 from .bayes.stratified import stratified_posterior
 from .counting import normalize_labels
-from .metric import MetricCI
 from .metrics import RELEVANT_TEXTS, metric_gradient, metric_values
 
 __all__ = [
@@ -100,16 +100,16 @@ __all__ = [
     "DesignCells",
     "WeightedCI",
     "design_cells",
+    "linearized_values",
     "poststratified_cells",
+    "relevant_cells",
     "units_design",
     "with_pseudo_texts",
     "weighted_ci",
-    "weighted_metric_ci",
 ]
 
 #: Methods of :func:`weighted_ci` (:data:`perfci._core.registry.WEIGHTED_METHOD`, but
-#: "recommended", which resolves to ``logit`` for metrics in [0, 1] and ``wald`` for kappa
-#: and MCC).
+#: "recommended", which resolves as :func:`weighted_ci` says).
 DESIGN_METHODS = tuple(name for name in registry.WEIGHTED_METHOD.names if name != RECOMMENDED)
 # Metrics on [-1, 1]: only the Wald interval applies.
 _SIGNED = frozenset({"kappa", "mcc"})
@@ -178,6 +178,20 @@ class DesignCells:
         """Units sampled in each stratum, :math:`n_h`, shape ``(..., strata)``."""
         return self.per_stratum(self.present)
 
+    def total_variance(self, z: np.ndarray) -> np.ndarray:
+        r"""Return the design variance of the total of unit values ``(..., units)``.
+
+        :math:`\sum_h (1 - f_h)\, n_h / (n_h - 1) \sum_{j \in h} (z_j - \bar z_h)^2`
+        (R survey's with-replacement or fpc estimator); units not `present` count 0.
+        """
+        z = np.where(self.present, z, 0.0)
+        n_h = self.units_per_stratum
+        mean = self.per_stratum(z) / np.maximum(n_h, 1)
+        at = np.take_along_axis(mean, self.stratum, axis=-1)
+        squares = self.per_stratum(np.where(self.present, (z - at) ** 2, 0.0))
+        scale = np.where(n_h > 1, n_h / np.maximum(n_h - 1, 1), 0.0)
+        return np.sum((1 - self.fraction) * scale * squares, axis=-1)
+
     @property
     def description(self) -> str:
         """The design in words, for results, reports and methods paragraphs."""
@@ -212,7 +226,7 @@ def _check_weights(weights: Any, n: int) -> np.ndarray:
         first = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"`weights` must be positive finite numbers (inverse inclusion probabilities); "
-            f"{int(bad.sum())} are not, the first at position {first} ({arr[first]!r})."
+            f"{int(bad.sum())} of {n} are not, the first at position {first} ({arr[first]!r})."
         )
     return arr
 
@@ -265,6 +279,7 @@ def design_cells(
     strata: Any = None,
     stratum_sizes: Any = None,
     groups: Any = None,
+    domain: Any = None,
 ) -> DesignCells:
     """Count a weighted, stratified sample's sampling units and their cells.
 
@@ -288,6 +303,9 @@ def design_cells(
         Person ids: a person's texts within a stratum are one sampling unit (R's
         ``ids = ~person, nest = TRUE``), drawn with replacement (no finite population
         correction).
+    domain : array_like of bool, optional
+        One boolean per text: the cells of a domain (a subgroup), the other texts kept
+        as sampled units with no cells (R's ``subset()`` of a design).
 
     Returns
     -------
@@ -347,7 +365,15 @@ def design_cells(
         unit=unit,
         person=person,
         stratum_sizes=None if stratum_sizes is None else sizes,
+        domain=None if domain is None else _domain(domain, n),
     )
+
+
+def _domain(domain: Any, n: int) -> np.ndarray:
+    arr = np.asarray(domain)
+    if arr.shape != (n,) or arr.dtype != bool:
+        raise ValueError(f"`domain` must hold one boolean per text ({n}); got {arr!r:.60}.")
+    return arr
 
 
 def units_design(
@@ -359,6 +385,7 @@ def units_design(
     unit: np.ndarray | None = None,
     person: np.ndarray | None = None,
     stratum_sizes: np.ndarray | None = None,
+    domain: np.ndarray | None = None,
 ) -> DesignCells:
     """:class:`DesignCells` of samples given text by text, batched over leading axes.
 
@@ -379,6 +406,10 @@ def units_design(
         Each text's person (with `unit`).
     stratum_sizes : numpy.ndarray, shape (strata,), optional
         :math:`N_h`: the finite population correction when texts are the units.
+    domain : numpy.ndarray of bool, shape (..., texts), optional
+        The texts of a domain (a subgroup): the others stay sampled units of their
+        strata but hold no cells, as R survey's ``subset()`` of a design estimates a
+        domain.
 
     Returns
     -------
@@ -394,8 +425,11 @@ def units_design(
     units = int(own.max(initial=-1)) + 1
     index = ((np.arange(rows)[:, None] * units + own) * 4 + cell.reshape(rows, n)).ravel()
     size = rows * units * 4
-    weighted = np.bincount(index, weights=np.asarray(weight, float).ravel(), minlength=size)
-    counts = np.bincount(index, minlength=size).astype(float)
+    inside = np.ones(cell.shape) if domain is None else np.asarray(domain, float)
+    weighted = np.bincount(
+        index, weights=(np.asarray(weight, float) * inside).ravel(), minlength=size
+    )
+    counts = np.bincount(index, weights=inside.ravel(), minlength=size)
     at = (np.arange(rows)[:, None], own)
     unit_stratum = np.zeros((rows, units), dtype=np.int64)
     unit_stratum[at] = code
@@ -438,7 +472,8 @@ class WeightedCI(IntervalResult):
     confidence_level : float
         The confidence level.
     method : str
-        ``"logit"``, ``"beta"`` or ``"wald"``.
+        ``"logit"``, ``"beta"``, ``"wald"``, ``"regularized_logit"`` or
+        ``"poststratified"``.
     se : float
         The linearized standard error.
     df : float
@@ -485,7 +520,8 @@ class WeightedCI(IntervalResult):
         return sources_of(persons=self.clustered)
 
 
-def _relevant_cells(metric: str) -> tuple[int, ...]:
+def relevant_cells(metric: str) -> tuple[int, ...]:
+    """Return the cells ``[tp, fp, fn, tn]`` (indices) a metric's denominator reads."""
     if metric == _PREVALENCE:
         return (0, 1, 2, 3)
     return RELEVANT_TEXTS[metric][0]
@@ -502,16 +538,24 @@ def _value_and_gradient(metric: str, totals: np.ndarray) -> tuple[np.ndarray, np
         return metric_values(totals, metric), metric_gradient(totals, metric)
 
 
+def linearized_values(cells: DesignCells, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return a metric's design-based estimate and each unit's linearized value.
+
+    The estimate is the metric of the weighted totals :math:`\hat T`; unit j's value is
+    :math:`z_j = g \cdot \hat T_j`, g the metric's gradient at :math:`\hat T` (0 where
+    the metric is undefined), so that ``cells.total_variance(z)`` is its Taylor variance
+    and a difference of two metrics on the same units has the values' difference.
+    """
+    estimate, gradient = _value_and_gradient(metric, cells.weighted.sum(-2))
+    z = np.einsum("...uc,...c->...u", cells.weighted, np.nan_to_num(gradient))
+    return estimate, z
+
+
 def _linearized_variance(cells: DesignCells, gradient: np.ndarray) -> np.ndarray:
     """Return the stratified variance (fpc included) of the total of z = g . T_j."""
-    z = np.einsum("...uc,...c->...u", cells.weighted, np.nan_to_num(gradient))
-    z = np.where(cells.present, z, 0.0)
-    n_h = cells.units_per_stratum
-    mean = cells.per_stratum(z) / np.maximum(n_h, 1)
-    at = np.take_along_axis(mean, cells.stratum, axis=-1)
-    squares = cells.per_stratum(np.where(cells.present, (z - at) ** 2, 0.0))
-    scale = np.where(n_h > 1, n_h / np.maximum(n_h - 1, 1), 0.0)
-    return np.sum((1 - cells.fraction) * scale * squares, axis=-1)
+    return cells.total_variance(
+        np.einsum("...uc,...c->...u", cells.weighted, np.nan_to_num(gradient))
+    )
 
 
 def _check_strata(cells: DesignCells) -> None:
@@ -650,7 +694,7 @@ def weighted_ci(
             f"{metric} lies in [-1, 1]: method='wald' or 'poststratified' applies; got {method!r}."
         )
     _check_strata(cells)
-    relevant = list(_relevant_cells(metric))
+    relevant = list(relevant_cells(metric))
     in_domain = cells.present & (cells.counts[..., relevant].sum(-1) > 0)
     relevant_n = cells.counts[..., relevant].sum((-1, -2))
     units = in_domain.sum(-1)
@@ -828,8 +872,9 @@ def _warn(metric: str, undefined: np.ndarray, few: np.ndarray, df: np.ndarray) -
             f"in {int(np.sum(few))} of {few.size} data sets" if batched else f"(df = {float(df):g})"
         )
         warnings.warn(
-            f"{metric}: fewer than 2 sampling units hold a relevant text {what}; the "
-            "interval is undefined.",
+            f"{metric}: no degrees of freedom on the metric's texts {what}: the units "
+            "holding a relevant text are no more than the strata holding them; the interval "
+            "is undefined.",
             UndefinedMetricWarning,
             stacklevel=3,
         )
@@ -845,76 +890,3 @@ def _population(cells: DesignCells) -> str:
         total = float(np.nansum(cells.stratum_sizes))
         return f"the corpus the sample was drawn from ({total:,.0f} texts)"
     return "the population of texts that the weights represent"
-
-
-def weighted_metric_ci(
-    y_true: Any,
-    y_pred: Any,
-    metric: str,
-    *,
-    groups: Any,
-    weights: Any,
-    strata: Any,
-    stratum_sizes: Any,
-    method: str,
-    positive: Any,
-    confidence_level: Any,
-    rng: Any,
-    unused: dict[str, Any],
-) -> MetricCI:
-    """:func:`perfci.metric_ci` of a weighted or stratified sample, as a :class:`MetricCI`.
-
-    `unused` holds the options of the simple-random-sample intervals (design, df
-    adjustment, bootstrap options), which must be left at "recommended": the design-based
-    interval has its own variance and degrees of freedom.
-    """
-    given = [name for name, value in unused.items() if not _left_unset(value)]
-    if given:
-        raise ValueError(
-            f"`{given[0]}` does not apply to a weighted or stratified sample (`weights`, "
-            "`strata` or `stratum_sizes` given): its interval is design-based, with the "
-            "linearized variance and the design's degrees of freedom. Leave it unset."
-        )
-    if has_columns(y_true) or has_columns(y_pred):
-        raise ValueError(
-            "a weighted or stratified sample takes one reference and one classifier label "
-            "per text: repeated runs and several annotators are not supported with "
-            "`weights`, `strata` or `stratum_sizes`."
-        )
-    if metric not in registry.BINARY_METRIC and metric != _PREVALENCE:
-        raise ValueError(
-            f"`metric`: a weighted or stratified sample has design-based intervals for the "
-            f"binary metrics and 'prevalence'; got {metric!r}."
-        )
-    cells = design_cells(
-        y_true,
-        y_pred,
-        positive=positive,
-        weights=weights,
-        strata=strata,
-        stratum_sizes=stratum_sizes,
-        groups=groups,
-    )
-    ci = weighted_ci(cells, metric, method=method, confidence_level=confidence_level, rng=rng)
-    relevant = list(_relevant_cells(metric))
-    in_domain = cells.counts[:, relevant].sum(-1) > 0
-    persons = int(np.unique(cells.person[in_domain]).size) if cells.clustered else None
-    return MetricCI(
-        metric=metric,
-        estimate=ci.estimate,
-        low=ci.low,
-        high=ci.high,
-        confidence_level=ci.confidence_level,
-        method=f"{ci.method} (weighted: {cells.description})",
-        population=ci.population,
-        relevant_n=ci.relevant_n,
-        persons=persons,
-        icc=float("nan"),
-        design_effect=ci.relevant_n / ci.n_eff if ci.n_eff > 0 else float("nan"),
-        n_eff=ci.n_eff,
-        result=ci,
-    )
-
-
-def _left_unset(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value == RECOMMENDED)

@@ -70,6 +70,7 @@ from .two_sample import (
     sides_of,
     undefined_reasons,
 )
+from .weighted_tables import design_given, weighted_group_differences
 
 __all__ = [
     "FEW_EFFECTIVE_PERSONS",
@@ -743,6 +744,9 @@ def compare_groups(
     positive: Any = None,
     n_resamples: int | Unset = UNSET,
     rng: Any = None,
+    weights: Any = None,
+    strata: Any = None,
+    stratum_sizes: Any = None,
 ) -> pd.DataFrame:
     r"""Differences of a metric between subgroups, each with its confidence interval.
 
@@ -784,6 +788,13 @@ def compare_groups(
         Random generator or seed of the bootstrap: the subgroups in sorted order, the
         i-th uses ``np.random.default_rng(rng).spawn(L)[i]`` of L subgroups. The other
         methods draw nothing.
+    weights, strata, stratum_sizes : optional
+        The design of a weighted or stratified sample, as in :func:`perfci.metric_ci`:
+        each subgroup is then a domain of the design, and its difference from the
+        reference the design-based t interval of the two domain estimates on the same
+        sampling units (:mod:`perfci.weighted_tables`), about the corpus (or the
+        population of persons, with `groups`). `simultaneous`, `n_resamples` and a
+        `method` other than "recommended" do not apply.
 
     Returns
     -------
@@ -913,9 +924,29 @@ def compare_groups(
        difference    low   high  persons  persons_reference
     0       0.047 -0.052  0.147       18                 21
     """
+    resamples_given = n_resamples
     level, n_resamples, root = _compare_groups_iv(
         metric, method, simultaneous, reference, positive, confidence_level, n_resamples, rng
     )
+    if design_given(weights, strata, stratum_sizes):
+        return weighted_group_differences(
+            y_true,
+            y_pred,
+            metric,
+            by,
+            groups=groups,
+            weights=weights,
+            strata=strata,
+            stratum_sizes=stratum_sizes,
+            reference=reference,
+            method=method,
+            positive=positive,
+            confidence_level=level,
+            unused={
+                "simultaneous": simultaneous,
+                "n_resamples": None if resamples_given is UNSET else resamples_given,
+            },
+        )
     given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
     t, p = given.values["y_true"], given.values["y_pred"]
     positive = given.positive

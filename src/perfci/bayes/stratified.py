@@ -71,7 +71,7 @@ class StratifiedPosterior(IntervalResult):
     method : str
         ``"poststratified Dirichlet-multinomial"``.
     prior : str
-        ``"jeffreys"`` or ``"uniform"``.
+        ``"jeffreys"``, ``"uniform"`` or ``"bounding"``.
     draws : int
         Posterior draws per data set.
     population : str

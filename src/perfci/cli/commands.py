@@ -158,14 +158,16 @@ def report(args: argparse.Namespace) -> None:
         }
     groups = inputs.read_column(frame, args.group, "--group", args.file)
     by = inputs.read_column(frame, args.by, "--by", args.file)
+    design = inputs.read_design(args, frame)
     if html is not None:
-        _html_report(args, frame, values, positive, groups, by, score, preds[0], html)
+        _html_report(args, frame, values, positive, groups, by, score, preds[0], html, design)
         return
     table = report_(
         values["y_true"],
         values["y_pred"],
         groups=groups,
         **_report_options(args, by, score, positive),
+        **design,
     )
     _print_report(args, table)
 
@@ -227,6 +229,7 @@ def _html_report(
     score: Any,
     pred: str,
     html: Path,
+    design: dict[str, Any],
 ) -> None:
     """``perfci report --html``: the validation report, written whole, and its table."""
     from ..publishing import validation_report
@@ -248,6 +251,9 @@ def _html_report(
         "groups": args.group,
         "by": args.by,
         "score": args.score,
+        "weights": args.weight,
+        "strata": args.stratum,
+        "stratum_sizes": args.stratum_size,
     }
     published = validation_report(
         values["y_true"],
@@ -256,6 +262,7 @@ def _html_report(
         pred_b=pred_b,
         names={key: value for key, value in given.items() if value is not None},
         **_report_options(args, by, score, positive),
+        **design,
     )
     published.save(html)
     if not args.quiet:
@@ -307,7 +314,17 @@ def compare(args: argparse.Namespace) -> None:
 
     frame = inputs.read_table(args.file, sep=args.sep)
     runs_a, runs_b = list(args.pred_a), list(args.pred_b)
-    if len(runs_a) > 1 or len(runs_b) > 1:
+    several = len(runs_a) > 1 or len(runs_b) > 1
+    if (several or args.metric == "roc_auc") and any(
+        value is not None for value in (args.weight, args.stratum, args.stratum_size)
+    ):
+        what = "repeated runs" if several else "`--metric roc_auc`"
+        raise ValueError(
+            f"a weighted or stratified sample (`--weight`, `--stratum`, `--stratum-size`) "
+            f"has design-based comparisons of one label column per classifier and a binary "
+            f"metric; {what} is not supported with it."
+        )
+    if several:
         _compare_runs(args, frame, runs_a, runs_b)
         return
     args.pred_a, args.pred_b = runs_a[0], runs_b[0]
@@ -363,6 +380,7 @@ def compare(args: argparse.Namespace) -> None:
         positive=positive,
         confidence_level=args.confidence_level,
         rng=args.seed,
+        **inputs.read_design(args, frame),
     )
     rendering.emit(
         _comparison_payload(result, args.pred_a, args.pred_b),

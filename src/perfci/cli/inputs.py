@@ -21,7 +21,9 @@ __all__ = [
     "name_rows",
     "person_sizes",
     "read_column",
+    "read_design",
     "read_labels",
+    "read_numbers",
     "read_runs",
     "read_scores",
     "read_table",
@@ -235,19 +237,70 @@ def read_labels(
 
 def read_scores(frame: pd.DataFrame, name: str, option: str, path: str) -> Any:
     """Return a column of scores as finite floats; refuse cells that are not numbers."""
+    return read_numbers(frame, name, option, path, "a finite number (a score)")
+
+
+def read_numbers(
+    frame: pd.DataFrame,
+    name: str,
+    option: str,
+    path: str,
+    what: str,
+    *,
+    positive: bool = False,
+) -> Any:
+    """Return a column as finite floats (`positive`: above 0); refuse any other cell."""
     import numpy as np
     import pandas as pd
 
     text = read_column(frame, name, option, path)
     values = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
+    bad = ~np.isfinite(values) | ((values <= 0) if positive else False)
     if bad.any():
         found = ", ".join(repr(v) for v in sorted(set(text[bad]))[:5])
         raise ValueError(
-            f"`{option}` column {name!r} must hold a finite number (a score) for every text; "
+            f"`{option}` column {name!r} must hold {what} for every text; "
             f"it holds {found} in {name_rows(bad)} of {path}."
         )
     return values
+
+
+def read_design(args: argparse.Namespace, frame: pd.DataFrame) -> dict[str, Any]:
+    """Return the sample design of ``--weight``, ``--stratum`` and ``--stratum-size``.
+
+    The keys are the library's `weights`, `strata` and `stratum_sizes` (None where the
+    flag is not given); a stratum size is read per text, the corpus texts of its stratum.
+    """
+    path = args.file
+    weight, stratum, size = args.weight, args.stratum, args.stratum_size
+    if size is not None and stratum is None:
+        raise ValueError(
+            "`--stratum-size` gives each stratum's corpus texts: it needs `--stratum` (the "
+            "column of each text's stratum)."
+        )
+    return {
+        "weights": None
+        if weight is None
+        else read_numbers(
+            frame,
+            weight,
+            "--weight",
+            path,
+            "a positive number (the inverse of the text's inclusion probability)",
+            positive=True,
+        ),
+        "strata": read_column(frame, stratum, "--stratum", path),
+        "stratum_sizes": None
+        if size is None
+        else read_numbers(
+            frame,
+            size,
+            "--stratum-size",
+            path,
+            "a positive number (its stratum's corpus texts)",
+            positive=True,
+        ),
+    }
 
 
 def refuse_scores_as_labels(

@@ -256,6 +256,30 @@ def _group(p: Options, *, required: bool = False) -> None:
     )
 
 
+def _sample_design(p: Options) -> None:
+    """Add the design flags of a weighted or stratified validation sample."""
+    p.add_argument(
+        "--weight",
+        metavar="COL",
+        help="column of each text's sampling weight, the inverse of its inclusion "
+        "probability: every interval is then design-based, about the corpus (default: "
+        "none; with --stratum-size, each stratum's corpus texts over its coded texts)",
+    )
+    p.add_argument(
+        "--stratum",
+        metavar="COL",
+        help="column of each text's sampling stratum (e.g. the classifier's prediction the "
+        "sample was stratified by) (default: none, one stratum)",
+    )
+    p.add_argument(
+        "--stratum-size",
+        metavar="COL",
+        help="with --stratum, the column of each text's stratum's corpus texts (the same "
+        "for every text of a stratum): the finite population correction and the default "
+        "weights (default: none)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of the ``perfci`` command line, one subcommand per job."""
     parser = Parser(
@@ -400,6 +424,7 @@ def _report(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     _sep(p)
     _group(p)
+    _sample_design(p)
     p.add_argument(
         "--by",
         metavar="COL",
@@ -481,6 +506,7 @@ def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
     _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
     _group(p)
+    _sample_design(p)
     _labels(p)
     _seed(p)
     _common(p)
@@ -709,13 +735,21 @@ def _demo(sub: argparse._SubParsersAction[Parser]) -> None:
 _COMMANDS = (_interval, _coverage, _bootstrap, _report, _compare, _bayes, _validate, _plan, _demo)
 
 
+#: The design arguments and the flags that feed them.
+_DESIGN_FLAGS = {"weights": "weight", "strata": "stratum", "stratum_sizes": "stratum_size"}
 #: Library arguments that a command's flags feed under another name; every other argument
 #: has its flag's name (`method` is ``--method``, `n_resamples` is ``--n-resamples``).
 _ARGUMENT_FLAGS = {
     "interval": {"x": "successes", "n": "trials"},
     "bootstrap": {"counts": "cells", "rng": "seed"},
-    "report": {"y_true": "truth", "y_pred": "pred", "groups": "group", "rng": "seed"},
-    "compare": {"y_true": "truth", "groups": "group", "rng": "seed"},
+    "report": {
+        "y_true": "truth",
+        "y_pred": "pred",
+        "groups": "group",
+        "rng": "seed",
+        **_DESIGN_FLAGS,
+    },
+    "compare": {"y_true": "truth", "groups": "group", "rng": "seed", **_DESIGN_FLAGS},
     "plan": {"y_true": "truth", "y_pred": "pred", "groups": "group"},
     "bayes": {
         "y_true": "truth",
@@ -727,7 +761,20 @@ _ARGUMENT_FLAGS = {
     },
 }
 #: Flags whose value is a column of the file.
-_COLUMN_FLAGS = ("truth", "pred", "pred_a", "pred_b", "group", "by", "score", "run", "text")
+_COLUMN_FLAGS = (
+    "truth",
+    "pred",
+    "pred_a",
+    "pred_b",
+    "group",
+    "by",
+    "score",
+    "run",
+    "text",
+    "weight",
+    "stratum",
+    "stratum_size",
+)
 #: Parsed values that are not flags the user typed as ``--name``.
 _NOT_FLAGS = ("command", "debug", "json", "quiet", "file", "action", "suite")
 

@@ -242,6 +242,16 @@ def _facts(report: ValidationReport) -> list[tuple[str, str]]:
         ]
     else:
         facts.append(("Classes", ", ".join(str(c) for c in s["classes"])))
+    if s.get("design") is not None:
+        given = [names[k] for k in s["design_inputs"]]
+        facts.append(
+            (
+                "Sample design",
+                f"{s['design']}; each text weighted by the inverse of its inclusion "
+                f"probability ({', '.join(given)}), standing for "
+                f"{s['corpus_texts']:,.0f} corpus texts in all",
+            )
+        )
     if report.comparisons is not None:
         facts.append(("Compared with", names["pred_b"]))
     return facts

@@ -62,6 +62,9 @@ NAME_DEFAULTS = {
     "groups": "person",
     "by": "subgroup",
     "score": "score",
+    "weights": "weight",
+    "strata": "stratum",
+    "stratum_sizes": "stratum size",
 }
 #: What a report writes each file type with.
 SUFFIXES = (".html", ".htm", ".tex", ".md")
@@ -538,6 +541,24 @@ def _summary(counts: Any) -> dict[str, Any]:
     }
 
 
+def _design_summary(
+    y_true: Any, y_pred: Any, positive: Any, groups: Any, design_args: dict[str, Any]
+) -> dict[str, Any]:
+    """Return the sample design's description and the corpus texts the weights stand for."""
+    from ..sample_design import design_cells
+    from ..weighted_tables import design_given
+
+    if not design_given(**design_args):
+        return {"design": None, "corpus_texts": None, "clustered": False, "design_inputs": ()}
+    cells = design_cells(y_true, y_pred, positive=positive, groups=groups, **design_args)
+    return {
+        "design": cells.description,
+        "corpus_texts": float(cells.weighted.sum()),
+        "clustered": cells.clustered,
+        "design_inputs": tuple(k for k, v in design_args.items() if v is not None),
+    }
+
+
 def _person_rates(counts: Any, metric: str, label: str, level: float) -> tuple[pd.DataFrame, str]:
     """Return each person's rate of `metric`, with the analytic interval of its row."""
     import pandas as pd
@@ -572,6 +593,7 @@ def _comparisons(
     positive: Any,
     level: float,
     generator: np.random.Generator,
+    design_args: dict[str, Any],
 ) -> tuple[pd.DataFrame, list[str]]:
     """Compare two classifiers by :func:`perfci.compare`, one child stream per metric."""
     import pandas as pd
@@ -590,6 +612,7 @@ def _comparisons(
                 positive=positive,
                 confidence_level=level,
                 rng=child,
+                **design_args,
             )
         except ValueError as exc:  # undefined for one of them; the others still compare
             left_out.append(f"the comparison of {metric} was left out: {str(exc).rstrip('.')}")
@@ -640,6 +663,9 @@ def validation_report(
     title: str | None = None,
     digits: int = 3,
     rng: Any = None,
+    weights: Any = None,
+    strata: Any = None,
+    stratum_sizes: Any = None,
 ) -> ValidationReport:
     """Validate a classifier for a paper: tables, figures, notes and a methods paragraph.
 
@@ -699,6 +725,12 @@ def validation_report(
     rng : numpy.random.Generator, int or None
         Random generator or seed: the table's intervals are those of
         ``perfci.report(..., rng=rng)``, and the comparisons draw from child streams.
+    weights, strata, stratum_sizes : optional
+        The design of a weighted or stratified sample, as in :func:`perfci.report`: the
+        rows and comparisons are design-based, about the corpus the sample was drawn
+        from; the data section and the methods paragraph state the design and the
+        weighting. `differences` defaults to False then (subgroups are domains), and
+        there is no per-person forest (its rates would be unweighted).
 
     Returns
     -------
@@ -751,6 +783,10 @@ def validation_report(
     groups = positional_groups(former_groups, groups, "validation_report")
     from ..counting import confusion
     from ..reporting import report
+    from ..weighted_tables import design_given
+
+    design_args = {"weights": weights, "strata": strata, "stratum_sizes": stratum_sizes}
+    weighted = design_given(**design_args)
 
     inputs = {"y_true": y_true, "y_pred": y_pred, "pred_b": pred_b, "groups": groups}
     names_ = _validation_report_iv(
@@ -771,7 +807,7 @@ def validation_report(
             groups=groups,
             by=by,
             score=score,
-            differences=(by is not None) if differences is None else differences,
+            differences=(by is not None and not weighted) if differences is None else differences,
             reference=reference,
             positive=positive,
             metrics=metrics,
@@ -783,6 +819,7 @@ def validation_report(
             bayes=bayes,
             bayes_sampler=bayes_sampler,
             bayes_prior_sensitivity=bayes_prior_sensitivity,
+            **design_args,
         )
         level = float(confidence_level)  # the report checked it
         main = all_texts(table)
@@ -791,7 +828,15 @@ def validation_report(
         if pred_b is not None:
             compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
             comparisons, left_out = _comparisons(
-                y_true, y_pred, pred_b, groups, compared, counts.positive, level, generator
+                y_true,
+                y_pred,
+                pred_b,
+                groups,
+                compared,
+                counts.positive,
+                level,
+                generator,
+                design_args,
             )
         proportions = [m for m in main["metric"] if m in registry.PROPORTION_METRIC]
         if forest_metric is not None and forest_metric not in proportions:
@@ -802,13 +847,15 @@ def validation_report(
         chosen = forest_metric or ("recall" if "recall" in proportions else None)
         chosen = chosen or (proportions[0] if proportions else None)
         person_rates, person_method = None, None
-        if counts.groups is not None and counts.classes is None and chosen is not None:
+        forest = counts.groups is not None and counts.classes is None and not weighted
+        if forest and chosen is not None:
             label = str(main.loc[main["metric"] == chosen, "method"].iloc[0])
             person_rates, person_method = _person_rates(counts, chosen, label, level)
     messages = tuple(dict.fromkeys(f"{type(w.message).__name__}: {w.message}" for w in caught))
     for w in caught:  # nothing silent: the caller sees them as usual
         warnings.warn(w.message, w.category, stacklevel=2)
     summary = _summary(counts)
+    summary |= _design_summary(y_true, y_pred, positive, groups, design_args)
     seed = _seed_words(rng)
     # the samplers that ran, as the Bayesian rows name them ("auto" resolves per model)
     ran = " ".join(str(m) for m in table["method"] if is_bayes(m))
