@@ -25,7 +25,7 @@ or of the population of persons when persons were sampled (`groups`).
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,6 @@ from ._core.recommended import RECOMMENDED
 from ._core.validation import UndefinedMetricWarning, check_confidence_level
 from .metric import MetricCI
 from .metrics import BINARY_METRICS
-from .paired import Comparison
 from .report_table import assembled_table, metric_row
 from .sample_design import (
     DesignCells,
@@ -46,6 +45,9 @@ from .sample_design import (
     relevant_cells,
     weighted_ci,
 )
+
+if TYPE_CHECKING:
+    from .paired import Comparison
 
 __all__ = [
     "DESIGN_ARGUMENTS",
@@ -283,6 +285,8 @@ def weighted_comparison(
     The design-based t interval of the paired difference (module notes); `method` must be
     "recommended" (the only interval there is).
     """
+    from .paired import Comparison  # scipy.stats: only when a comparison is made
+
     refuse_unset({**unused, "method": method})
     _one_label_per_text(y_true=y_true, pred_a=pred_a, pred_b=pred_b)
     _check_metric(metric)
