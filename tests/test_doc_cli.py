@@ -41,6 +41,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import perfci as pc
@@ -206,7 +208,25 @@ def workdir(tmp_path, monkeypatch):
         var_name="run",
         value_name="label",
     ).to_csv("runs_long.csv", index=False)
+    _stratified_sample().to_csv("stratified_sample.csv", index=False)
     return tmp_path
+
+
+def _stratified_sample() -> pd.DataFrame:
+    """The sampling page's file: 300 coded predicted positives and 300 predicted negatives."""
+    rng = np.random.default_rng(20261203)
+    model = np.repeat([1, 0], 300)
+    human = np.where(model == 1, rng.random(600) < 0.8, rng.random(600) < 0.02).astype(int)
+    return pd.DataFrame(
+        {
+            "text_id": np.arange(1, 601),
+            "human": human,
+            "model": model,
+            "model_b": np.where(rng.random(600) < 0.05, 1 - model, model),
+            "stratum": np.where(model == 1, "predicted positive", "predicted negative"),
+            "stratum_texts": np.where(model == 1, 2700, 30300),
+        }
+    )
 
 
 COMMANDS = {page.name: commands_of(page) for page in PAGES}
