@@ -246,6 +246,11 @@ def test_the_summary_counts_texts_persons_and_positives(texts, nested):
         "reference_positives": int(texts["human"].sum()),
         "classifier_positives": int(texts["model"].sum()),
         "classes": None,
+        # a simple random sample: no design (tests/test_weighted_tables.py has designs)
+        "design": None,
+        "corpus_texts": None,
+        "clustered": False,
+        "design_inputs": (),
     }
 
 
