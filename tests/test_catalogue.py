@@ -39,6 +39,7 @@ import pytest
 
 import perfci as pc
 from perfci._core import registry
+from perfci.stratified_planning import expected_stratified_half_width
 from perfci.subgroups import compare_groups_counts
 
 #: A case must end well under the 10 s a user waits for an answer.
@@ -600,6 +601,81 @@ def auc_extra(score: str) -> list[tuple[str, dict[str, Any], str, tuple[str, ...
             ("y_true",),
         ),
         ("three classes with positive", {"y_true": [2, *Y[1:]], "positive": 1}, OK, ()),
+    ]
+
+
+#: The corpus of a sample stratified by prediction: stratum sizes and shares.
+STRATIFIED_CORPUS = {
+    "predicted_positive": 200,
+    "predicted_negative": 50000,
+    "ppv": 0.8,
+    "false_omission_rate": 0.05,
+}
+
+
+def stratum_size_kind(size: int) -> list[Case]:
+    """A stratum's corpus texts (``predicted_positive``, ``predicted_negative``)."""
+    return [
+        *(c for c in positive_int_kind() if c.label != "a numpy integer"),
+        Case("one text", 1),
+        Case("more texts than any corpus", 10**16),
+        Case("a numpy integer", np.int64(size), OK),
+    ]
+
+
+def share_kind() -> list[Case]:
+    """A share of a stratum's texts (``ppv``, ``false_omission_rate``), in (0, 1)."""
+    return [
+        *real_scalar_kind(0.0, 1.0),
+        Case("1", 1.0),
+        Case("None with a pilot", None, OK, also={"pilot": STRATA}),
+    ]
+
+
+def stratified_corpus_kinds(design: bool = False) -> dict[str, list[Case | None]]:
+    """The corpus arguments of the stratified planners, and a pilot (`design`: n1, n0 given)."""
+    precision = {"metric": "precision", **({"n0": 0} if design else {})}
+    return {
+        "predicted_positive": stratum_size_kind(200),
+        "predicted_negative": [
+            *stratum_size_kind(50000),
+            Case("one text for precision", 1, OK, also=precision),
+        ],
+        "ppv": share_kind(),
+        "false_omission_rate": [
+            *share_kind(),
+            Case("None for precision", None, OK, also=precision),
+        ],
+        "pilot": [
+            *(c for c in NOT_A_NUMBER if c.label != "None"),
+            Case("None", None, OK),
+            Case("one stratum's cells", STRATA[0]),
+            Case("three strata", [*STRATA, [1, 1, 1, 1]]),
+            Case("NaN inside", [[np.nan, 6, 0, 0], STRATA[1]]),
+            Case("negative", [[-1, 6, 0, 0], STRATA[1]]),
+            Case("a fraction", [[2.5, 6, 0, 0], STRATA[1]]),
+            Case("a negative prediction among the positives", [[24, 6, 1, 0], STRATA[1]]),
+            Case("the strata swapped", [STRATA[1], STRATA[0]]),
+            Case("a pilot", STRATA, OK, also={"ppv": None, "false_omission_rate": None}),
+        ],
+    }
+
+
+def coded_texts_kind(size: int) -> list[Case]:
+    """Texts coded from a stratum of `size` corpus texts (``n1``, ``n0``)."""
+    return [
+        Case("a string", "20"),
+        Case("True", True),
+        Case("None", None),
+        Case("a list", [20]),
+        Case("a fraction", 20.5),
+        Case("a whole float", 20.0),
+        Case("negative", -1),
+        Case("one text", 1),
+        Case("zero", 0),
+        Case("more than the stratum", size + 1),
+        Case("a numpy integer", np.int64(20), OK),
+        Case("the whole stratum", size, OK),
     ]
 
 
@@ -1683,6 +1759,68 @@ ENTRIES = [
         ],
     ),
     Entry(
+        "plan_stratified_sample",
+        pc.plan_stratified_sample,
+        {"metric": "recall", "half_width": 0.2, **STRATIFIED_CORPUS},
+        ("metric", "half_width"),
+        {
+            "metric": [
+                *choice_kind(registry.STRATIFIED_PLAN_METRIC),
+                Case("a metric it does not plan", "accuracy"),
+                Case("f1", "f1", OK),
+                Case("precision without a rate", "precision", OK, {"false_omission_rate": None}),
+            ],
+            "half_width": [*real_scalar_kind(0.0, 0.5), Case("too small to plan", 1e-9)],
+            **stratified_corpus_kinds(),
+            "confidence_level": level_kind(),
+            "allocation": [*choice_kind(registry.ALLOCATION), Case("equal", "equal", OK)],
+            "method": [
+                *choice_kind(registry.STRATIFIED_PLAN_METHOD),
+                Case("logit", "logit", OK),
+                Case("the recommended interval", "poststratified"),
+            ],
+        },
+        [
+            (
+                "a rate that rounds to no false negative",
+                {"false_omission_rate": 1e-6},
+                RAISES,
+                ("false_omission_rate",),
+            ),
+            (
+                "a pilot without predicted negatives for recall",
+                {"ppv": None, "false_omission_rate": None, "pilot": [STRATA[0], [0, 0, 0, 0]]},
+                RAISES,
+                ("pilot",),
+            ),
+        ],
+    ),
+    Entry(
+        "stratified_planning.expected_stratified_half_width",
+        expected_stratified_half_width,
+        {"metric": "recall", "n1": 20, "n0": 60, **STRATIFIED_CORPUS},
+        ("metric", "n1", "n0"),
+        {
+            "metric": choice_kind(registry.STRATIFIED_PLAN_METRIC),
+            "n1": coded_texts_kind(200),
+            "n0": [
+                *coded_texts_kind(50000),
+                Case("zero for precision", 0, OK, also={"metric": "precision"}),
+            ],
+            **stratified_corpus_kinds(design=True),
+            "confidence_level": level_kind(),
+            "method": choice_kind(registry.STRATIFIED_PLAN_METHOD),
+        },
+        [
+            (
+                "fewer corpus texts than coded",
+                {"predicted_positive": 10},
+                RAISES,
+                ("n1", "ppv"),
+            ),
+        ],
+    ),
+    Entry(
         "half_width_curves",
         pc.half_width_curves,
         {"n": [20, 40], "metric_value": [0.8, 0.9]},
@@ -2041,6 +2179,8 @@ COVERED = {
     pc.agreement_report: "agreement_report",
     compare_groups_counts: "compare_groups_counts",
     pc.plan_sample_size: "plan_sample_size",
+    pc.plan_stratified_sample: "plan_stratified_sample",
+    expected_stratified_half_width: "stratified_planning.expected_stratified_half_width",
     pc.half_width_curves: "half_width_curves",
     pc.bayes.grid_intervals: "bayes.grid_intervals",
     pc.bayes.fit_proportion_counts: "bayes.fit(sampler='grid')",

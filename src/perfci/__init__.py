@@ -50,6 +50,7 @@ _NAMES = {
     "RunsCI": "runs",
     "SCHEMES": "bootstrap",
     "SampleSizePlan": "planning",
+    "StratifiedSamplePlan": "stratified_planning",
     "UndefinedMetricWarning": "_core.validation",
     "WeightedCI": "sample_design",
     "DesignCells": "sample_design",
@@ -80,6 +81,7 @@ _NAMES = {
     "operating_characteristics": "exact",
     "pilot_estimates": "planning",
     "plan_sample_size": "planning",
+    "plan_stratified_sample": "stratified_planning",
     "plot_half_width_curves": "planning",
     "proportion_ci": "analytic",
     "proportion_counts": "metrics",
@@ -156,6 +158,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
     from .reporting import HIERARCHICAL_MIN_TEXTS, metric_ci, report
     from .runs import RunsCI, runs_ci
     from .sample_design import DesignCells, WeightedCI, design_cells, weighted_ci
+    from .stratified_planning import StratifiedSamplePlan, plan_stratified_sample
     from .subgroups import compare_groups
 
 
@@ -206,6 +209,7 @@ __all__ = [
     "RocAucComparison",
     "RunsCI",
     "SampleSizePlan",
+    "StratifiedSamplePlan",
     "UndefinedMetricWarning",
     "ValidationReport",
     "agreement_report",
@@ -234,6 +238,7 @@ __all__ = [
     "operating_characteristics",
     "pilot_estimates",
     "plan_sample_size",
+    "plan_stratified_sample",
     "plot_half_width_curves",
     "policy",
     "proportion_ci",

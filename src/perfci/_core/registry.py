@@ -50,6 +50,9 @@ __all__ = [
     "GROUP_METHOD",
     "WEIGHTED_METHOD",
     "STRATIFIED_PRIOR",
+    "STRATIFIED_PLAN_METRIC",
+    "STRATIFIED_PLAN_METHOD",
+    "ALLOCATION",
     "LEVEL_OF_MEASUREMENT",
     "MAX_RESAMPLES",
     "METRIC",
@@ -551,6 +554,26 @@ STRATIFIED_PRIOR = Choices.of(
             "each end (Clopper-Pearson's Beta(x, n - x + 1) and Beta(x + 1, n - x) for one "
             "stratum): each end from its own posterior",
         ),
+    ],
+)
+
+STRATIFIED_PLAN_METRIC = BINARY_METRIC.subset(
+    ("recall", "precision", "f1"),
+    help="a metric a validation sample stratified by the classifier's prediction is planned for",
+)
+
+STRATIFIED_PLAN_METHOD = WEIGHTED_METHOD.subset(
+    ("beta", "logit"),
+    help="the design-based interval whose expected half-width a stratified plan checks",
+)
+
+ALLOCATION = Choices.of(
+    "allocation",
+    "how a stratified plan divides the coded texts between predicted positives and negatives",
+    [
+        ("neyman", "n_h proportional to N_h S_h: the fewest texts for the target (Neyman)"),
+        ("equal", "as many predicted positives as predicted negatives"),
+        ("proportional", "n_h proportional to N_h, as a simple random sample of the corpus"),
     ],
 )
 
