@@ -220,6 +220,7 @@ _METHODS = {
     "runs_nested": [{"name": "rec", "family": "runs"}],
     "annotators_nested": [{"name": "rec", "family": "annotators"}],
     "stratified_corpus": [{"name": "rec", "family": "weighted"}],
+    "many_nested": [{"name": "rec", "family": "many"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -234,6 +235,7 @@ _POPULATIONS = {
     "runs_nested": {"metric": "recall"},
     "annotators_nested": {"metric": "recall"},
     "stratified_corpus": {"metric": "recall", "persons": 20, "texts_per_person": 10.0},
+    "many_nested": {"metric": "recall", "classifiers": 3},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -248,6 +250,7 @@ _GRIDS = {
     "runs_nested": {"persons": [5], "texts_per_person": [5.0]},
     "annotators_nested": {"persons": [5], "texts_per_person": [5.0]},
     "stratified_corpus": {"sampled": [40], "positive_share": [0.5]},
+    "many_nested": {"persons": [5], "texts_per_person": [5.0]},
 }
 
 
@@ -277,6 +280,8 @@ _GOOD = {
     "annotator_accuracy": 0.9,
     "annotator_sd": 0.3,
     "coded": 0.6,
+    "classifiers": 3,
+    "recall_step": 0.05,
 }
 
 

@@ -68,6 +68,8 @@ _NAMES = {
     "compare": "comparison",
     "compare_auc": "auc",
     "compare_groups": "subgroups",
+    "compare_many": "many",
+    "rank_ci": "many",
     "compute_metric": "metrics",
     "confusion": "counting",
     "design_effect": "design",
@@ -137,6 +139,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
         expected_half_width,
         operating_characteristics,
     )
+    from .many import compare_many, rank_ci
     from .metric import MetricCI, metric_ci_counts
     from .metrics import (
         BINARY_METRICS,
@@ -224,6 +227,7 @@ __all__ = [
     "compare",
     "compare_auc",
     "compare_groups",
+    "compare_many",
     "compute_metric",
     "confusion",
     "design_effect",
@@ -245,6 +249,7 @@ __all__ = [
     "WeightedCI",
     "DesignCells",
     "design_cells",
+    "rank_ci",
     "weighted_ci",
     "proportion_counts",
     "report",

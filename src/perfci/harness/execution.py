@@ -29,6 +29,7 @@ from .kernels import (
     scored_cell,
     subgroups_cell,
 )
+from .many_kernels import many_cell
 from .results import assemble, exact_dataset, planning_dataset
 from .schema import SUITE_KEYS, Suite, load_suite, suite_fingerprint
 from .storage import (
@@ -64,6 +65,7 @@ KERNELS: dict[str, Callable] = {
     "runs_nested": runs_cell,
     "annotators_nested": annotators_cell,
     "stratified_corpus": stratified_cell,
+    "many_nested": many_cell,
 }
 
 

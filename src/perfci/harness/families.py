@@ -205,6 +205,27 @@ _CLUSTERS = Choices.of(
     ],
 )
 
+_ADJUST = Choices.of(
+    "adjust",
+    "how the intervals of many comparisons hold together (perfci.many)",
+    [
+        ("max_t", "the max-t band over the comparisons' joint distribution"),
+        ("bonferroni", "Bonferroni's band"),
+        ("holm", "Bonferroni's band with Holm's p-values"),
+        ("none", "each interval at the level on its own"),
+    ],
+)
+_TARGET = Choices.of(
+    "target",
+    "the family of intervals scored together",
+    [
+        ("baseline", "the differences of classifiers 1 to K - 1 from classifier 0"),
+        ("pairs", "the differences of every pair"),
+        ("ranks", "the rank sets of the K classifiers against their true ranks"),
+        ("metrics", "the K metrics (what holds for a classifier chosen on the same texts)"),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -221,6 +242,15 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
                 ),
                 Option("weighting", "design or none", default="design", choices=_WEIGHTING),
                 Option("clusters", "the sampling units", default="none", choices=_CLUSTERS),
+            ),
+        ),
+        Family(
+            "many",
+            "simultaneous intervals of many classifiers on the same texts "
+            "(perfci.many.many_intervals, what perfci.compare_many and perfci.rank_ci give)",
+            (
+                Option("adjust", "the adjustment", default="max_t", choices=_ADJUST),
+                Option("target", "the family scored", default="baseline", choices=_TARGET),
             ),
         ),
         Family(

@@ -76,6 +76,11 @@ HARNESS_POPULATION = Choices.of(
             "a fixed finite corpus of texts nested in persons, from which validation samples "
             "are drawn stratified by the classifier's prediction (weighted samples)",
         ),
+        (
+            "many_nested",
+            "K correlated classifiers on the same texts nested in persons (simultaneous "
+            "intervals and rank sets)",
+        ),
     ],
 )
 
@@ -140,6 +145,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     "stratified_corpus": Support(
         frozenset({"weighted", "bayes_stratified"}), frozenset(), frozenset(), False
     ),
+    "many_nested": Support(frozenset({"many"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
         frozenset({"comparison", "bayes_comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -293,6 +299,33 @@ _PAIRED_FIELDS = (
         maximum=1,
     ),
     Field("metric", "the metric whose difference is scored", str, False, choices=BINARY_METRIC),
+)
+_MANY_FIELDS = (
+    share("prevalence", "share of texts that are reference positives", default=0.3),
+    _icc_of_shares("ICC of the persons' shares of positives (default: icc)"),
+    Field("classifiers", "the classifiers K", int, False, 6, minimum=2, maximum=8),
+    share("recall", "recall of classifier 0", default=0.85),
+    Field(
+        "recall_step",
+        "recall of classifier k less that of classifier k - 1 (0: all alike)",
+        float,
+        False,
+        0.0,
+        minimum=-0.2,
+        maximum=0.2,
+    ),
+    share("specificity", "specificity of every classifier", default=0.95),
+    Field(
+        "agreement",
+        "dependence of the classifiers' errors on a text (0: independent given the "
+        "person, 1: the same text difficulty for all)",
+        float,
+        False,
+        0.5,
+        minimum=0,
+        maximum=1,
+    ),
+    Field("metric", "the metric compared", str, False, choices=BINARY_METRIC),
 )
 #: The persons' shares of positives (kinds scored_nested and runs_nested; the ICC also
 #: annotators_nested).
@@ -604,6 +637,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
         ),
         PopulationSchema(
             "stratified_corpus", _optional(_CORPUS_FIELDS), _optional(_CORPUS_FIELDS[1:])
+        ),
+        PopulationSchema(
+            "many_nested",
+            _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PERSON_KEYS, *_MANY_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_MANY_FIELDS)),
         ),
         PopulationSchema(
             "nested_confusion",
