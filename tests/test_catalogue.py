@@ -1191,12 +1191,7 @@ ENTRIES = [
                 Case("a known classifier", "a", OK),
             ],
             "confidence_level": level_kind(),
-            "adjust": [
-                Case("a number", 3),
-                Case("an unknown name", "tukey"),
-                Case("None", None),
-                Case("Holm", "holm", OK),
-            ],
+            "adjust": choice_kind(registry.MANY_ADJUST),
             "positive": label_kind(),
         },
     ),

@@ -70,8 +70,8 @@ __all__ = [
     "rank_sets",
 ]
 
-#: How the intervals of many comparisons are made to hold together.
-ADJUSTMENTS = ("max_t", "bonferroni", "holm", "none")
+#: How the intervals of many comparisons are made to hold together (registry.MANY_ADJUST).
+ADJUSTMENTS = registry.MANY_ADJUST.names
 #: Points of the scrambled Sobol sequence of the max-t quantile (fixed seed: deterministic).
 SOBOL_POINTS = 2**16
 _SOBOL_SEED = 20261203
@@ -343,8 +343,7 @@ def many_intervals(
     """
     registry.BINARY_METRIC.check(metric)
     level = float(check_confidence_level(confidence_level, scalar=True))
-    if not isinstance(adjust, str) or adjust not in ADJUSTMENTS:
-        raise ValueError(f"`adjust` must be one of {list(ADJUSTMENTS)}; got {adjust!r}.")
+    registry.MANY_ADJUST.check(adjust)
     weights = np.asarray(contrasts, dtype=float)
     k = int(classifiers)
     counts = np.asarray(joint)
@@ -431,8 +430,7 @@ def _holm(p: np.ndarray) -> np.ndarray:
 
 def _check(metric: str, confidence_level: Any, adjust: str) -> float:
     registry.BINARY_METRIC.check(metric)
-    if not isinstance(adjust, str) or adjust not in ADJUSTMENTS:
-        raise ValueError(f"`adjust` must be one of {list(ADJUSTMENTS)}; got {adjust!r}.")
+    registry.MANY_ADJUST.check(adjust)
     return float(check_confidence_level(confidence_level, scalar=True))
 
 

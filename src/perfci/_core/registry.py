@@ -53,6 +53,7 @@ __all__ = [
     "STRATIFIED_PLAN_METRIC",
     "STRATIFIED_PLAN_METHOD",
     "ALLOCATION",
+    "MANY_ADJUST",
     "LEVEL_OF_MEASUREMENT",
     "MAX_RESAMPLES",
     "METRIC",
@@ -574,6 +575,17 @@ ALLOCATION = Choices.of(
         ("neyman", "n_h proportional to N_h S_h: the fewest texts for the target (Neyman)"),
         ("equal", "as many predicted positives as predicted negatives"),
         ("proportional", "n_h proportional to N_h, as a simple random sample of the corpus"),
+    ],
+)
+
+MANY_ADJUST = Choices.of(
+    "adjust",
+    "how the intervals of many comparisons of classifiers hold together",
+    [
+        ("max_t", "the max-t band over the comparisons' joint distribution (simultaneous)"),
+        ("bonferroni", "Bonferroni's band (simultaneous, wider)"),
+        ("holm", "Bonferroni's intervals with Holm's step-down p-values"),
+        ("none", "each interval at the level on its own (not simultaneous)"),
     ],
 )
 

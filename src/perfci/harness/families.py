@@ -29,6 +29,7 @@ from .._core.registry import (
     DF_ADJUST,
     ESTIMAND,
     GROUP_METHOD,
+    MANY_ADJUST,
     PRIOR,
     RUN_ESTIMAND,
     RUN_METHOD,
@@ -205,16 +206,6 @@ _CLUSTERS = Choices.of(
     ],
 )
 
-_ADJUST = Choices.of(
-    "adjust",
-    "how the intervals of many comparisons hold together (perfci.many)",
-    [
-        ("max_t", "the max-t band over the comparisons' joint distribution"),
-        ("bonferroni", "Bonferroni's band"),
-        ("holm", "Bonferroni's band with Holm's p-values"),
-        ("none", "each interval at the level on its own"),
-    ],
-)
 _TARGET = Choices.of(
     "target",
     "the family of intervals scored together",
@@ -249,7 +240,7 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             "simultaneous intervals of many classifiers on the same texts "
             "(perfci.many.many_intervals, what perfci.compare_many and perfci.rank_ci give)",
             (
-                Option("adjust", "the adjustment", default="max_t", choices=_ADJUST),
+                Option("adjust", "the adjustment", default="max_t", choices=MANY_ADJUST),
                 Option("target", "the family scored", default="baseline", choices=_TARGET),
             ),
         ),
