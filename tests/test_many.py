@@ -249,3 +249,49 @@ def test_the_many_nested_population_has_its_rates():
     p0, p1 = positive[right0 == 1].sum() / total, positive[right1 == 1].sum() / total
     both = positive[(right0 == 1) & (right1 == 1)].sum() / total
     assert both > p0 * p1 + 0.01  # dependent errors: more agreement than independence
+
+
+def _cli(capsys, *argv):
+    from perfci.cli import main
+
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_cli_compares_many_and_ranks(capsys, tmp_path, texts):
+    import json
+
+    path = tmp_path / "texts.csv"
+    texts.to_csv(path, index=False)
+    argv = ("--truth", "human", "--pred", *PREDS, "--metric", "recall", "--group", "person")
+    status, out, _ = _cli(capsys, "compare", path, *argv, "--baseline", "model", "--json")
+    assert status == 0
+    rows = json.loads(out)
+    table = compare_many(texts["human"], texts[PREDS], "recall", groups=texts["person"],
+                         baseline="model")  # fmt: skip
+    assert [r["low"] for r in rows] == pytest.approx(list(table["low"]), rel=1e-12)
+    status, out, _ = _cli(capsys, "rank", path, *argv, "--json")
+    ranks = rank_ci(texts["human"], texts[PREDS], "recall", groups=texts["person"])
+    assert status == 0 and [r["rank_low"] for r in json.loads(out)] == list(ranks["rank_low"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (("--pred", "model"), "`--pred` must name two or more"),
+        (("--pred-a", "model"), "takes `--pred-a` and `--pred-b`"),
+        (("--pred", "model", "model_b", "--baseline", "nope"), "`--baseline` must be one of"),
+        (("--pred-a", "model", "--pred-b", "model_b", "--baseline", "model"), "needs `--pred`"),
+        (("--pred", "model", "model_b", "--method", "bootstrap"), "`--method` chooses"),
+        (("--pred", "model", "score"), "`--pred` column 'score' looks like scores"),
+    ],
+)
+def test_the_cli_names_a_bad_many_classifier_flag(capsys, tmp_path, texts, argv, named):
+    path = tmp_path / "texts.csv"
+    texts.to_csv(path, index=False)
+    status, out, err = _cli(
+        capsys, "compare", path, "--truth", "human", "--metric", "recall", *argv
+    )
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert named in err

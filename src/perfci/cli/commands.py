@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from . import inputs, rendering
+from . import inputs, many_commands, rendering
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -312,6 +312,16 @@ def compare(args: argparse.Namespace) -> None:
     """``perfci compare``: the paired difference of a metric between two classifiers."""
     from ..comparison import compare as compare_
 
+    if args.pred is not None:
+        many_commands.compare_many(args)
+        return
+    if args.pred_a is None or args.pred_b is None:
+        raise ValueError(
+            "`perfci compare` takes `--pred-a` and `--pred-b` (two classifiers), or `--pred` "
+            "with two or more columns (many classifiers)."
+        )
+    if args.baseline is not None:
+        raise ValueError("`--baseline` names one of the `--pred` columns: it needs `--pred`.")
     frame = inputs.read_table(args.file, sep=args.sep)
     runs_a, runs_b = list(args.pred_a), list(args.pred_b)
     several = len(runs_a) > 1 or len(runs_b) > 1
@@ -843,6 +853,7 @@ COMMANDS = {
     "bootstrap": bootstrap,
     "report": report,
     "compare": compare,
+    "rank": many_commands.rank,
     "bayes": bayes,
     "validate": validate,
     "plan": plan,

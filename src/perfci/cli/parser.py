@@ -497,11 +497,34 @@ def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
     p = _command(
         sub,
         "compare",
-        "paired difference of a metric between two classifiers",
+        "paired difference of a metric between two classifiers, or many at once",
         ("metrics", registry.COMPARE_METRIC),
         ("methods", registry.COMPARE_METHOD),
+        ("adjustments", registry.MANY_ADJUST),
     )
-    _file_columns(p, pred=("--pred-a", "--pred-b"))
+    _file_columns(p, pred=())
+    for flag, which in (("--pred-a", "A"), ("--pred-b", "B")):
+        p.add_argument(
+            flag,
+            nargs="+",
+            metavar="COL",
+            help=f"column of classifier {which} labels (scores with --metric roc_auc); several "
+            "columns are repeated runs (default: none; --pred-a and --pred-b, or --pred)",
+        )
+    p.add_argument(
+        "--pred",
+        nargs="+",
+        metavar="COL",
+        help="instead of --pred-a and --pred-b: a column of labels per classifier, two or "
+        "more; their differences get intervals that hold jointly (perfci.compare_many) "
+        "(default: none)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="with --pred, the classifier the others are compared with (default: every pair)",
+    )
+    _choice(p, "--adjust", registry.MANY_ADJUST, default="max_t")
     _sep(p)
     _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
@@ -509,6 +532,30 @@ def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
     _sample_design(p)
     _labels(p)
     _seed(p)
+    _common(p)
+
+
+def _rank(sub: argparse._SubParsersAction[Parser]) -> None:
+    """Add ``perfci rank``."""
+    p = _command(
+        sub,
+        "rank",
+        "rank confidence sets of many classifiers on the same texts",
+        ("metrics", registry.BINARY_METRIC),
+    )
+    _file_columns(p, pred=())
+    p.add_argument(
+        "--pred",
+        required=True,
+        nargs="+",
+        metavar="COL",
+        help="a column of labels per classifier, two or more",
+    )
+    _sep(p)
+    _choice(p, "--metric", registry.BINARY_METRIC, required=True)
+    _group(p)
+    _labels(p)
+    _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _common(p)
 
 
@@ -732,7 +779,18 @@ def _demo(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 #: The builder of each subcommand, in the order of ``perfci --help``.
-_COMMANDS = (_interval, _coverage, _bootstrap, _report, _compare, _bayes, _validate, _plan, _demo)
+_COMMANDS = (
+    _interval,
+    _coverage,
+    _bootstrap,
+    _report,
+    _compare,
+    _rank,
+    _bayes,
+    _validate,
+    _plan,
+    _demo,
+)
 
 
 #: The design arguments and the flags that feed them.
@@ -749,8 +807,15 @@ _ARGUMENT_FLAGS = {
         "rng": "seed",
         **_DESIGN_FLAGS,
     },
-    "compare": {"y_true": "truth", "groups": "group", "rng": "seed", **_DESIGN_FLAGS},
+    "compare": {
+        "y_true": "truth",
+        "groups": "group",
+        "rng": "seed",
+        "preds": "pred",
+        **_DESIGN_FLAGS,
+    },
     "plan": {"y_true": "truth", "y_pred": "pred", "groups": "group"},
+    "rank": {"y_true": "truth", "preds": "pred", "groups": "group"},
     "bayes": {
         "y_true": "truth",
         "y_pred": "pred",

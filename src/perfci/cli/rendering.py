@@ -88,11 +88,17 @@ def print_table(frame: pd.DataFrame, fmt: str) -> None:
         print(markdown(frame))
     else:
         shown = frame.copy()
-        for col in ("estimate", "low", "high", "icc", "design_effect"):
+        three = ("estimate", "estimate_versus", "difference", "low", "high", "icc")
+        for col in (*three, "design_effect", "se"):
             if col in shown:
-                shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.3f}")
-        if "n_eff" in shown:
-            shown["n_eff"] = shown["n_eff"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
+                digits = 4 if col == "se" else 3
+                shown[col] = shown[col].map(lambda v, d=digits: "" if pd.isna(v) else f"{v:.{d}f}")
+        for col, digits in (("n_eff", 1), ("df", 1)):
+            if col in shown:
+                shown[col] = shown[col].map(lambda v, d=digits: "" if pd.isna(v) else f"{v:.{d}f}")
+        for col in ("p_value", "p_adjusted"):
+            if col in shown:
+                shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
         with pd.option_context(
             "display.width", 250, "display.max_columns", None, "display.max_colwidth", 70
         ):
