@@ -295,3 +295,25 @@ def test_the_cli_names_a_bad_many_classifier_flag(capsys, tmp_path, texts, argv,
     )
     assert status == 2 and out == "" and err.count("\n") == 1, err
     assert named in err
+
+
+def test_an_undefined_classifier_leaves_the_others_their_intervals():
+    # classifier b predicts no positive: its precision is undefined, and so is every
+    # difference with it; the others keep theirs, with the df of the defined ones only
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 200)
+    preds = pd.DataFrame(
+        {"a": np.where(rng.random(200) < 0.9, y, 1 - y), "b": np.zeros(200, int),
+         "c": np.where(rng.random(200) < 0.8, y, 1 - y)}
+    )  # fmt: skip
+    with pytest.warns(pc.UndefinedMetricWarning, match="a - b, b - c"):
+        table = compare_many(y, preds, "precision")
+    assert np.isnan(table.loc[[0, 2], "low"]).all()
+    row = table.iloc[1]
+    assert np.isfinite(row["low"]) and row["low"] < row["difference"] < row["high"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.UndefinedMetricWarning)
+        ranks = rank_ci(y, preds, "precision").set_index("classifier")
+    own = pc.metric_ci(y, preds["c"], "precision")
+    assert ranks.loc["c", "low"] < own.low and ranks.loc["c", "high"] > own.high
+    assert ranks.loc["c", "high"] - ranks.loc["c", "low"] < 2 * (own.high - own.low)

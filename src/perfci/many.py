@@ -214,12 +214,20 @@ def _statistics(
     se = np.sqrt(np.maximum(np.diagonal(covariance, axis1=-2, axis2=-1), 0))
     return {
         "estimate": estimate,
-        "statistic": estimate @ contrasts.T,
+        "statistic": _contrast(estimate, contrasts),
         "covariance": covariance,
         "se": se,
         "df": df,
         "m": m,
     }
+
+
+def _contrast(estimate: np.ndarray, contrasts: np.ndarray) -> np.ndarray:
+    """Return each contrast of the K estimates, NaN only where an estimate it uses is NaN."""
+    involved = contrasts != 0
+    terms = np.where(involved, estimate[..., None, :] * contrasts, 0.0)
+    missing = (involved & np.isnan(estimate)[..., None, :]).any(-1)
+    return np.where(missing, np.nan, np.nan_to_num(terms).sum(-1))
 
 
 def _sobol(dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -365,7 +373,8 @@ def many_intervals(
         flat = int(np.prod(batch, dtype=np.int64))
         critical_one, p_adjusted = _max_abs_t_quantiles(
             found["covariance"].reshape(flat, p, p),
-            df.min(-1).reshape(flat),
+            # the fewest df of the statistics that have an interval (1: none has)
+            np.where(defined, df, np.inf).min(-1, initial=np.inf).reshape(flat).clip(1, 1e12),
             defined.reshape(flat, p),
             level,
             t_stat.reshape(flat, p),
