@@ -498,9 +498,9 @@ def compare(
             confidence_level=confidence_level,
             unused={
                 "scheme": scheme,
-                "interval": None if interval is UNSET else interval,
-                "pseudo_count": None if pseudo_count is UNSET else pseudo_count,
-                "n_resamples": None if n_resamples is UNSET else n_resamples,
+                "interval": interval,
+                "pseudo_count": pseudo_count,
+                "n_resamples": n_resamples,
                 "estimand": estimand,
             },
         )

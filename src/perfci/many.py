@@ -600,12 +600,8 @@ def _one_comparison(
     a, b = pair
     result: Any = compare(
         y_true,
-        np.asarray(columns[a], dtype=object)
-        if not isinstance(columns[a], pd.Series)
-        else columns[a],
-        np.asarray(columns[b], dtype=object)
-        if not isinstance(columns[b], pd.Series)
-        else columns[b],
+        columns[a],
+        columns[b],
         metric,
         groups=groups,
         method=RECOMMENDED,

@@ -944,7 +944,7 @@ def compare_groups(
             confidence_level=level,
             unused={
                 "simultaneous": simultaneous,
-                "n_resamples": None if resamples_given is UNSET else resamples_given,
+                "n_resamples": resamples_given,
             },
         )
     given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)

@@ -32,9 +32,9 @@ import pandas as pd
 from scipy import special
 
 from ._core import registry
-from ._core.labels import has_columns, plain
+from ._core.labels import as_label_array, factorize_sorted, has_columns, plain
 from ._core.recommended import RECOMMENDED
-from ._core.validation import UndefinedMetricWarning, check_confidence_level
+from ._core.validation import UndefinedMetricWarning, check_confidence_level, given
 from .metric import MetricCI
 from .metrics import BINARY_METRICS
 from .report_table import assembled_table, metric_row
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from .paired import Comparison
 
 __all__ = [
-    "DESIGN_ARGUMENTS",
     "design_given",
     "refuse_unset",
     "weighted_comparison",
@@ -59,9 +58,6 @@ __all__ = [
     "weighted_report",
 ]
 
-#: The arguments that make a sample weighted or stratified.
-DESIGN_ARGUMENTS = ("weights", "strata", "stratum_sizes")
-
 
 def design_given(weights: Any, strata: Any, stratum_sizes: Any) -> bool:
     """Return whether any design argument is given (the entry points route here then)."""
@@ -69,7 +65,8 @@ def design_given(weights: Any, strata: Any, stratum_sizes: Any) -> bool:
 
 
 def _left_unset(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value == RECOMMENDED)
+    """Return whether an option was left to its default (UNSET, None or "recommended")."""
+    return not given(value) or value is None or (isinstance(value, str) and value == RECOMMENDED)
 
 
 def refuse_unset(unused: dict[str, Any]) -> None:
@@ -159,13 +156,11 @@ def weighted_metric_ci(
 
 
 def _subgroups(by: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    values = pd.Series(np.asarray(by, dtype=object).ravel() if np.ndim(by) else [by])
-    if values.size != n or np.ndim(by) != 1:
+    """Return the sorted subgroups of `by` and each text's index among them."""
+    values = as_label_array("by", by)  # the label intake: missing values refused
+    if values.shape != (n,):
         raise ValueError(f"`by` must hold one subgroup label per text ({n}).")
-    if values.isna().any():
-        raise ValueError("`by` must not have missing values.")
-    codes, labels = pd.factorize(values, sort=True)
-    return np.asarray(labels, dtype=object), codes
+    return factorize_sorted(values)
 
 
 def weighted_report(
