@@ -91,9 +91,9 @@ from ._core.recommended import (
 from ._core.results import IntervalResult, sources_of
 from ._core.strata import possible_cells
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_real_array
-from .bayes.stratified import stratified_posterior
+from .bayes.stratified import PREVALENCE, corpus_metric, stratified_posterior
 from .counting import normalize_labels
-from .metrics import RELEVANT_TEXTS, metric_gradient, metric_values
+from .metrics import RELEVANT_TEXTS
 
 __all__ = [
     "DESIGN_METHODS",
@@ -113,8 +113,6 @@ __all__ = [
 DESIGN_METHODS = tuple(name for name in registry.WEIGHTED_METHOD.names if name != RECOMMENDED)
 # Metrics on [-1, 1]: only the Wald interval applies.
 _SIGNED = frozenset({"kappa", "mcc"})
-# The reference positives' rate, a ratio of weighted totals like the metrics.
-_PREVALENCE = "prevalence"
 
 
 @dataclass(frozen=True)
@@ -522,20 +520,14 @@ class WeightedCI(IntervalResult):
 
 def relevant_cells(metric: str) -> tuple[int, ...]:
     """Return the cells ``[tp, fp, fn, tn]`` (indices) a metric's denominator reads."""
-    if metric == _PREVALENCE:
+    if metric == PREVALENCE:
         return (0, 1, 2, 3)
     return RELEVANT_TEXTS[metric][0]
 
 
 def _value_and_gradient(metric: str, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return the metric of weighted totals ``(..., 4)`` and its gradient (NaN: undefined)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if metric == _PREVALENCE:
-            n = totals.sum(-1)
-            p = np.where(n > 0, (totals[..., 0] + totals[..., 2]) / np.where(n > 0, n, 1), np.nan)
-            gradient = (np.array([1.0, 0.0, 1.0, 0.0]) - p[..., None]) / n[..., None]
-            return p, gradient
-        return metric_values(totals, metric), metric_gradient(totals, metric)
+    return corpus_metric(totals, metric)
 
 
 def linearized_values(cells: DesignCells, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -672,7 +664,7 @@ def weighted_ci(
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}], df {ci.df:g}")
     [0.318, 0.629], df 167
     """
-    if metric != _PREVALENCE:
+    if metric != PREVALENCE:
         registry.BINARY_METRIC.check(metric)
     level = float(check_confidence_level(confidence_level, scalar=True))
     if method not in (RECOMMENDED, *DESIGN_METHODS):

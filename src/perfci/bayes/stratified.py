@@ -48,7 +48,7 @@ from .._core.validation import (
 )
 from ..metrics import metric_gradient, metric_values
 
-__all__ = ["PREVALENCE", "StratifiedPosterior", "stratified_posterior"]
+__all__ = ["PREVALENCE", "StratifiedPosterior", "corpus_metric", "stratified_posterior"]
 
 _PRIOR = {"jeffreys": 0.5, "uniform": 1.0}
 _BOUNDING = "bounding"
@@ -100,10 +100,25 @@ class StratifiedPosterior(IntervalResult):
 PREVALENCE = "prevalence"
 
 
-def _corpus_metric(cells: np.ndarray, metric: str) -> np.ndarray:
-    if metric == PREVALENCE:
-        return (cells[..., 0] + cells[..., 2]) / cells.sum(-1)
-    return metric_values(cells, metric)
+def corpus_metric(cells: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return a binary metric or ``"prevalence"`` of cells ``(..., 4)`` and its gradient.
+
+    NaN where the metric is undefined (no relevant cell), in the value and the gradient.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.bayes.stratified import corpus_metric
+    >>> value, gradient = corpus_metric(np.array([30.0, 10.0, 20.0, 40.0]), "prevalence")
+    >>> float(value), gradient.tolist()
+    (0.5, [0.005, -0.005, 0.005, -0.005])
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric == PREVALENCE:
+            n = cells.sum(-1)
+            p = np.where(n > 0, (cells[..., 0] + cells[..., 2]) / np.where(n > 0, n, 1), np.nan)
+            return p, (np.array([1.0, 0.0, 1.0, 0.0]) - p[..., None]) / n[..., None]
+        return metric_values(cells, metric), metric_gradient(cells, metric)
 
 
 def stratified_posterior(
@@ -237,7 +252,7 @@ def _predictive_metric(
     unseen = generator.multinomial(np.where(total[..., 0] > 0, rest, 0), shares)
     corpus = (sampled + unseen).sum(-2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _corpus_metric(corpus.astype(float), metric)
+        return corpus_metric(corpus.astype(float), metric)[0]
 
 
 def _bounding_priors(
@@ -252,13 +267,7 @@ def _bounding_priors(
     sizes = (flat.sum(-1) + rest)[..., None]
     smoothed = flat + 0.5 * possible
     corpus = (sizes * smoothed / smoothed.sum(-1, keepdims=True)).sum(-2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if metric == PREVALENCE:
-            p = (corpus[..., 0] + corpus[..., 2]) / corpus.sum(-1)
-            gradient = (np.array([1.0, 0.0, 1.0, 0.0]) - p[..., None]) / corpus.sum(-1)[..., None]
-        else:
-            gradient = metric_gradient(corpus, metric)
-    gradient = np.nan_to_num(gradient)[..., None, :]
+    gradient = np.nan_to_num(corpus_metric(corpus, metric)[1])[..., None, :]
     ends = []
     for sign in (-1.0, 1.0):
         score = np.where(possible, sign * gradient, -np.inf)
