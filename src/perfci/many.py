@@ -52,7 +52,7 @@ from scipy.stats import qmc
 
 from ._core import registry
 from ._core.labels import as_label_array, factorize_sorted, plain
-from ._core.recommended import RECOMMENDED
+from ._core.recommended import MANY_ADJUSTMENT, RECOMMENDED
 from ._core.validation import UndefinedMetricWarning, check_confidence_level
 from .counting import normalize_labels
 from .design import effective_clusters
@@ -317,7 +317,7 @@ def many_intervals(
     *,
     nested: bool = False,
     confidence_level: float = 0.95,
-    adjust: str = "max_t",
+    adjust: str = MANY_ADJUSTMENT,
 ) -> dict[str, Any]:
     """Simultaneous intervals of linear contrasts of K classifiers' metrics, batched.
 
@@ -470,7 +470,7 @@ def compare_many(
     groups: Any = None,
     baseline: Any = None,
     confidence_level: float = 0.95,
-    adjust: str = "max_t",
+    adjust: str = MANY_ADJUSTMENT,
     positive: Any = None,
 ) -> pd.DataFrame:
     """Differences of a metric between many classifiers on the same texts, holding jointly.
@@ -491,7 +491,9 @@ def compare_many(
     confidence_level : float, default 0.95
         The level at which the intervals hold together (each alone for ``"none"``).
     adjust : {"max_t", "bonferroni", "holm", "none"}, default "max_t"
-        The simultaneous adjustment (module notes).
+        The simultaneous adjustment (module notes), :data:`perfci.policy.MANY_ADJUSTMENT`;
+        with every pair and few persons, ``"bonferroni"`` covered where max-t fell short
+        (atlas-many).
     positive : object, optional
         The positive label, as in :func:`perfci.confusion`.
 

@@ -113,6 +113,9 @@ from ._core.recommended import (
     HIERARCHICAL_MIN_TEXTS as HIERARCHICAL_MIN_TEXTS,
 )
 from ._core.recommended import (
+    MANY_ADJUSTMENT as MANY_ADJUSTMENT,
+)
+from ._core.recommended import (
     N_RESAMPLES as N_RESAMPLES,
 )
 from ._core.recommended import (
