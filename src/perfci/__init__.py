@@ -70,6 +70,10 @@ _NAMES = {
     "compare_groups": "subgroups",
     "compare_many": "many",
     "rank_ci": "many",
+    "CVInterval": "splits",
+    "cv_ci": "splits",
+    "grouped_folds": "splits",
+    "nested_cv_ci": "splits",
     "compute_metric": "metrics",
     "confusion": "counting",
     "design_effect": "design",
@@ -161,6 +165,7 @@ if TYPE_CHECKING:  # static analysers see the eager imports
     from .reporting import HIERARCHICAL_MIN_TEXTS, metric_ci, report
     from .runs import RunsCI, runs_ci
     from .sample_design import DesignCells, WeightedCI, design_cells, weighted_ci
+    from .splits import CVInterval, cv_ci, grouped_folds, nested_cv_ci
     from .stratified_planning import StratifiedSamplePlan, plan_stratified_sample
     from .subgroups import compare_groups
 
@@ -229,6 +234,10 @@ __all__ = [
     "compare_groups",
     "compare_many",
     "compute_metric",
+    "CVInterval",
+    "cv_ci",
+    "grouped_folds",
+    "nested_cv_ci",
     "confusion",
     "design_effect",
     "effective_sample_size",

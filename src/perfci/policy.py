@@ -92,6 +92,9 @@ from ._core.recommended import (
     CROSSED_TINY_RELEVANT as CROSSED_TINY_RELEVANT,
 )
 from ._core.recommended import (
+    CV_METHOD as CV_METHOD,
+)
+from ._core.recommended import (
     EDGE_DESIGN as EDGE_DESIGN,
 )
 from ._core.recommended import (

@@ -54,6 +54,7 @@ __all__ = [
     "STRATIFIED_PLAN_METHOD",
     "ALLOCATION",
     "MANY_ADJUST",
+    "CV_METHOD",
     "LEVEL_OF_MEASUREMENT",
     "MAX_RESAMPLES",
     "METRIC",
@@ -586,6 +587,15 @@ MANY_ADJUST = Choices.of(
         ("bonferroni", "Bonferroni's band (simultaneous, wider)"),
         ("holm", "Bonferroni's intervals with Holm's step-down p-values"),
         ("none", "each interval at the level on its own (not simultaneous)"),
+    ],
+)
+
+CV_METHOD = Choices.of(
+    "method",
+    "how the interval of a cross-validated metric (out-of-fold labels) is computed",
+    [
+        ("fold_clusters", "the folds as clusters, persons nested in them, t with K - 1 df"),
+        ("naive", "the out-of-fold labels as one classifier's (persons or texts as clusters)"),
     ],
 )
 

@@ -35,10 +35,17 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SOURCES", "IntervalResult", "ResultMixin", "flat_fields", "sources_of", "to_jsonable"]
 
 #: The sources of variation an interval's uncertainty can include, in this order.
-SOURCES: tuple[str, ...] = ("texts", "persons", "runs", "annotators")
+SOURCES: tuple[str, ...] = ("texts", "persons", "runs", "annotators", "splits", "seeds")
 
 
-def sources_of(*, persons: bool, runs: bool = False, annotators: bool = False) -> tuple[str, ...]:
+def sources_of(
+    *,
+    persons: bool,
+    runs: bool = False,
+    annotators: bool = False,
+    splits: bool = False,
+    seeds: bool = False,
+) -> tuple[str, ...]:
     """Return the sources of variation an interval includes, in the order of :data:`SOURCES`.
 
     Texts are always a source: every interval is about a population of texts.
@@ -49,7 +56,14 @@ def sources_of(*, persons: bool, runs: bool = False, annotators: bool = False) -
     >>> sources_of(persons=True), sources_of(persons=False, runs=True)
     (('texts', 'persons'), ('texts', 'runs'))
     """
-    given = {"texts": True, "persons": persons, "runs": runs, "annotators": annotators}
+    given = {
+        "texts": True,
+        "persons": persons,
+        "runs": runs,
+        "annotators": annotators,
+        "splits": splits,
+        "seeds": seeds,
+    }
     return tuple(name for name in SOURCES if given[name])
 
 

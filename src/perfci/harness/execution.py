@@ -20,6 +20,7 @@ import xarray as xr
 from .._core.resources import available_cores, check_memory
 from .corpus_kernels import stratified_cell
 from .crossed_kernels import annotators_cell, runs_cell
+from .cv_kernels import cv_cell
 from .kernels import (
     bernoulli_cell,
     confusion_cell,
@@ -66,6 +67,7 @@ KERNELS: dict[str, Callable] = {
     "annotators_nested": annotators_cell,
     "stratified_corpus": stratified_cell,
     "many_nested": many_cell,
+    "cv_nested": cv_cell,
 }
 
 

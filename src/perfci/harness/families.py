@@ -24,6 +24,7 @@ from .._core.registry import (
     COMPARE_METHOD,
     CONFUSION_ESTIMAND,
     CONFUSION_PRIOR,
+    CV_METHOD,
     DEFAULT_CONFUSION_PRIOR,
     DESIGN,
     DF_ADJUST,
@@ -217,6 +218,24 @@ _TARGET = Choices.of(
     ],
 )
 
+_CV_METHOD = Choices.of(
+    "method",
+    "the interval of a cross-validated metric",
+    [
+        *[(name, CV_METHOD.help_of(name)) for name in CV_METHOD.names],
+        ("nested_cv", "nested cross-validation (Bates, Hastie and Tibshirani)"),
+    ],
+)
+
+_CV_TARGET = Choices.of(
+    "target",
+    "the truth a cross-validation interval is scored against",
+    [
+        ("procedure", "the fitting procedure's metric at the training size the method names"),
+        ("fitted_model", "the metric of the model fit on all of the data set's texts"),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -242,6 +261,15 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             (
                 Option("adjust", "the adjustment", default="max_t", choices=MANY_ADJUST),
                 Option("target", "the family scored", default="baseline", choices=_TARGET),
+            ),
+        ),
+        Family(
+            "cv",
+            "an interval of a cross-validated metric (perfci.splits.cv_counts and "
+            "nested_cv_counts, what perfci.cv_ci and perfci.nested_cv_ci give)",
+            (
+                Option("method", "the interval", default="fold_clusters", choices=_CV_METHOD),
+                Option("target", "the truth scored", default="procedure", choices=_CV_TARGET),
             ),
         ),
         Family(

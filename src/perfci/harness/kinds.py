@@ -81,6 +81,11 @@ HARNESS_POPULATION = Choices.of(
             "K correlated classifiers on the same texts nested in persons (simultaneous "
             "intervals and rank sets)",
         ),
+        (
+            "cv_nested",
+            "a classifier fit and cross-validated on texts nested in persons (folds of "
+            "persons; the estimand is the fitting procedure's metric)",
+        ),
     ],
 )
 
@@ -146,6 +151,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
         frozenset({"weighted", "bayes_stratified"}), frozenset(), frozenset(), False
     ),
     "many_nested": Support(frozenset({"many"}), frozenset(), frozenset(), False),
+    "cv_nested": Support(frozenset({"cv"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
         frozenset({"comparison", "bayes_comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -326,6 +332,42 @@ _MANY_FIELDS = (
         maximum=1,
     ),
     Field("metric", "the metric compared", str, False, choices=BINARY_METRIC),
+)
+_CV_FIELDS = (
+    share("prevalence", "share of texts that are reference positives", default=0.3),
+    Field("features", "the texts' features d", int, False, 10, minimum=1, maximum=200),
+    Field(
+        "icc",
+        "share of every feature's variance from the person effect (0: independent texts)",
+        float,
+        False,
+        0.2,
+        minimum=0,
+        maximum=1,
+        open_maximum=True,
+    ),
+    Field(
+        "separation",
+        "distance between the two classes' mean features (1.7: recall about 0.8)",
+        float,
+        False,
+        1.7,
+        minimum=0,
+        open_minimum=True,
+        maximum=10,
+    ),
+    Field("folds", "folds K of each partition", int, False, 5, minimum=3, maximum=20),
+    Field("repeats", "partitions of the out-of-fold labels", int, False, 1, minimum=1, maximum=50),
+    Field(
+        "nested_repeats",
+        "partitions of the nested cross-validation",
+        int,
+        False,
+        20,
+        minimum=1,
+        maximum=100,
+    ),
+    Field("metric", "the metric cross-validated", str, False, choices=BINARY_METRIC),
 )
 #: The persons' shares of positives (kinds scored_nested and runs_nested; the ICC also
 #: annotators_nested).
@@ -642,6 +684,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
             "many_nested",
             _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PERSON_KEYS, *_MANY_FIELDS)),
             _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_MANY_FIELDS)),
+        ),
+        PopulationSchema(
+            "cv_nested",
+            _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_CV_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], *_CV_FIELDS)),
         ),
         PopulationSchema(
             "nested_confusion",
