@@ -219,7 +219,9 @@ def _unit_values(counts: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarra
     return estimate, np.einsum("...uc,...c->...u", counts, gradient)
 
 
-def _check_folds(folds: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, int]:
+def _check_folds(
+    folds: Any, shape: tuple[int, ...], n_folds: int | None = None
+) -> tuple[np.ndarray, int]:
     arr = np.asarray(folds)
     if arr.shape != shape:
         raise ValueError(f"`folds` must have shape {shape} (one fold per unit); got {arr.shape}.")
@@ -227,7 +229,9 @@ def _check_folds(folds: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, int]:
         raise ValueError(
             "`folds` must hold fold numbers 0, 1, ..., K - 1 (and -1 for a unit no fold scored)."
         )
-    k = int(arr.max(initial=-1)) + 1
+    k = int(arr.max(initial=-1)) + 1 if n_folds is None else max(int(n_folds), 0)
+    if n_folds is not None and arr.size and arr.max() >= k:
+        raise ValueError(f"`folds` holds a fold number at least `n_folds` ({k}).")
     if k < 2:
         raise ValueError(f"`folds` must hold at least two folds; got {k}.")
     return arr.astype(np.int64), k
@@ -241,6 +245,7 @@ def cv_counts(
     nested: bool = True,
     method: str = CV_METHOD,
     confidence_level: float = 0.95,
+    n_folds: int | None = None,
 ) -> CVInterval:
     """Interval of a cross-validated metric from per-unit out-of-fold counts, batched.
 
@@ -259,6 +264,8 @@ def cv_counts(
         The interval (module notes), :data:`perfci.policy.CV_METHOD`.
     confidence_level : float, default 0.95
         The confidence level.
+    n_folds : int, optional
+        K, if not the largest fold number plus one.
 
     Returns
     -------
@@ -282,7 +289,7 @@ def cv_counts(
     c = np.asarray(counts, dtype=float)
     if c.ndim < 3 or c.shape[-1] != 4:
         raise ValueError(f"`counts` must have shape (..., repeats, units, 4); got {c.shape}.")
-    fold, k = _check_folds(folds, c.shape[:-1])
+    fold, k = _check_folds(folds, c.shape[:-1], n_folds)
     repeats = c.shape[-3]
     per_repeat, values = _unit_values(c, metric)  # (..., R), (..., R, U)
     estimate = per_repeat.mean(-1)
@@ -404,7 +411,7 @@ def nested_cv_counts(
         inner_metric = metric_values(inner, metric)  # (..., R, K)
         raw = metric_values(pairs.sum((-4, -3, -2)), metric)
     pivots = np.where(off, inner_metric[..., :, None] - fold_metric, np.nan)
-    flat = (*pivots.shape[:-4], -1)
+    flat = (*pivots.shape[:-3], -1)
     var_pivot = np.nanvar(pivots.reshape(flat), axis=-1, ddof=1)
     group = np.where(off, fold_metric, np.nan).reshape(flat)
     var_group = np.nanvar(group, axis=-1, ddof=1)
@@ -620,6 +627,7 @@ def cv_ci(
     n_units = int(unit.max(initial=-1)) + 1
     counts = np.empty((len(preds), n_units, 4), dtype=np.int64)
     unit_folds = np.empty((len(preds), n_units), dtype=np.int64)
+    k = 0
     for r, key in enumerate(keys):  # one pass per repeat: R is small
         predicted = labels.values[key] == labels.positive
         cell = np.where(truth, np.where(predicted, 0, 2), np.where(predicted, 1, 3))
@@ -634,6 +642,7 @@ def cv_ci(
                 "use method='naive'."
             )
         unit_folds[r] = first
+        k = max(k, int(number.max(initial=-1)) + 1)
     return cv_counts(
         counts,
         unit_folds,
@@ -641,6 +650,7 @@ def cv_ci(
         nested=groups is not None,
         method=method,
         confidence_level=confidence_level,
+        n_folds=k,
     )
 
 
