@@ -66,6 +66,22 @@ PAIR = [row[:2] for row in CODES]  # two annotators who coded every text
 STRATA = [[24, 6, 0, 0], [0, 0, 3, 27]]  # coded predicted positives and negatives
 SIZES = {0: 400, 1: 100}  # corpus texts of each stratum of prediction P
 MACHINE = [1 - q if i % 5 == 0 else q for i, q in enumerate(Q)]  # a machine coder's labels
+FOLDS = [(i // 4) % 5 for i in range(40)]  # folds of the 10 persons, two each
+
+
+class MeanCut:
+    """A fitting procedure with scikit-learn's interface: positive above the training mean."""
+
+    def __init__(self, short: bool = False):
+        self.short = short
+
+    def fit(self, x, y):
+        self.cut = float(np.mean(x))
+        return self
+
+    def predict(self, x):
+        out = (np.asarray(x)[:, 0] > self.cut).astype(int)
+        return out[:-1] if self.short else out
 
 
 @dataclass(frozen=True)
@@ -1210,6 +1226,97 @@ ENTRIES = [
         },
     ),
     Entry(
+        "cv_ci",
+        pc.cv_ci,
+        {"y_true": Y, "y_pred": P, "metric": "recall", "folds": FOLDS, "groups": G},
+        ("y_true", "y_pred", "metric"),
+        {
+            "y_true": labels_kind("y_true"),
+            "y_pred": [
+                Case("None", None),
+                Case("a scalar", 1),
+                Case("one label too few", P[:-1]),
+                Case("NaN inside", [np.nan, *P[1:]]),
+                Case("3-D", np.zeros((40, 2, 2))),
+                Case("two repeats", np.column_stack([P, Q]), OK),
+            ],
+            "metric": choice_kind(registry.BINARY_METRIC),
+            "folds": [
+                Case("None", None),
+                Case("one fold too few", FOLDS[:-1]),
+                Case("None inside", [None, *FOLDS[1:]]),
+                Case("one fold", [0] * len(Y)),
+                Case("folds of texts", [i % 5 for i in range(len(Y))]),
+                Case("three columns for one", np.column_stack([FOLDS] * 3)),
+                Case("fold names", [f"f{f}" for f in FOLDS], OK),
+            ],
+            "groups": [
+                Case("a scalar", "a"),
+                Case("one id too few", G[:-1]),
+                Case("None inside", [None, *G[1:]]),
+                Case("one person in every fold", ["a"] * len(Y), names=("folds",)),
+                Case("None: texts as units", None, OK),
+            ],
+            "method": choice_kind(registry.CV_METHOD),
+            "confidence_level": level_kind(),
+            "positive": label_kind(),
+        },
+    ),
+    Entry(
+        "grouped_folds",
+        pc.grouped_folds,
+        {"n_folds": 3, "groups": G},
+        ("n_folds",),
+        {
+            "n_folds": positive_int_kind(extra=(Case("more than the persons", 11),)),
+            "groups": [Case("a scalar", "a"), Case("None inside", [None, *G[1:]])],
+            "n_texts": [
+                Case("a string", "40", also={"groups": None}),
+                Case("one", 1, also={"groups": None}),
+                Case("forty", 40, OK, also={"groups": None}),
+            ],
+            "repeats": positive_int_kind(),
+            "rng": rng_kind(),
+        },
+        [("neither groups nor n_texts", {"groups": None}, RAISES, ("groups", "n_texts"))],
+    ),
+    Entry(
+        "nested_cv_ci",
+        pc.nested_cv_ci,
+        {
+            "estimator": MeanCut(),
+            "X": np.asarray(S, dtype=float)[:, None],
+            "y_true": Y,
+            "metric": "accuracy",
+            "groups": G,
+            "n_folds": 3,
+            "repeats": 2,
+        },
+        ("estimator", "X", "y_true", "metric"),
+        {
+            "estimator": [
+                Case("None", None),
+                Case("no predict", type("OnlyFit", (), {"fit": lambda self, x, y: self})()),
+                Case("a wrong-length prediction", MeanCut(short=True)),
+            ],
+            "X": [Case("one row too few", np.asarray(S[:-1], dtype=float)[:, None])],
+            "y_true": labels_kind("y_true"),
+            "metric": choice_kind(registry.BINARY_METRIC),
+            "groups": [Case("one id too few", G[:-1]), Case("None inside", [None, *G[1:]])],
+            "n_folds": positive_int_kind(extra=(Case("two", 2), Case("more than persons", 11))),
+            "repeats": positive_int_kind(),
+            "bias_repeats": [
+                Case("negative", -1),
+                Case("a fraction", 0.5),
+                Case("zero", 0, OK),
+                Case("None", None, OK),
+            ],
+            "confidence_level": level_kind(),
+            "positive": label_kind(),
+            "rng": rng_kind(),
+        },
+    ),
+    Entry(
         "report weighted",
         pc.report,
         {"y_true": Y, "y_pred": P, "metrics": ["recall"], "strata": P, "stratum_sizes": SIZES},
@@ -2220,6 +2327,9 @@ COVERED = {
     pc.compare_groups: "compare_groups",
     pc.compare_many: "compare_many",
     pc.rank_ci: "rank_ci",
+    pc.cv_ci: "cv_ci",
+    pc.grouped_folds: "grouped_folds",
+    pc.nested_cv_ci: "nested_cv_ci",
     pc.annotator_agreement: "annotator_agreement",
     pc.agreement_report: "agreement_report",
     compare_groups_counts: "compare_groups_counts",

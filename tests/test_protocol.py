@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import perfci as pc
-from perfci._core.results import IntervalResult, ResultMixin
+from perfci._core.results import SOURCES, IntervalResult, ResultMixin
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,9 @@ def _results(texts):
             "WeightedCI": pc.weighted_ci(
                 pc.design_cells(t, m, strata=m, stratum_sizes={0: 4000, 1: 600}), "recall"
             ),
+            "CVInterval": pc.cv_ci(
+                t, m, "recall", folds=pc.grouped_folds(5, groups=g, rng=1)[0], groups=g
+            ),
             "StratifiedPosterior": pc.bayes.stratified_posterior(
                 [[24, 6, 0, 0], [0, 0, 3, 27]], [240, 3140], "recall", draws=200, rng=1
             ),
@@ -62,7 +65,7 @@ def test_every_interval_result_has_the_protocol(texts):
         assert isinstance(result, IntervalResult), name
         for attribute in ("estimate", "low", "high", "confidence_level", "method"):
             getattr(result, attribute)
-        assert set(result.sources) <= {"texts", "persons", "runs", "annotators"}, name
+        assert set(result.sources) <= set(SOURCES), name
         assert "texts" in result.sources, name
         np.testing.assert_allclose(result.half_width, (result.high - result.low) / 2)
         assert isinstance(result.method, str) and result.method, name

@@ -221,6 +221,7 @@ _METHODS = {
     "annotators_nested": [{"name": "rec", "family": "annotators"}],
     "stratified_corpus": [{"name": "rec", "family": "weighted"}],
     "many_nested": [{"name": "rec", "family": "many"}],
+    "cv_nested": [{"name": "rec", "family": "cv"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -236,6 +237,7 @@ _POPULATIONS = {
     "annotators_nested": {"metric": "recall"},
     "stratified_corpus": {"metric": "recall", "persons": 20, "texts_per_person": 10.0},
     "many_nested": {"metric": "recall", "classifiers": 3},
+    "cv_nested": {"metric": "recall"},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -251,11 +253,13 @@ _GRIDS = {
     "annotators_nested": {"persons": [5], "texts_per_person": [5.0]},
     "stratified_corpus": {"sampled": [40], "positive_share": [0.5]},
     "many_nested": {"persons": [5], "texts_per_person": [5.0]},
+    "cv_nested": {"persons": [10], "texts_per_person": [5.0]},
 }
 
 
 # A valid value of each dim that the base suites do not vary (2 fits the others).
 _GOOD = {
+    "folds": 5,
     "informative": 0.5,
     "icc": 0.1,
     "rate": 0.8,

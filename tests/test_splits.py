@@ -199,7 +199,7 @@ def test_bad_input_names_the_argument():
         cv_counts(np.ones((1, 5, 4)), np.zeros((1, 5), int), "recall")
     with pytest.raises(ValueError, match="at least 3 folds"):
         nested_cv_counts(np.ones((2, 2, 2, 4)), np.ones((1, 5, 4)), "recall")
-    with pytest.raises(TypeError, match="`estimator` must have a `fit` method"):
+    with pytest.raises(ValueError, match="`estimator` must have a `fit` method"):
         pc.nested_cv_ci(object(), np.zeros((10, 1)), np.arange(10) % 2, "recall")
     with pytest.raises(ValueError, match="`n_folds` must be an integer of at least 3"):
         pc.nested_cv_ci(_Threshold(), np.zeros((10, 1)), np.arange(10) % 2, "recall", n_folds=2)

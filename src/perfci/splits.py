@@ -465,6 +465,11 @@ def nested_cv_counts(
 # ---------------------------------------------------------------------------- labels
 
 
+def _check_int(name: str, value: Any, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+        raise ValueError(f"`{name}` must be an integer of at least {least}; got {value!r}.")
+
+
 def grouped_folds(
     n_folds: int,
     *,
@@ -499,10 +504,13 @@ def grouped_folds(
     >>> grouped_folds(2, groups=["a", "a", "b", "c", "c", "d"], rng=0)
     array([[1, 1, 0, 1, 1, 0]])
     """
+    _check_int("n_folds", n_folds, 2)
+    _check_int("repeats", repeats, 1)
     gen = check_rng(rng)
     if groups is not None:
         _, unit = factorize_sorted(as_label_array("groups", groups))
     elif n_texts is not None:
+        _check_int("n_texts", n_texts, 2)
         unit = np.arange(int(n_texts))
     else:
         raise ValueError("grouped_folds needs `groups` or `n_texts`.")
@@ -512,8 +520,6 @@ def grouped_folds(
             f"`n_folds` must be between 2 and the number of "
             f"{'persons' if groups is not None else 'texts'} ({n_units}); got {n_folds}."
         )
-    if int(repeats) < 1:
-        raise ValueError(f"`repeats` must be a positive integer; got {repeats}.")
     order = np.argsort(gen.random((int(repeats), n_units)), axis=-1)
     fold_of_unit = np.empty_like(order)
     np.put_along_axis(fold_of_unit, order, np.arange(n_units) % int(n_folds), axis=-1)
@@ -620,7 +626,7 @@ def cv_ci(
     if groups is not None:
         person = as_label_array("groups", groups)
         if person.shape != (n,):
-            raise ValueError(f"`groups` must hold one person id per text ({n}).")
+            raise ValueError(f"`groups` must hold one person id per text of `y_true` ({n}).")
         _, unit = factorize_sorted(person)
     else:
         unit = np.arange(n)
@@ -751,25 +757,25 @@ def nested_cv_ci(
     (True, 1.0, ('texts', 'splits'))
     """
     _check_metric(metric)
-    for name, value, least in (("n_folds", n_folds, 3), ("repeats", repeats, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-            raise ValueError(f"`{name}` must be an integer of at least {least}; got {value!r}.")
-    if bias_repeats is None:
-        bias_repeats = -(-int(repeats) // 5)
-    if isinstance(bias_repeats, bool) or not isinstance(bias_repeats, int) or bias_repeats < 0:
-        raise ValueError(f"`bias_repeats` must be a non-negative integer; got {bias_repeats!r}.")
+    _check_int("n_folds", n_folds, 3)
+    _check_int("repeats", repeats, 1)
+    bias_repeats = -(-int(repeats) // 5) if bias_repeats is None else bias_repeats
+    _check_int("bias_repeats", bias_repeats, 0)
     for attribute in ("fit", "predict"):
         if not callable(getattr(estimator, attribute, None)):
-            raise TypeError(f"`estimator` must have a `{attribute}` method (scikit-learn's API).")
+            raise ValueError(f"`estimator` must have a `{attribute}` method (scikit-learn's API).")
     gen = check_rng(rng)
     labels = normalize_labels({"y_true": y_true}, positive=positive, names={"y_true": "`y_true`"})
     y = np.asarray(labels.values["y_true"])
     truth = y == labels.positive
     n = truth.size
+    rows = X.shape[0] if hasattr(X, "shape") else len(X)
+    if rows != n:
+        raise ValueError(f"`X` must hold one row per text of `y_true` ({n}); got {rows}.")
     if groups is not None:
         _, unit = factorize_sorted(as_label_array("groups", groups))
         if unit.shape != (n,):
-            raise ValueError(f"`groups` must hold one person id per text ({n}).")
+            raise ValueError(f"`groups` must hold one person id per text of `y_true` ({n}).")
     else:
         unit = np.arange(n)
     n_units = int(unit.max(initial=-1)) + 1
