@@ -1635,6 +1635,13 @@ ENTRIES = [
         ],
     ),
     Entry(
+        "runs_ci(source)",
+        pc.runs_ci,
+        {"y_true": Y, "y_pred": RUNS, "metric": "recall"},
+        ("y_true", "y_pred", "metric"),
+        {"source": choice_kind(registry.RUN_SOURCE)},
+    ),
+    Entry(
         "metric_ci(runs)",
         pc.metric_ci,
         {"y_true": Y, "y_pred": RUNS, "metric": "recall"},

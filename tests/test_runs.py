@@ -529,3 +529,20 @@ def test_f1_interval_is_the_delta_method_on_the_logit_scale_kappa_stays_plain():
         else:
             ends = ci.estimate - q * ci.se, ci.estimate + q * ci.se
         assert (ci.low, ci.high) == pytest.approx(ends, rel=1e-12)
+
+
+def test_training_seeds_are_runs_under_their_own_name():
+    texts = pc.load_example()
+    seeds = texts[["run1", "run2", "run3"]]
+    for estimand in ("new_run", "these_runs", "majority"):
+        as_runs = pc.runs_ci(texts["human"], seeds, "recall", groups=texts["person"],
+                             estimand=estimand)  # fmt: skip
+        as_seeds = pc.runs_ci(texts["human"], seeds, "recall", groups=texts["person"],
+                              estimand=estimand, source="seeds")  # fmt: skip
+        assert (as_seeds.low, as_seeds.high) == (as_runs.low, as_runs.high)
+        assert as_seeds.sources == tuple("seeds" if s == "runs" else s for s in as_runs.sources)
+        assert " run" not in as_seeds.population
+    new = pc.runs_ci(texts["human"], seeds, "recall", source="seeds")
+    assert new.sources == ("texts", "seeds") and "new training seed" in new.population
+    with pytest.raises(ValueError, match="`source` must be one of"):
+        pc.runs_ci(texts["human"], seeds, "recall", source="models")

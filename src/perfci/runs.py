@@ -507,6 +507,7 @@ def runs_ci(
     n_resamples: int | str = RECOMMENDED,
     rng: Any = None,
     batch: int | None = None,
+    source: str = "runs",
 ) -> RunsCI:
     r"""Confidence interval for a metric of a classifier run several times on the same texts.
 
@@ -537,6 +538,10 @@ def runs_ci(
         Confidence level.
     n_resamples, rng, batch
         Bootstrap options, as in :func:`runs_ci_counts`.
+    source : {"runs", "seeds"}, default "runs"
+        What the columns are: runs of one classifier, or the models of one fitting recipe
+        trained with different seeds (the same crossed design and arithmetic; the result
+        names ``"seeds"`` among its sources and ``"new_run"`` is a new seed's model).
 
     Returns
     -------
@@ -578,6 +583,7 @@ def runs_ci(
     run SD 0.021, 5.7% of texts flip
     """
     level, _ = runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
+    registry.RUN_SOURCE.check(source)
     check_label("positive", positive)
     if estimand == "majority" and method != "recommended":
         raise ValueError(
@@ -597,7 +603,7 @@ def runs_ci(
     cell = 2 * (~said) + (~is_pos)[:, None]  # (n, R): 0 tp, 1 fp, 2 fn, 3 tn
     nested = person is not None
     if estimand == "majority":
-        return _majority(said, is_pos, cell, person, metric, level, rng, flips)
+        return _named(_majority(said, is_pos, cell, person, metric, level, rng, flips), source)
     if person is not None:
         cells = person_run_cells(cell, person)
         weights = None
@@ -617,7 +623,24 @@ def runs_ci(
         rng=rng,
         batch=batch,
     )
-    return replace(result, flip_share=flips, n_texts=n)
+    return _named(replace(result, flip_share=flips, n_texts=n), source)
+
+
+def _named(result: RunsCI, source: str) -> RunsCI:
+    """Return the result with its columns named training seeds, if they are."""
+    if source == "runs":
+        return result
+    population = result.population.replace(
+        "a new run of the classifier", "the model of a new training seed of the recipe"
+    )
+    population = population.replace("population of runs", "population of seeds")
+    population = population.replace("each run's metric", "each seed's model's metric")
+    population = population.replace(" runs", " seeds")
+    return replace(
+        result,
+        sources=tuple("seeds" if s == "runs" else s for s in result.sources),
+        population=population,
+    )
 
 
 def _majority(

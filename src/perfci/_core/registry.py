@@ -55,6 +55,7 @@ __all__ = [
     "ALLOCATION",
     "MANY_ADJUST",
     "CV_METHOD",
+    "RUN_SOURCE",
     "LEVEL_OF_MEASUREMENT",
     "MAX_RESAMPLES",
     "METRIC",
@@ -587,6 +588,15 @@ MANY_ADJUST = Choices.of(
         ("bonferroni", "Bonferroni's band (simultaneous, wider)"),
         ("holm", "Bonferroni's intervals with Holm's step-down p-values"),
         ("none", "each interval at the level on its own (not simultaneous)"),
+    ],
+)
+
+RUN_SOURCE = Choices.of(
+    "source",
+    "what the columns of labels of one classifier are",
+    [
+        ("runs", "repeated runs of one classifier (an LLM's sampling, decoding)"),
+        ("seeds", "models of one fitting recipe trained with different random seeds"),
     ],
 )
 
