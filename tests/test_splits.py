@@ -73,9 +73,10 @@ def test_repeats_average_their_estimates_and_variances():
     rng = np.random.default_rng(3)
     other = np.where(rng.random(pred.size) < 0.1, 1 - pred, pred)
     folds = grouped_folds(4, groups=person, repeats=2, rng=4)
-    both = pc.cv_ci(truth, np.c_[pred, other], "f1", folds=folds.T, groups=person)
+    method = "fold_clusters"
+    both = pc.cv_ci(truth, np.c_[pred, other], "f1", folds=folds.T, groups=person, method=method)
     one = [
-        pc.cv_ci(truth, p, "f1", folds=f, groups=person)
+        pc.cv_ci(truth, p, "f1", folds=f, groups=person, method=method)
         for p, f in ((pred, folds[0]), (other, folds[1]))
     ]
     assert both.estimate == pytest.approx(np.mean([c.estimate for c in one]), abs=1e-12)
@@ -245,3 +246,17 @@ def test_harness_kernel_scores_what_the_public_functions_give():
     assert np.all(valid == 100)
     # hits + misses below + misses above = valid data sets
     assert np.allclose(out[:, 0] + out[:, 1] + out[:, 2], valid)
+
+
+def test_larger_variance_is_the_larger_of_the_two_with_the_persons_df():
+    for seed in range(4):
+        truth, pred, person = _data(seed, persons=15)
+        folds = grouped_folds(5, groups=person, rng=seed)[0]
+        found = {
+            method: pc.cv_ci(truth, pred, "f1", folds=folds, groups=person, method=method)
+            for method in ("naive", "fold_clusters", "larger_variance")
+        }
+        larger = found["larger_variance"]
+        assert larger.se == max(found["naive"].se, found["fold_clusters"].se)
+        assert larger.df == found["naive"].df
+    assert pc.cv_ci(truth, pred, "f1", folds=folds, groups=person).method == larger.method

@@ -16,19 +16,25 @@ of the pooled out-of-fold metric :math:`\hat\theta_r = f(C_r)`. Unit i (a person
 `groups`, else a text) in repeat r has cells :math:`c_{ri}` and the linearized value
 :math:`u_{ri} = \nabla f(C_r) \cdot c_{ri}`.
 
+- ``"naive"``: the out-of-fold labels as one classifier's, the cluster-robust variance of
+  the persons (or texts), :math:`V_u = \frac{m}{m - 1} \sum_i \bar u_i^2` with
+  :math:`\bar u_i` the mean of :math:`u_{ri}` over repeats; df the effective number of
+  persons less one. The field's default.
 - ``"fold_clusters"``: the folds are the clusters and the persons are nested in them (a
   person's texts share a fold): fold k's value is :math:`U_{rk} = \sum_{i \in k} u_{ri}`,
-  the variance :math:`\frac{1}{R} \sum_r \frac{K_r}{K_r - 1} \sum_k U_{rk}^2` (the
+  the variance :math:`V_f = \frac{1}{R} \sum_r \frac{K_r}{K_r - 1} \sum_k U_{rk}^2` (the
   repeats' mean: their estimates are dependent, and at most this variable), and the t
   quantile has K - 1 df. Fold-to-fold variation, of the models and of the texts they
-  score, is in the variance, at the price of few df.
-- ``"naive"``: the out-of-fold labels as one classifier's, the cluster-robust variance of
-  the persons (or texts), :math:`\frac{m}{m - 1} \sum_i \bar u_i^2` with :math:`\bar u_i`
-  the mean of :math:`u_{ri}` over repeats; df the effective number of persons less one.
-  The field's default, scored beside the others.
+  score, is in the variance, at the price of few df and a noisy variance.
+- ``"larger_variance"`` (recommended): :math:`\max(V_u, V_f)` with the persons' df: the
+  folds' variance where the models' differences make it the larger, never less than
+  the persons' (with persons nested in folds, the two-way cluster-robust variance of
+  persons and folds is :math:`V_f`; its few folds make it noisy, and the persons'
+  variance is its floor).
 
-Neither sees the dependence that the shared training texts put between folds; the atlas
-(atlas-cv) shows where that matters.
+None sees all the dependence that the shared training texts put between folds (Bates,
+Hastie and Tibshirani's point); the atlas (atlas-cv) shows where that matters, and the
+nested scheme below estimates it.
 
 **Nested cross-validation** (:func:`nested_cv_ci`, :func:`nested_cv_counts`): Bates,
 Hastie and Tibshirani's estimate of the mean squared error of the cross-validation
@@ -260,7 +266,7 @@ def cv_counts(
         A binary metric.
     nested : bool, default True
         Whether the units are persons (the result's sources).
-    method : {"fold_clusters", "naive"}, default "fold_clusters"
+    method : {"larger_variance", "fold_clusters", "naive"}, default "larger_variance"
         The interval (module notes), :data:`perfci.policy.CV_METHOD`.
     confidence_level : float, default 0.95
         The confidence level.
@@ -280,8 +286,8 @@ def cv_counts(
     >>> counts = rng.multinomial(10, [0.4, 0.1, 0.1, 0.4], size=(1, 20))  # 1 repeat
     >>> folds = np.arange(20)[None, :] % 5
     >>> ci = cv_counts(counts, folds, "recall")
-    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] df={ci.df:g}")
-    0.724 [0.657, 0.782] df=4
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] df={ci.df:.1f}")
+    0.724 [0.614, 0.812] df=17.3
     """
     _check_metric(metric)
     registry.CV_METHOD.check(method)
@@ -295,24 +301,30 @@ def cv_counts(
     estimate = per_repeat.mean(-1)
     relevant = _relevant(c, metric)  # (..., R, U)
     units = np.count_nonzero(relevant.sum(-2), axis=-1)
+    onehot = fold[..., None] == np.arange(k)  # (..., R, U, K)
+    fold_values = np.einsum("...ru,...ruk->...rk", values, onehot)
+    fold_sizes = np.einsum("...ru,...ruk->...rk", relevant, onehot)
+    kr = np.count_nonzero(fold_sizes, axis=-1)
+    mean_values = values.mean(-2)
+    m = units.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var_folds = (np.where(kr >= 2, kr / (kr - 1), np.nan) * (fold_values**2).sum(-1)).mean(-1)
+        var_units = np.where(m >= 2, m / (m - 1), np.nan) * (mean_values**2).sum(-1)
+        df_units = np.asarray(effective_clusters(relevant.sum(-2)), float) - 1
+    df_units = np.maximum(np.where(np.isfinite(df_units), df_units, m - 1), 1.0)
+    units_name = "persons" if nested else "texts"
+    partitions = f"{k} folds, {repeats} partition{'s' * (repeats > 1)}"
     if method == "fold_clusters":
-        onehot = fold[..., None] == np.arange(k)  # (..., R, U, K)
-        fold_values = np.einsum("...ru,...ruk->...rk", values, onehot)
-        fold_sizes = np.einsum("...ru,...ruk->...rk", relevant, onehot)
-        kr = np.count_nonzero(fold_sizes, axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = np.where(kr >= 2, kr / (kr - 1), np.nan) * (fold_values**2).sum(-1)
-        variance = var.mean(-1)
-        df = np.full(np.shape(estimate), k - 1.0)
-        what = f"folds as clusters ({k} folds, {repeats} repeat{'s' * (repeats > 1)})"
+        variance, df = var_folds, np.full(np.shape(estimate), k - 1.0)
+        what = f"folds as clusters ({partitions})"
+    elif method == "larger_variance":
+        variance, df = np.fmax(var_folds, var_units), df_units
+        what = (
+            f"the larger of the {units_name}' and the folds' cluster-robust variance ({partitions})"
+        )
     else:
-        mean_values = values.mean(-2)
-        m = units.astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            variance = np.where(m >= 2, m / (m - 1), np.nan) * (mean_values**2).sum(-1)
-            df = np.asarray(effective_clusters(relevant.sum(-2)), float) - 1
-        df = np.maximum(np.where(np.isfinite(df), df, m - 1), 1.0)
-        what = f"{'persons' if nested else 'texts'} as clusters, the folds' models as one"
+        variance, df = var_units, df_units
+        what = f"{units_name} as clusters, the folds' models as one"
     se = np.sqrt(np.maximum(variance, 0.0))
     quantile = stats.t.ppf(0.5 + level / 2, df)
     low, high = _ends(estimate, se, quantile, metric)
@@ -385,7 +397,7 @@ def nested_cv_counts(
     >>> oof = rng.multinomial(10, [0.4, 0.1, 0.1, 0.4], size=(2, 20))  # 2 CVs of 20 persons
     >>> ci = nested_cv_counts(pairs, oof, "recall")
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] inflation {ci.inflation:.2f}")
-    0.799 [0.742, 0.856] inflation 1.00
+    0.810 [0.732, 0.888] inflation 1.00
     """
     _check_metric(metric)
     level = float(check_confidence_level(confidence_level, scalar=True))
@@ -579,9 +591,9 @@ def cv_ci(
         Each text's fold (any labels), in the shape of `y_pred`; one column is shared by
         every repeat (several training seeds on the same folds).
     groups : array_like, optional
-        Person ids, one per text. With ``"fold_clusters"`` a person's texts must share a
+        Person ids, one per text. Except with ``"naive"``, a person's texts must share a
         fold in each repeat (folds of persons, :func:`grouped_folds`).
-    method : {"fold_clusters", "naive"}, default "fold_clusters"
+    method : {"larger_variance", "fold_clusters", "naive"}, default "larger_variance"
         The interval (module notes), :data:`perfci.policy.CV_METHOD`.
     confidence_level : float, default 0.95
         The confidence level.
@@ -602,7 +614,7 @@ def cv_ci(
     >>> ci = pc.cv_ci(texts["human"], texts["model"], "recall", folds=folds,
     ...               groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] about {ci.sources}")
-    0.880 [0.823, 0.921] about ('texts', 'persons', 'splits')
+    0.880 [0.821, 0.922] about ('texts', 'persons', 'splits')
     """
     _check_metric(metric)
     registry.CV_METHOD.check(method)
@@ -641,10 +653,10 @@ def cv_ci(
         number = _fold_numbers(fold_columns[r], r)
         first = np.full(n_units, -1)
         first[unit[::-1]] = number[::-1]
-        if method == "fold_clusters" and np.any(first[unit] != number):
+        if method != "naive" and np.any(first[unit] != number):
             raise ValueError(
                 f"`folds` column {r} puts texts of one person in different folds: "
-                "method 'fold_clusters' needs folds of persons (perfci.grouped_folds), or "
+                f"method {method!r} needs folds of persons (perfci.grouped_folds), or "
                 "use method='naive'."
             )
         unit_folds[r] = first

@@ -73,9 +73,9 @@ WEIGHTED_METHOD = "poststratified"
 #: baseline, 0.932 for the rank sets). With every pair at 10-30 persons it fell to
 #: 0.908-0.915 for recall, where Bonferroni's band (23% wider) kept 0.952.
 MANY_ADJUSTMENT = "max_t"
-#: The interval of a cross-validated metric from out-of-fold labels: the folds as clusters
-#: (atlas-cv).
-CV_METHOD = "fold_clusters"
+#: The interval of a cross-validated metric from out-of-fold labels: the larger of the
+#: persons' and the folds' cluster-robust variance (atlas-cv).
+CV_METHOD = "larger_variance"
 #: The per-stratum prior of method "poststratified": Clopper-Pearson's construction
 #: (:mod:`perfci.bayes.stratified`), each end from its own posterior.
 WEIGHTED_PRIOR = "bounding"

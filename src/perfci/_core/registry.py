@@ -604,6 +604,10 @@ CV_METHOD = Choices.of(
     "method",
     "how the interval of a cross-validated metric (out-of-fold labels) is computed",
     [
+        (
+            "larger_variance",
+            "the larger of the persons' and the folds' cluster-robust variance, persons' df",
+        ),
         ("fold_clusters", "the folds as clusters, persons nested in them, t with K - 1 df"),
         ("naive", "the out-of-fold labels as one classifier's (persons or texts as clusters)"),
     ],

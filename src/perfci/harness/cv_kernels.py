@@ -12,10 +12,11 @@ specificity :math:`\Phi((c - w \cdot \mu_0) / \lVert w \rVert)` (a new person's 
 variance 1 in every direction), so every model's population metric is exact, and so is
 the estimand of each method:
 
-- ``procedure``: the mean over training sets of the population metric of the rule fit on
-  one, at the training size the method names: the persons of K - 1 folds (out-of-fold
-  methods; the folds' sizes as the data's) or all persons (nested cross-validation),
-  from :data:`TRUTH_TRAINING_SETS` independent training sets;
+- ``procedure``: the metric of the procedure's expected confusion matrix (the population
+  cells of the rule fit on a training set, averaged over training sets; for recall the
+  mean recall of the rules) at the training size the method names: the persons of K - 1
+  folds (out-of-fold methods; the folds' sizes as the data's) or all persons (nested
+  cross-validation), from :data:`TRUTH_TRAINING_SETS` independent training sets;
 - ``fitted_model``: the rule fit on all of this data set's texts (a per-data-set truth).
 
 The learner is fit from per-person sufficient statistics (class sums and counts), so
@@ -44,21 +45,25 @@ TRUTH_TRAINING_SETS = 20_000
 _CHUNK = 25
 
 
-def _rule_metric(w: np.ndarray, c: np.ndarray, params: dict, metric: str) -> np.ndarray:
-    """Return the population metric of the rules ``w . x > c`` (w ``(..., d)``, c ``(...)``)."""
-    from ..metrics import metric_values
-
+def _rule_cells(w: np.ndarray, c: np.ndarray, params: dict) -> np.ndarray:
+    """Return the population cells ``(..., 4)`` of the rules ``w . x > c`` (w ``(..., d)``)."""
     half = params["separation"] / 2
     norm = np.sqrt((w * w).sum(-1))
     with np.errstate(invalid="ignore", divide="ignore"):
         recall = special.ndtr((w[..., 0] * half - c) / norm)
         specificity = special.ndtr((c + w[..., 0] * half) / norm)
     p = params["prevalence"]
-    cells = np.stack(
+    return np.stack(
         [p * recall, (1 - p) * (1 - specificity), p * (1 - recall), (1 - p) * specificity],
         axis=-1,
     )
-    return np.asarray(metric_values(cells, metric), dtype=float)
+
+
+def _rule_metric(w: np.ndarray, c: np.ndarray, params: dict, metric: str) -> np.ndarray:
+    """Return the population metric of the rules ``w . x > c``."""
+    from ..metrics import metric_values
+
+    return np.asarray(metric_values(_rule_cells(w, c, params), metric), dtype=float)
 
 
 def _rule(s1: np.ndarray, n1: np.ndarray, s0: np.ndarray, n0: np.ndarray):
@@ -89,18 +94,27 @@ def _fold_sizes(persons: int, folds: int) -> np.ndarray:
 
 
 def cv_truth(params: dict, metric: str, rng: np.random.Generator) -> dict[str, float]:
-    """Return the procedure's metric at the out-of-fold and at the full training size."""
+    """Return the procedure's metric at the out-of-fold and at the full training size.
+
+    The procedure's metric is that of its expected confusion matrix: the population cells
+    of the rule fit on a random training set, averaged over training sets (for recall,
+    specificity and accuracy the mean metric of the rules; for F1 or precision the metric
+    of a text coded by the rule of a random training set, what pooled out-of-fold labels
+    estimate).
+    """
+    from ..metrics import metric_values
+
     persons, k = int(params["persons"]), int(params["folds"])
     out = {}
     for name, sizes in (("oof", persons - _fold_sizes(persons, k)), ("full", [persons])):
-        values = []
+        cells = np.zeros(4)
         for g in np.unique(sizes):
             shape = (TRUTH_TRAINING_SETS, int(g))
             n = cell_sizes(params, rng.standard_normal(shape), rng, informative=0.0)
             s1, n1, s0, n0 = (a.sum(1) for a in _person_sums(params, n, rng))
             w, c = _rule(s1, n1, s0, n0)
-            values.append(np.nanmean(_rule_metric(w, c, params, metric)) * np.mean(sizes == g))
-        out[name] = float(np.sum(values))
+            cells += np.nanmean(_rule_cells(w, c, params), axis=0) * np.mean(sizes == g)
+        out[name] = float(metric_values(cells, metric))
     return out
 
 

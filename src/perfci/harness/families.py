@@ -268,7 +268,7 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             "an interval of a cross-validated metric (perfci.splits.cv_counts and "
             "nested_cv_counts, what perfci.cv_ci and perfci.nested_cv_ci give)",
             (
-                Option("method", "the interval", default="fold_clusters", choices=_CV_METHOD),
+                Option("method", "the interval", default="larger_variance", choices=_CV_METHOD),
                 Option("target", "the truth scored", default="procedure", choices=_CV_TARGET),
             ),
         ),
