@@ -706,3 +706,93 @@ def test_the_bayes_html_report_renders_in_a_browser_with_every_image(capsys, exa
     assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in result["images"])
     assert result["errors"] == [] and result["console"] == []
     assert result["tables"] == 3 and result["text"] > 5000  # data, design, metrics
+
+
+# --------------------------------------------------------------- many classifiers
+
+
+@pytest.fixture(scope="module")
+def many(texts):
+    others = texts[["model_b", "run2", "run3"]]
+    report = publishing.validation_report(
+        texts["human"],
+        texts["model"],
+        groups=texts["person"],
+        classifiers=others,
+        metrics=["recall", "precision", "f1"],
+        rng=1,
+    )
+    return report, others
+
+
+def test_many_classifiers_are_compare_many_with_the_reported_one_as_baseline(texts, many):
+    report, others = many
+    preds = {"model": texts["model"], **{c: others[c] for c in others}}
+    for metric in ("recall", "precision", "f1"):
+        rows = report.many[report.many["metric"] == metric]
+        args = {"groups": texts["person"], "baseline": "model"}
+        joint = pc.compare_many(texts["human"], preds, metric, **args)
+        alone = pc.compare_many(texts["human"], preds, metric, adjust="none", **args)
+        np.testing.assert_array_equal(rows["classifier"], joint["classifier"])
+        for column in ("difference", "low", "high", "p_adjusted"):
+            np.testing.assert_allclose(rows[column], joint[column], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows["low_unadjusted"], alone["low"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows["high_unadjusted"], alone["high"], rtol=0, atol=1e-12)
+        # the simultaneous interval contains the unadjusted one
+        assert (rows["low"] <= rows["low_unadjusted"]).all()
+        assert (rows["high"] >= rows["high_unadjusted"]).all()
+
+
+def test_many_classifiers_on_the_page_tables_and_paragraph(many):
+    report, _ = many
+    assert report.figure_names() == ("metrics", "persons", "classifiers")
+    assert report.many_metric == "recall"
+    page = report.to_html()
+    assert '<section id="many"><h2>Comparison of classifiers</h2>' in page
+    assert page.count("<img ") == 3 and 'id="figure-classifiers"' in page
+    assert "Other classifiers</th><td>model_b, run2, run3" in page.replace("\n", "")
+    markdown = report.to_markdown()
+    assert "| Metric | Classifier | Estimate | Difference from model |" in markdown
+    assert markdown.count("| recall | run2 |") == 1
+    cited = re.search(r"persons as clusters \[(\d+)\]\)", report.methods)
+    assert cited, report.methods
+    assert report.references[int(cited.group(1)) - 1].startswith(
+        f"[{cited.group(1)}] Hothorn T, Bretz F, Westfall P (2008)"
+    )
+    assert "model_b, run2 and run3 were compared with model" in report.methods
+    json.dumps(report.to_dict(), allow_nan=False)
+    figure = report.figure("classifiers")
+    labels = {t.get_text() for t in figure.axes[0].get_yticklabels()}
+    assert labels == {"model_b", "run2", "run3"}
+
+
+def test_many_classifiers_bad_input(texts):
+    args = (texts["human"], texts["model"])
+    with pytest.raises(ValueError, match="`classifiers` must be a DataFrame or a mapping"):
+        publishing.validation_report(*args, classifiers=[1, 0, 1])
+    with pytest.raises(ValueError, match="must not repeat the reported classifier 'model'"):
+        publishing.validation_report(*args, classifiers=texts[["model", "model_b"]])
+    with pytest.raises(ValueError, match="`classifiers` cannot be compared on a weighted"):
+        publishing.validation_report(
+            *args,
+            classifiers=texts[["model_b"]],
+            strata=texts["model"],
+            stratum_sizes={0: 5000, 1: 1000},
+        )
+    plain = publishing.validation_report(*args, metrics=["recall"])
+    with pytest.raises(ValueError, match="`which` 'classifiers' needs a report with other"):
+        plain.figure("classifiers")
+
+
+def test_cli_report_html_with_classifiers(tmp_path, capsys):
+    data = tmp_path / "texts.csv"
+    pc.load_example().to_csv(data, index=False)
+    out = tmp_path / "page.html"
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--group", "person"]
+    assert main([*argv, "--html", str(out), "--classifiers", "model_b", "run2", "--quiet"]) == 0
+    page = out.read_text()
+    assert "Comparison of classifiers" in page and 'id="figure-classifiers"' in page
+    assert main([*argv, "--classifiers", "model_b"]) == 2
+    assert "`--classifiers` adds a comparison" in capsys.readouterr().err
+    assert main([*argv, "--html", str(out), "--classifiers", "model", "--quiet"]) == 2
+    assert "`--classifiers` must name each other classifier once" in capsys.readouterr().err

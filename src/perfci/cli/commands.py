@@ -213,6 +213,11 @@ def _html_target(args: argparse.Namespace) -> Path | None:
             raise ValueError(
                 "`--pred-b` adds a paired comparison to the HTML report: it needs `--html`."
             )
+        if args.classifiers is not None:
+            raise ValueError(
+                "`--classifiers` adds a comparison of classifiers to the HTML report: it "
+                "needs `--html`."
+            )
         return None
     from ..publishing.report import check_output_path
 
@@ -234,16 +239,25 @@ def _html_report(
     """``perfci report --html``: the validation report, written whole, and its table."""
     from ..publishing import validation_report
 
-    pred_b = None
-    if args.pred_b is not None:  # read with the other labels, by the same coding
-        inputs.refuse_scores_as_labels(frame, args.pred_b, "--pred-b", args.file)
-        columns = {
-            "y_true": ("--truth", args.truth),
-            "y_pred": ("--pred", pred),
-            "pred_b": ("--pred-b", args.pred_b),
-        }
+    pred_b, classifiers = None, None
+    others = list(args.classifiers or [])
+    if len(set(others)) != len(others) or pred in others:
+        raise ValueError(
+            f"`--classifiers` must name each other classifier once, not --pred; got {others}."
+        )
+    if args.pred_b is not None or others:  # read with the other labels, by the same coding
+        columns = {"y_true": ("--truth", args.truth), "y_pred": ("--pred", pred)}
+        if args.pred_b is not None:
+            columns["pred_b"] = ("--pred-b", args.pred_b)
+        for j, column in enumerate(others):
+            columns[f"_{j}"] = ("--classifiers", column)
+        for key, (flag, column) in columns.items():
+            if key not in ("y_true", "y_pred"):
+                inputs.refuse_scores_as_labels(frame, column, flag, args.file)
         values, positive = inputs.read_labels(args, columns, frame)
-        pred_b = values["pred_b"]
+        pred_b = values.get("pred_b")
+        if others:
+            classifiers = {c: values[f"_{j}"] for j, c in enumerate(others)}
     given = {
         "y_true": args.truth,
         "y_pred": pred,
@@ -260,6 +274,7 @@ def _html_report(
         values["y_pred"],
         groups=groups,
         pred_b=pred_b,
+        classifiers=classifiers,
         names={key: value for key, value in given.items() if value is not None},
         **_report_options(args, by, score, positive),
         **design,

@@ -486,6 +486,14 @@ def _report(sub: argparse._SubParsersAction[Parser]) -> None:
         help="with --html, a second classifier's labels: the report adds the paired "
         "comparison of --pred minus --pred-b for every metric (default: none)",
     )
+    p.add_argument(
+        "--classifiers",
+        nargs="+",
+        metavar="COL",
+        help="with --html, other classifiers' label columns: the report adds each one's "
+        "difference from --pred for every binary metric, the intervals of a metric holding "
+        "jointly (max-t), with a table and a forest (default: none)",
+    )
     _labels(p)
     _choice(p, "--format", registry.OUTPUT_FORMAT, default="table", metavar="FORMAT")
     _seed(p)

@@ -178,7 +178,11 @@ def html_page(
         + "</section>",
         _figures_html(report, level),
     ]
-    titles = {"differences": "Subgroup differences", "comparison": "Paired comparison"}
+    titles = {
+        "differences": "Subgroup differences",
+        "comparison": "Paired comparison",
+        "many": "Comparison of classifiers",
+    }
     for t in tables:
         if t.key in titles:
             sections.append(
@@ -254,6 +258,9 @@ def _facts(report: ValidationReport) -> list[tuple[str, str]]:
         )
     if report.comparisons is not None:
         facts.append(("Compared with", names["pred_b"]))
+    if report.many is not None and len(report.many):
+        others = ", ".join(dict.fromkeys(str(c) for c in report.many["classifier"]))
+        facts.append(("Other classifiers", others))
     return facts
 
 
@@ -307,6 +314,15 @@ def _figures_html(report: ValidationReport, level: str) -> str:
                 + ", in the order of the table."
             )
             alt = f"Forest plot of every metric with its {level} interval"
+        elif name == "classifiers":
+            caption = (
+                f"Figure {position}. Each other classifier's difference in "
+                f"{report.many_metric} from {report.names['y_pred']} (the classifier minus "
+                f"{report.names['y_pred']}), with its simultaneous {level} interval (the "
+                "intervals hold together over the comparisons) and, inner, the unadjusted "
+                "interval of the comparison alone; the vertical line is no difference."
+            )
+            alt = f"Forest plot of the differences in {report.many_metric} between classifiers"
         else:
             persons = 0 if report.person_rates is None else len(report.person_rates)
             caption = (

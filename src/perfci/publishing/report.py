@@ -26,6 +26,14 @@ from .._core.deprecation import hide_parameters, positional_groups
 from .._core.files import write_bytes_atomic
 from .._core.results import to_jsonable
 from .._core.validation import check_positive_int, check_rng
+from .many_section import (
+    MANY_REFERENCE,
+    many_comparisons,
+    many_figure,
+    many_sentence,
+    many_table,
+)
+from .many_section import many_metric as many_metric_of
 from .methods import Choices, methods_paragraph
 from .page import html_page
 from .tables import (
@@ -143,6 +151,14 @@ class ValidationReport:
         and nutpie when an MCMC sampler was used).
     digits : int
         Decimals of estimates and interval ends in the tables.
+    many : pandas.DataFrame or None
+        With other `classifiers`, each one's difference from the reported classifier per
+        binary metric (:func:`perfci.compare_many`, baseline the reported classifier):
+        ``metric``, ``classifier``, ``versus``, ``estimate``, ``estimate_versus``,
+        ``difference``, ``low``, ``high`` (simultaneous over the metric's comparisons),
+        ``low_unadjusted``, ``high_unadjusted``, ``p_adjusted``, ``method``.
+    many_metric : str or None
+        The metric of the forest of differences (figure ``"classifiers"``).
 
     Examples
     --------
@@ -185,6 +201,8 @@ class ValidationReport:
     seed: str
     versions: dict[str, str]
     digits: int = 3
+    many: pd.DataFrame | None = None
+    many_metric: str | None = None
 
     def _tables(self) -> tuple[list[Table], Marks]:
         """Return the report's tables and the footnote marks of their methods."""
@@ -193,6 +211,8 @@ class ValidationReport:
         tables = metric_tables(self.table, level, digits, marks, self.names)
         if self.comparisons is not None and len(self.comparisons):
             tables.append(comparison_table(self.comparisons, level, digits, marks, self.names))
+        if self.many is not None and len(self.many):
+            tables.append(many_table(self.many, level, digits, marks, self.names["y_pred"]))
         return tables, marks
 
     def to_dict(self) -> dict[str, Any]:
@@ -252,12 +272,15 @@ class ValidationReport:
 
         Parameters
         ----------
-        which : {"metrics", "persons"}, default "metrics"
+        which : {"metrics", "persons", "classifiers"}, default "metrics"
             ``"metrics"``: every metric's interval over all texts (and the Bayesian
             ones, labelled so), one row each, in the table's order. ``"persons"``: each
             person's rate of :attr:`forest_metric` with its interval, sorted, the
             observed rates as circles sized by the person's relevant texts, and the
             metric's interval over all persons as a band (texts nested in persons).
+            ``"classifiers"``: each other classifier's difference from the reported one
+            in :attr:`many_metric`, its simultaneous interval and (inner) the
+            unadjusted one.
 
         Raises
         ------
@@ -268,8 +291,18 @@ class ValidationReport:
         """
         from ..plotting import forest
 
-        if which not in ("metrics", "persons"):
-            raise ValueError(f"`which` must be one of ['metrics', 'persons']; got {which!r}.")
+        if which not in ("classifiers", "metrics", "persons"):
+            raise ValueError(
+                f"`which` must be one of ['classifiers', 'metrics', 'persons']; got {which!r}."
+            )
+        if which == "classifiers":
+            if self.many is None or self.many_metric is None:
+                raise ValueError(
+                    "`which` 'classifiers' needs a report with other `classifiers` compared."
+                )
+            return many_figure(
+                self.many, self.many_metric, self.confidence_level, self.names["y_pred"]
+            )
         level = level_text(self.confidence_level)
         rows = all_texts(self.table)
         if which == "metrics":
@@ -323,7 +356,8 @@ class ValidationReport:
         """Return the names of the report's figures (the `which` of :meth:`figure`)."""
         if all_texts(self.table).empty:
             return ()
-        return ("metrics", "persons") if self.person_rates is not None else ("metrics",)
+        names = ("metrics", "persons") if self.person_rates is not None else ("metrics",)
+        return (*names, "classifiers") if self.many_metric is not None else names
 
     def save_figures(
         self, folder: str | Path, formats: str | Sequence[str] = ("png", "pdf")
@@ -666,6 +700,7 @@ def validation_report(
     weights: Any = None,
     strata: Any = None,
     stratum_sizes: Any = None,
+    classifiers: Any = None,
 ) -> ValidationReport:
     """Validate a classifier for a paper: tables, figures, notes and a methods paragraph.
 
@@ -731,6 +766,11 @@ def validation_report(
         from; the data section and the methods paragraph state the design and the
         weighting. `differences` defaults to False then (subgroups are domains), and
         there is no per-person forest (its rates would be unweighted).
+    classifiers : pandas.DataFrame or mapping, optional
+        Other classifiers' labels on the same texts, one column each (named): adds
+        their differences from `y_pred` for every binary metric of the table, holding
+        jointly per metric (:func:`perfci.compare_many`), a table and a forest of them
+        (:attr:`ValidationReport.many`). Not with a weighted design.
 
     Returns
     -------
@@ -838,6 +878,26 @@ def validation_report(
                 generator,
                 design_args,
             )
+        many, many_metric = None, None
+        if classifiers is not None:
+            if weighted:
+                raise ValueError(
+                    "`classifiers` cannot be compared on a weighted design yet: compare "
+                    "them without `weights`, `strata` and `stratum_sizes`."
+                )
+            compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
+            many, many_left_out = many_comparisons(
+                y_true,
+                y_pred,
+                classifiers,
+                compared,
+                name=names_["y_pred"],
+                groups=groups,
+                positive=counts.positive,
+                confidence_level=level,
+            )
+            left_out += many_left_out
+            many_metric = many_metric_of(many, forest_metric)
         proportions = [m for m in main["metric"] if m in registry.PROPORTION_METRIC]
         if forest_metric is not None and forest_metric not in proportions:
             raise ValueError(
@@ -872,6 +932,10 @@ def validation_report(
     methods, references = methods_paragraph(
         table, comparisons, summary, names_, level, choices, versions
     )
+    if many is not None and len(many):
+        cited = f"[{len(references) + 1}]"
+        sentence = many_sentence(many, names_["y_pred"], groups is not None, cited)
+        methods, references = f"{methods} {sentence}", (*references, f"{cited} {MANY_REFERENCE}")
     result = ValidationReport(
         table=table,
         comparisons=comparisons,
@@ -889,6 +953,8 @@ def validation_report(
         seed=seed,
         versions=versions,
         digits=int(digits),
+        many=many,
+        many_metric=many_metric,
     )
     tables, _ = result._tables()
     notes = tuple(text for t in tables for _, text in t.notes) + tuple(left_out)
