@@ -338,8 +338,9 @@ def cv_counts(
         confidence_level=level,
         method=f"cross-validation, {what}, t on the {scale} scale",
         estimand=(
-            f"the fitting procedure's {metric} at training size {k - 1}/{k} of the data "
-            "(mean over training sets), on the population of "
+            f"the fitting procedure's {metric} at training size {k - 1}/{k} of the data (of "
+            "a text coded by the model fit on a random training set of that size, not by "
+            "one fold's model), on the population of "
             f"{'persons and their texts' if nested else 'texts'}"
         ),
         se=se[()],
