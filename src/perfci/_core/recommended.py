@@ -74,7 +74,9 @@ WEIGHTED_METHOD = "poststratified"
 #: 0.908-0.915 for recall, where Bonferroni's band (23% wider) kept 0.952.
 MANY_ADJUSTMENT = "max_t"
 #: The interval of a cross-validated metric from out-of-fold labels: the larger of the
-#: persons' and the folds' cluster-robust variance (atlas-cv).
+#: persons' and the folds' cluster-robust variance (atlas-cv: at least 0.932 for F1 and
+#: 0.981 for recall, where the naive interval fell to 0.903 and folds as clusters to 0.906
+#: for F1 with 40 features).
 CV_METHOD = "larger_variance"
 #: The per-stratum prior of method "poststratified": Clopper-Pearson's construction
 #: (:mod:`perfci.bayes.stratified`), each end from its own posterior.
