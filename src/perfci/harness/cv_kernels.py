@@ -248,12 +248,12 @@ def cv_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
             value = np.full(fitted_truth.shape, truth["full" if method == "nested_cv" else "oof"])
         low, high = np.asarray(found.low), np.asarray(found.high)
         valid = np.isfinite(low) & np.isfinite(high) & np.isfinite(value)
-        out[i] = [
+        out[i] = (
             np.sum(valid & (low <= value) & (value <= high)),
             np.sum(valid & (high < value)),
             np.sum(valid & (low > value)),
             np.sum(((high - low) / 2)[valid]),
             np.sum(valid),
             0.0,
-        ]
+        )
     return out
