@@ -71,8 +71,10 @@ The package is laid out by concern, each module importing only those before it:
 :mod:`~perfci.bayes.sensitivity` (prior sensitivity), :mod:`~perfci.bayes.results` (the
 fits), :mod:`~perfci.bayes.posterior`, :mod:`~perfci.bayes.nested` and
 :mod:`~perfci.bayes.paired` (the confusion-matrix models; :mod:`~perfci.bayes.confusion`
-re-exports them from their former home), :mod:`~perfci.bayes.fitting` (the functions
-that fit) and :mod:`~perfci.bayes.plots`. Outside the package it imports only
+re-exports them from their former home), :mod:`~perfci.bayes.performance` (the
+performance models of covariates, with :mod:`~perfci.bayes.performance_design`),
+:mod:`~perfci.bayes.fitting` (the functions that fit) and :mod:`~perfci.bayes.plots`.
+Outside the package it imports only
 :mod:`perfci._core` (the NumPy cores :mod:`perfci._core.grid` and
 :mod:`perfci._core.margins` among them), :mod:`perfci.metrics`, :mod:`perfci.counting`,
 :mod:`perfci.models` and :mod:`perfci.plotting` (the figure style of every plot).
@@ -93,6 +95,7 @@ from .intervals import ESTIMANDS, CredibleInterval
 from .intervals import INTERVAL_KINDS as INTERVAL_KINDS
 from .nested import MetricCredibleInterval, nested_metric_intervals, shared_nested_metric_intervals
 from .paired import PairedCredibleInterval, compare, compare_counts
+from .performance import PerformanceFit, performance_model
 from .plots import plot_forest, plot_posterior
 from .posterior import (
     CONFUSION_PRIORS,
@@ -121,6 +124,7 @@ __all__ = [
     "CredibleInterval",
     "MetricCredibleInterval",
     "PairedCredibleInterval",
+    "PerformanceFit",
     "PriorOnlyWarning",
     "PriorSensitivity",
     "StratifiedPosterior",
@@ -135,6 +139,7 @@ __all__ = [
     "fit_proportion_counts",
     "grid_intervals",
     "nested_metric_intervals",
+    "performance_model",
     "plot_forest",
     "plot_posterior",
     "prior_sensitivity",

@@ -31,6 +31,7 @@ from .kernels import (
     subgroups_cell,
 )
 from .many_kernels import many_cell
+from .performance_kernels import performance_cell
 from .results import assemble, exact_dataset, planning_dataset
 from .schema import SUITE_KEYS, Suite, load_suite, suite_fingerprint
 from .storage import (
@@ -68,6 +69,7 @@ KERNELS: dict[str, Callable] = {
     "stratified_corpus": stratified_cell,
     "many_nested": many_cell,
     "cv_nested": cv_cell,
+    "covariates_nested": performance_cell,
 }
 
 

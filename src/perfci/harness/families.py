@@ -236,6 +236,27 @@ _CV_TARGET = Choices.of(
     ],
 )
 
+_PERFORMANCE_METHOD = Choices.of(
+    "method",
+    "the interval of a performance population's target",
+    [
+        ("bayes", "the performance model's credible interval (perfci.bayes.performance_model)"),
+        ("unadjusted", "the recommended nested interval of the sample's recall"),
+        ("weighted", "the design-based interval, experienced persons a stratum weighted "
+                     "to the corpus"),
+    ],
+)  # fmt: skip
+
+_PERFORMANCE_TARGET = Choices.of(
+    "target",
+    "the truth a performance population's interval is scored against",
+    [
+        ("coefficient", "the experienced persons' logit coefficient"),
+        ("effect", "the difference in recall between experienced and other new persons"),
+        ("corpus", "the corpus's recall"),
+    ],
+)
+
 HARNESS_FAMILIES: Mapping[str, Family] = {
     f.name: f
     for f in (
@@ -261,6 +282,24 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
             (
                 Option("adjust", "the adjustment", default="max_t", choices=MANY_ADJUST),
                 Option("target", "the family scored", default="baseline", choices=_TARGET),
+            ),
+        ),
+        Family(
+            "performance",
+            "a performance model of covariates, or the unadjusted or weighted interval beside "
+            "it (perfci.bayes.performance_model); every bayes method of a suite shares one "
+            "fit per data set, with the first one's draws and chains",
+            (
+                Option("method", "the interval", default="bayes", choices=_PERFORMANCE_METHOD),
+                Option("target", "the truth", default="corpus", choices=_PERFORMANCE_TARGET),
+                Option(
+                    "draws",
+                    "draws (and tuning steps) per chain",
+                    type=int,
+                    default=1000,
+                    minimum=100,
+                ),
+                Option("chains", "MCMC chains", type=int, default=4, minimum=1),
             ),
         ),
         Family(

@@ -86,6 +86,12 @@ HARNESS_POPULATION = Choices.of(
             "a classifier fit and cross-validated on texts nested in persons (folds of "
             "persons; the estimand is the fitting procedure's metric)",
         ),
+        (
+            "covariates_nested",
+            "recall that depends on a person-level and a text-level covariate, texts nested "
+            "in persons, the sample's mix of persons differing from the corpus's "
+            "(performance models)",
+        ),
     ],
 )
 
@@ -152,6 +158,7 @@ POPULATION_SUPPORT: Mapping[str, Support] = {
     ),
     "many_nested": Support(frozenset({"many"}), frozenset(), frozenset(), False),
     "cv_nested": Support(frozenset({"cv"}), frozenset(), frozenset(), False),
+    "covariates_nested": Support(frozenset({"performance"}), frozenset(), frozenset(), False),
     "paired_nested": Support(
         frozenset({"comparison", "bayes_comparison"}),
         frozenset(BOOTSTRAP_SCHEME),
@@ -333,6 +340,39 @@ _MANY_FIELDS = (
     ),
     Field("metric", "the metric compared", str, False, choices=BINARY_METRIC),
 )
+_COVARIATE_FIELDS = (
+    share("prevalence", "share of texts that are reference positives", default=0.3),
+    Field(
+        "intercept",
+        "logit of recall of a person of average effect, not experienced, on a long text",
+        float,
+        False,
+        0.5,
+        minimum=-5,
+        maximum=5,
+    ),
+    Field(
+        "person_effect",
+        "logit change of recall for an experienced person (the coefficient scored)",
+        float,
+        False,
+        1.0,
+        minimum=-5,
+        maximum=5,
+    ),
+    Field(
+        "text_effect", "logit change of recall on a short text", float, False, -0.5,
+        minimum=-5, maximum=5,
+    ),
+    Field(
+        "person_sd", "SD of the persons' logit effects", float, False, 0.5, minimum=0,
+        maximum=5,
+    ),
+    share("sample_share", "share of the sample's persons who are experienced", default=0.8),
+    share("corpus_share", "share of the corpus's persons who are experienced", default=0.3),
+    share("text_share", "share of texts that are short", default=0.5),
+    share("specificity", "specificity (the negatives do not enter recall)", default=0.9),
+)  # fmt: skip
 _CV_FIELDS = (
     share("prevalence", "share of texts that are reference positives", default=0.3),
     Field("features", "the texts' features d", int, False, 10, minimum=1, maximum=200),
@@ -684,6 +724,11 @@ POPULATION_SCHEMA: Mapping[str, PopulationSchema] = {
             "many_nested",
             _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_PERSON_KEYS, *_MANY_FIELDS)),
             _optional((*_PERSON_FIELDS[:3], _PERSON_FIELDS[4], *_MANY_FIELDS)),
+        ),
+        PopulationSchema(
+            "covariates_nested",
+            _optional((*_PERSON_FIELDS[:3], *_PERSON_KEYS, *_COVARIATE_FIELDS)),
+            _optional((*_PERSON_FIELDS[:3], *_COVARIATE_FIELDS)),
         ),
         PopulationSchema(
             "cv_nested",
