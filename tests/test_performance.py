@@ -255,3 +255,58 @@ def test_the_priors_are_weakly_informative_by_prior_predictive_simulation():
     assert extreme < 0.12, extreme
     assert 0.4 < np.median(rate) < 0.6
     assert np.mean(rate > 0.9) > 0.05 and np.mean(rate < 0.1) > 0.05
+
+
+def test_the_validation_report_carries_the_performance_model(texts):
+    target = pd.DataFrame({"site": ["clinic_a", "clinic_b"], "weight": [3, 1]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        report = pc.validation_report(
+            texts["human"], texts["model"], groups=texts["person"], metrics=["recall"],
+            covariates=texts[["site"]], target=target, rng=1,
+        )  # fmt: skip
+    assert report.performance["metric"] == "recall"
+    assert report.performance["terms"] == ["site"]
+    assert list(report.performance_coefficients["term"]) == [
+        "Intercept", "site[clinic_b]", "sd(person)",
+    ]  # fmt: skip
+    found = report.performance["target"]
+    assert found["estimand"] == "population" and found["low"] < found["high"]
+    assert report.figure_names()[-1] == "effects"
+    page = report.to_html()
+    assert '<section id="performance"><h2>Performance model</h2>' in page
+    assert '<section id="effects"><h2>Effects and the target</h2>' in page
+    assert 'id="figure-effects"' in page
+    markdown = report.to_markdown()
+    assert "| recall over the target's mix |" in markdown
+    assert "poststratified to a target of 2 covariate patterns [" in report.methods
+    assert report.references[-1].split("] ", 1)[1].startswith("Park DK, Gelman A, Bafumi J")
+    import json
+
+    json.dumps(report.to_dict(), allow_nan=False)
+    with pytest.raises(ValueError, match="`target` is poststratified by the performance model"):
+        pc.validation_report(texts["human"], texts["model"], target=target)
+
+
+def test_cli_report_with_covariates_and_a_target(tmp_path, capsys):
+    from perfci.cli import main
+
+    data = tmp_path / "texts.csv"
+    pc.load_example().to_csv(data, index=False)
+    target = tmp_path / "target.csv"
+    target.write_text("site,weight\nclinic_a,3\nclinic_b,1\n")
+    out = tmp_path / "page.html"
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--group", "person"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        status = main([*argv, "--html", str(out), "--covariates", "site", "--target",
+                       str(target), "--quiet", "--seed", "1"])  # fmt: skip
+    assert status == 0 and "Effects and the target" in out.read_text()
+    assert main([*argv, "--covariates", "site"]) == 2
+    assert "`--covariates` adds a performance model" in capsys.readouterr().err
+    assert main([*argv, "--html", str(out), "--target", str(target)]) == 2
+    assert "give `--covariates`" in capsys.readouterr().err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("site,weight\nclinic_z,3\n")
+    assert main([*argv, "--html", str(out), "--covariates", "site", "--target", str(bad)]) == 2
+    assert "`--target` column 'site' has levels ['clinic_z']" in capsys.readouterr().err

@@ -218,6 +218,10 @@ def _html_target(args: argparse.Namespace) -> Path | None:
                 "`--classifiers` adds a comparison of classifiers to the HTML report: it "
                 "needs `--html`."
             )
+        if args.covariates is not None:
+            raise ValueError(
+                "`--covariates` adds a performance model to the HTML report: it needs `--html`."
+            )
         return None
     from ..publishing.report import check_output_path
 
@@ -269,12 +273,16 @@ def _html_report(
         "strata": args.stratum,
         "stratum_sizes": args.stratum_size,
     }
+    covariates, target, target_weight = _performance_inputs(args, frame)
     published = validation_report(
         values["y_true"],
         values["y_pred"],
         groups=groups,
         pred_b=pred_b,
         classifiers=classifiers,
+        covariates=covariates,
+        target=target,
+        target_weight=target_weight,
         names={key: value for key, value in given.items() if value is not None},
         **_report_options(args, by, score, positive),
         **design,
@@ -282,6 +290,46 @@ def _html_report(
     published.save(html)
     if not args.quiet:
         _print_report(args, published.table, published)
+
+
+def _numbers_where_numeric(table: Any) -> Any:
+    """Return the table with every column whose cells all read as numbers made numeric."""
+    import pandas as pd
+
+    out = table.copy()
+    for column in out.columns:
+        numeric = pd.to_numeric(out[column], errors="coerce")
+        if numeric.notna().all():
+            out[column] = numeric
+    return out
+
+
+def _performance_inputs(args: argparse.Namespace, frame: Any) -> tuple[Any, Any, str | None]:
+    """Return the covariates, the target and its weight column of ``--covariates``."""
+    if args.covariates is None:
+        if args.target is not None or args.target_weight is not None:
+            raise ValueError(
+                "`--target` is poststratified by the performance model: give `--covariates`."
+            )
+        return None, None, None
+    columns = list(args.covariates)
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"`--covariates` must name each column once; got {columns}.")
+    for column in columns:
+        inputs.read_column(frame, column, "--covariates", args.file)
+    covariates = _numbers_where_numeric(frame[columns])
+    if args.target is None:
+        if args.target_weight is not None:
+            raise ValueError("`--target-weight` names a column of `--target`: give `--target`.")
+        return covariates, None, None
+    target = inputs.read_table(args.target, "--target", sep=args.sep)
+    for column in columns:
+        inputs.read_column(target, column, "--target", args.target)
+    weight = args.target_weight or ("weight" if "weight" in target.columns else None)
+    if weight is not None:
+        inputs.read_numbers(target, weight, "--target-weight", args.target, "a weight (>= 0)")
+    kept = [*columns, *([weight] if weight is not None else [])]
+    return covariates, _numbers_where_numeric(target[kept]), weight
 
 
 def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]:

@@ -487,6 +487,27 @@ def _report(sub: argparse._SubParsersAction[Parser]) -> None:
         "comparison of --pred minus --pred-b for every metric (default: none)",
     )
     p.add_argument(
+        "--covariates",
+        nargs="+",
+        metavar="COL",
+        help="with --html, covariate columns (one value per text; person-level ones constant "
+        "within a person): the report adds a performance model of the main metric "
+        "(perfci.bayes.performance_model; PyMC and nutpie): coefficients, effects for new "
+        "persons, a forest (default: none)",
+    )
+    p.add_argument(
+        "--target",
+        metavar="FILE",
+        help="with --covariates, a table of the target's covariate patterns and a weight "
+        "column (its relevant texts; without one, one row per relevant text, counted): "
+        "the metric poststratified to it (default: none)",
+    )
+    p.add_argument(
+        "--target-weight",
+        metavar="COL",
+        help="with --target, its weight column (default: weight, if the file has one)",
+    )
+    p.add_argument(
         "--classifiers",
         nargs="+",
         metavar="COL",

@@ -182,6 +182,8 @@ def html_page(
         "differences": "Subgroup differences",
         "comparison": "Paired comparison",
         "many": "Comparison of classifiers",
+        "performance": "Performance model",
+        "effects": "Effects and the target",
     }
     for t in tables:
         if t.key in titles:
@@ -314,6 +316,14 @@ def _figures_html(report: ValidationReport, level: str) -> str:
                 + ", in the order of the table."
             )
             alt = f"Forest plot of every metric with its {level} interval"
+        elif name == "effects":
+            metric = (report.performance or {}).get("metric")
+            caption = (
+                f"Figure {position}. The performance model's effects on {metric} for new "
+                f"persons, each with its {level} credible interval; the vertical line is no "
+                "difference."
+            )
+            alt = f"Forest plot of the effects of the covariates on {metric}"
         elif name == "classifiers":
             caption = (
                 f"Figure {position}. Each other classifier's difference in "

@@ -33,6 +33,14 @@ from .many_section import (
 from .many_section import many_metric as many_metric_of
 from .methods import Choices, methods_paragraph
 from .page import html_page
+from .performance_section import (
+    PERFORMANCE_REFERENCE,
+    coefficient_table,
+    effect_figure,
+    effect_table,
+    performance_parts,
+    performance_sentence,
+)
 from .report_parts import (
     data_summary,
     design_summary,
@@ -161,6 +169,14 @@ class ValidationReport:
         ``low_unadjusted``, ``high_unadjusted``, ``p_adjusted``, ``method``.
     many_metric : str or None
         The metric of the forest of differences (figure ``"classifiers"``).
+    performance_coefficients, performance_effects : pandas.DataFrame or None
+        With `covariates`, the performance model's
+        :meth:`~perfci.bayes.performance.PerformanceFit.coefficients` and
+        :meth:`~perfci.bayes.performance.PerformanceFit.effects`.
+    performance : dict or None
+        Its metric, margins, terms, persons, the metric over the sample's mix
+        (``population``) and the target's (``target``), diagnostics and flags, and the
+        posterior predictive p-values (``ppc_p_value``).
 
     Examples
     --------
@@ -205,6 +221,9 @@ class ValidationReport:
     digits: int = 3
     many: pd.DataFrame | None = None
     many_metric: str | None = None
+    performance_coefficients: pd.DataFrame | None = None
+    performance_effects: pd.DataFrame | None = None
+    performance: dict[str, Any] | None = None
 
     def _tables(self) -> tuple[list[Table], Marks]:
         """Return the report's tables and the footnote marks of their methods."""
@@ -215,6 +234,13 @@ class ValidationReport:
             tables.append(comparison_table(self.comparisons, level, digits, marks, self.names))
         if self.many is not None and len(self.many):
             tables.append(many_table(self.many, level, digits, marks, self.names["y_pred"]))
+        if self.performance is not None:
+            assert self.performance_coefficients is not None
+            assert self.performance_effects is not None
+            tables.append(
+                coefficient_table(self.performance_coefficients, self.performance, level, digits)
+            )
+            tables.append(effect_table(self.performance_effects, self.performance, level, digits))
         return tables, marks
 
     def to_dict(self) -> dict[str, Any]:
@@ -282,7 +308,8 @@ class ValidationReport:
             metric's interval over all persons as a band (texts nested in persons).
             ``"classifiers"``: each other classifier's difference from the reported one
             in :attr:`many_metric`, its simultaneous interval and (inner) the
-            unadjusted one.
+            unadjusted one. ``"effects"``: the performance model's effects on its
+            metric, with their credible intervals.
 
         Raises
         ------
@@ -293,9 +320,16 @@ class ValidationReport:
         """
         from ..plotting import forest
 
-        if which not in ("classifiers", "metrics", "persons"):
+        if which not in ("classifiers", "effects", "metrics", "persons"):
             raise ValueError(
-                f"`which` must be one of ['classifiers', 'metrics', 'persons']; got {which!r}."
+                "`which` must be one of ['classifiers', 'effects', 'metrics', 'persons']; "
+                f"got {which!r}."
+            )
+        if which == "effects":
+            if self.performance_effects is None or self.performance is None:
+                raise ValueError("`which` 'effects' needs a report with `covariates`.")
+            return effect_figure(
+                self.performance_effects, self.performance["metric"], self.confidence_level
             )
         if which == "classifiers":
             if self.many is None or self.many_metric is None:
@@ -359,7 +393,9 @@ class ValidationReport:
         if all_texts(self.table).empty:
             return ()
         names = ("metrics", "persons") if self.person_rates is not None else ("metrics",)
-        return (*names, "classifiers") if self.many_metric is not None else names
+        names = (*names, "classifiers") if self.many_metric is not None else names
+        effects = self.performance_effects
+        return (*names, "effects") if effects is not None and len(effects) else names
 
     def save_figures(
         self, folder: str | Path, formats: str | Sequence[str] = ("png", "pdf")
@@ -535,6 +571,9 @@ def validation_report(
     strata: Any = None,
     stratum_sizes: Any = None,
     classifiers: Any = None,
+    covariates: Any = None,
+    target: Any = None,
+    target_weight: str | None = "weight",
 ) -> ValidationReport:
     """Validate a classifier for a paper: tables, figures, notes and a methods paragraph.
 
@@ -605,6 +644,16 @@ def validation_report(
         their differences from `y_pred` for every binary metric of the table, holding
         jointly per metric (:func:`perfci.compare_many`), a table and a forest of them
         (:attr:`ValidationReport.many`). Not with a weighted design.
+    covariates : pandas.DataFrame, optional
+        One row per text: fits :func:`perfci.bayes.performance_model` to the report's
+        main metric (the per-person forest's, recall where reported) on these columns,
+        persons as random effects, and adds its coefficients, its effects on the metric
+        for new persons, the metric over the sample's mix, a forest of the effects and a
+        sentence of the methods paragraph. Not with a weighted design.
+    target, target_weight : optional
+        With `covariates`, a table of the target's covariate patterns and its weight
+        column (or None: one row per relevant text, counted): the metric poststratified
+        to it (:meth:`~perfci.bayes.performance.PerformanceFit.poststratify`).
 
     Returns
     -------
@@ -732,6 +781,10 @@ def validation_report(
             )
             left_out += many_left_out
             many_metric = many_metric_of(many, forest_metric)
+        if target is not None and covariates is None:
+            raise ValueError(
+                "`target` is poststratified by the performance model: give `covariates`."
+            )
         proportions = [m for m in main["metric"] if m in registry.PROPORTION_METRIC]
         if forest_metric is not None and forest_metric not in proportions:
             raise ValueError(
@@ -745,6 +798,26 @@ def validation_report(
         if forest and chosen is not None:
             label = str(main.loc[main["metric"] == chosen, "method"].iloc[0])
             person_rates, person_method = person_rate_table(counts, chosen, label, level)
+        performance_coefficients = performance_effects = performance = None
+        if covariates is not None:
+            if weighted or counts.classes is not None or chosen is None:
+                raise ValueError(
+                    "`covariates` fit a performance model of a binary proportion metric of an "
+                    "unweighted sample: give binary labels (or `positive`), a proportion metric "
+                    "and no `weights`, `strata` or `stratum_sizes`."
+                )
+            performance_coefficients, performance_effects, performance = performance_parts(
+                y_true,
+                y_pred,
+                chosen,
+                groups=groups,
+                covariates=covariates,
+                target=target,
+                target_weight=target_weight,
+                positive=counts.positive,
+                confidence_level=level,
+                rng=generator.spawn(1)[0],
+            )
     messages = tuple(dict.fromkeys(f"{type(w.message).__name__}: {w.message}" for w in caught))
     for w in caught:  # nothing silent: the caller sees them as usual
         warnings.warn(w.message, w.category, stacklevel=2)
@@ -770,6 +843,11 @@ def validation_report(
         cited = f"[{len(references) + 1}]"
         sentence = many_sentence(many, names_["y_pred"], groups is not None, cited)
         methods, references = f"{methods} {sentence}", (*references, f"{cited} {MANY_REFERENCE}")
+    if performance is not None:
+        cited = f"[{len(references) + 1}]"
+        methods = f"{methods} {performance_sentence(performance, cited)}"
+        if performance.get("target") is not None:
+            references = (*references, f"{cited} {PERFORMANCE_REFERENCE}")
     result = ValidationReport(
         table=table,
         comparisons=comparisons,
@@ -789,6 +867,9 @@ def validation_report(
         digits=int(digits),
         many=many,
         many_metric=many_metric,
+        performance_coefficients=performance_coefficients,
+        performance_effects=performance_effects,
+        performance=performance,
     )
     tables, _ = result._tables()
     notes = tuple(text for t in tables for _, text in t.notes) + tuple(left_out)
