@@ -222,6 +222,7 @@ _METHODS = {
     "stratified_corpus": [{"name": "rec", "family": "weighted"}],
     "many_nested": [{"name": "rec", "family": "many"}],
     "cv_nested": [{"name": "rec", "family": "cv"}],
+    "covariates_nested": [{"name": "rec", "family": "performance", "method": "unadjusted"}],
 }
 _POPULATIONS = {
     "bernoulli": {},
@@ -238,6 +239,7 @@ _POPULATIONS = {
     "stratified_corpus": {"metric": "recall", "persons": 20, "texts_per_person": 10.0},
     "many_nested": {"metric": "recall", "classifiers": 3},
     "cv_nested": {"metric": "recall"},
+    "covariates_nested": {},
 }
 _GRIDS = {
     "bernoulli": {"n": [10, 20], "p": [0.5, 0.9]},
@@ -254,6 +256,7 @@ _GRIDS = {
     "stratified_corpus": {"sampled": [40], "positive_share": [0.5]},
     "many_nested": {"persons": [5], "texts_per_person": [5.0]},
     "cv_nested": {"persons": [10], "texts_per_person": [5.0]},
+    "covariates_nested": {"persons": [10], "texts_per_person": [5.0]},
 }
 
 
@@ -286,6 +289,9 @@ _GOOD = {
     "coded": 0.6,
     "classifiers": 3,
     "recall_step": 0.05,
+    "sample_share": 0.8,
+    "corpus_share": 0.3,
+    "text_share": 0.5,
 }
 
 

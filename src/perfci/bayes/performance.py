@@ -44,20 +44,19 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.polynomial.hermite_e import hermegauss
 from scipy import special
 
 from .._core import registry
 from .._core.labels import as_label_array, factorize_sorted
 from .._core.validation import check_confidence_level, check_positive_int, check_rng
-from ..counting import normalize_labels
 from ..metrics import metric_values
 from .intervals import CredibleInterval, interval_of_draws
 from .performance_design import Design, design_of, patterns
 from .samplers import diagnostics, run_mcmc
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     import pymc as pm
     import xarray as xr
     from matplotlib.figure import Figure
@@ -264,6 +263,7 @@ class PerformanceFit:
             ``margin``, ``term``, ``mean``, ``sd``, ``low``, ``high`` (equal-tailed),
             ``rhat``, ``ess_bulk``.
         """
+        import pandas as pd
         from arviz_stats.base import array_stats
 
         level = self._level(confidence_level)
@@ -339,6 +339,8 @@ class PerformanceFit:
             ``term``, ``contrast``, ``estimate`` (posterior median), ``low``, ``high``,
             ``probability_positive`` (the posterior probability of a positive difference).
         """
+        import pandas as pd
+
         level = self._level(confidence_level)
         names = [t.name for t in self.design.terms]
         if term is not None and term not in names:
@@ -423,6 +425,8 @@ class PerformanceFit:
             Estimand ``"population"`` (new persons; without `groups` the metric's name:
             texts only) or ``"sampled_persons"``.
         """
+        import pandas as pd
+
         level = self._level(confidence_level)
         if not isinstance(target, pd.DataFrame) or target.empty:
             raise ValueError("`target` must be a non-empty DataFrame of covariate patterns.")
@@ -502,6 +506,8 @@ class PerformanceFit:
             posterior predictive p-value of the persons' chi-square discrepancy (near 0
             or 1: the model misfits the persons).
         """
+        import pandas as pd
+
         gen = check_rng(rng)
         frames, p_values = [], {}
         for m in self.margins:
@@ -697,6 +703,10 @@ def performance_model(
     >>> list(fit.effects("site")["contrast"])
     ['clinic_b vs clinic_a']
     """
+    import pandas as pd
+
+    from ..counting import normalize_labels
+
     registry.BINARY_METRIC.check(metric)
     if sampler not in ("auto", "nutpie", "pymc"):
         raise ValueError(f"`sampler` must be one of ['auto', 'nutpie', 'pymc']; got {sampler!r}.")

@@ -20,10 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["Design", "Term", "design_of", "parse_formula", "patterns"]
 
@@ -65,6 +67,8 @@ class Design:
 
     def matrix(self, table: pd.DataFrame, where: str = "`covariates`") -> np.ndarray:
         """Return the standardized design ``(rows, columns)`` of a table with the terms' columns."""
+        import pandas as pd
+
         parts = [np.ones((len(table), 1))]
         for term in self.terms:
             if term.name not in table.columns:
@@ -145,6 +149,8 @@ def design_of(
     covariates: pd.DataFrame, formula: str | None, columns: Sequence[str] | None = None
 ) -> Design:
     """Read the terms of a model from the covariates table (and a formula)."""
+    import pandas as pd
+
     if formula is not None:
         specs = parse_formula(formula)
     else:

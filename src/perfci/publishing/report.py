@@ -543,6 +543,76 @@ def _validation_report_iv(
     }
 
 
+def _many_part(
+    classifiers: Any,
+    weighted: bool,
+    main: Any,
+    y_true: Any,
+    y_pred: Any,
+    name: str,
+    groups: Any,
+    counts: Any,
+    level: float,
+    forest_metric: str | None,
+) -> tuple[Any, str | None, list[str]]:
+    """Compare the other `classifiers` with the reported one: rows, forest metric, notes."""
+    if classifiers is None:
+        return None, None, []
+    if weighted:
+        raise ValueError(
+            "`classifiers` cannot be compared on a weighted design yet: compare "
+            "them without `weights`, `strata` and `stratum_sizes`."
+        )
+    compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
+    many, left_out = many_comparisons(
+        y_true,
+        y_pred,
+        classifiers,
+        compared,
+        name=name,
+        groups=groups,
+        positive=counts.positive,
+        confidence_level=level,
+    )
+    return many, many_metric_of(many, forest_metric), left_out
+
+
+def _performance_part(
+    covariates: Any,
+    target: Any,
+    target_weight: str | None,
+    weighted: bool,
+    counts: Any,
+    chosen: str | None,
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    level: float,
+    generator: Any,
+) -> tuple[Any, Any, dict[str, Any] | None]:
+    """Fit the performance model of the main metric (with `covariates`), or nothing."""
+    if covariates is None:
+        return None, None, None
+    if weighted or counts.classes is not None or chosen is None:
+        raise ValueError(
+            "`covariates` fit a performance model of a binary proportion metric of an "
+            "unweighted sample: give binary labels (or `positive`), a proportion metric "
+            "and no `weights`, `strata` or `stratum_sizes`."
+        )
+    return performance_parts(
+        y_true,
+        y_pred,
+        chosen,
+        groups=groups,
+        covariates=covariates,
+        target=target,
+        target_weight=target_weight,
+        positive=counts.positive,
+        confidence_level=level,
+        rng=generator.spawn(1)[0],
+    )
+
+
 def validation_report(
     y_true: Any,
     y_pred: Any,
@@ -761,26 +831,11 @@ def validation_report(
                 generator,
                 design_args,
             )
-        many, many_metric = None, None
-        if classifiers is not None:
-            if weighted:
-                raise ValueError(
-                    "`classifiers` cannot be compared on a weighted design yet: compare "
-                    "them without `weights`, `strata` and `stratum_sizes`."
-                )
-            compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
-            many, many_left_out = many_comparisons(
-                y_true,
-                y_pred,
-                classifiers,
-                compared,
-                name=names_["y_pred"],
-                groups=groups,
-                positive=counts.positive,
-                confidence_level=level,
-            )
-            left_out += many_left_out
-            many_metric = many_metric_of(many, forest_metric)
+        many, many_metric, many_left_out = _many_part(
+            classifiers, weighted, main, y_true, y_pred, names_["y_pred"], groups, counts,
+            level, forest_metric,
+        )  # fmt: skip
+        left_out += many_left_out
         if target is not None and covariates is None:
             raise ValueError(
                 "`target` is poststratified by the performance model: give `covariates`."
@@ -798,26 +853,10 @@ def validation_report(
         if forest and chosen is not None:
             label = str(main.loc[main["metric"] == chosen, "method"].iloc[0])
             person_rates, person_method = person_rate_table(counts, chosen, label, level)
-        performance_coefficients = performance_effects = performance = None
-        if covariates is not None:
-            if weighted or counts.classes is not None or chosen is None:
-                raise ValueError(
-                    "`covariates` fit a performance model of a binary proportion metric of an "
-                    "unweighted sample: give binary labels (or `positive`), a proportion metric "
-                    "and no `weights`, `strata` or `stratum_sizes`."
-                )
-            performance_coefficients, performance_effects, performance = performance_parts(
-                y_true,
-                y_pred,
-                chosen,
-                groups=groups,
-                covariates=covariates,
-                target=target,
-                target_weight=target_weight,
-                positive=counts.positive,
-                confidence_level=level,
-                rng=generator.spawn(1)[0],
-            )
+        performance_coefficients, performance_effects, performance = _performance_part(
+            covariates, target, target_weight, weighted, counts, chosen, y_true, y_pred,
+            groups, level, generator,
+        )  # fmt: skip
     messages = tuple(dict.fromkeys(f"{type(w.message).__name__}: {w.message}" for w in caught))
     for w in caught:  # nothing silent: the caller sees them as usual
         warnings.warn(w.message, w.category, stacklevel=2)
