@@ -294,9 +294,9 @@ HARNESS_FAMILIES: Mapping[str, Family] = {
                 Option("target", "the truth", default="corpus", choices=_PERFORMANCE_TARGET),
                 Option(
                     "draws",
-                    "draws (and tuning steps) per chain",
+                    "draws per chain (after 1,000 tuning steps)",
                     type=int,
-                    default=1000,
+                    default=2000,
                     minimum=100,
                 ),
                 Option("chains", "MCMC chains", type=int, default=4, minimum=1),

@@ -134,7 +134,7 @@ def _bayes_ends(params: dict, data: dict, options: dict, seed) -> dict[str, np.n
                 groups=data["person"][r].ravel()[keep],
                 covariates=covariates,
                 draws=int(options["draws"]),
-                tune=int(options["draws"]),
+                tune=1000,
                 chains=int(options["chains"]),
                 rng=int(seeds[r]),
             )
