@@ -310,3 +310,24 @@ def test_cli_report_with_covariates_and_a_target(tmp_path, capsys):
     bad.write_text("site,weight\nclinic_z,3\n")
     assert main([*argv, "--html", str(out), "--covariates", "site", "--target", str(bad)]) == 2
     assert "`--target` column 'site' has levels ['clinic_z']" in capsys.readouterr().err
+
+
+def test_random_slopes_enter_every_answer(texts):
+    covariates = texts[["site"]].assign(length=(np.arange(len(texts)) * 7) % 11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BayesianDiagnosticsWarning)
+        fit = pc.bayes.performance_model(
+            texts["human"], texts["model"], "recall", groups=texts["person"],
+            covariates=covariates, formula="length + C(site)", random_slopes=["length"],
+            draws=500, chains=2, rng=4,
+        )  # fmt: skip
+    terms = list(fit.coefficients()["term"])
+    assert terms == ["Intercept", "length", "site[clinic_b]", "sd(person)", "sd(length | person)"]
+    assert {"recall_tau", "recall_v"} <= {v.name for v in fit.model.free_RVs}
+    target = pd.DataFrame({"site": ["clinic_a"], "length": [5], "weight": [1]})
+    new = fit.poststratify(target)
+    these = fit.poststratify(
+        target.assign(person=texts["person"].iloc[0]), persons="these", groups="person"
+    )
+    assert 0 < new.low < new.high < 1 and 0 < these.low < these.high < 1
+    assert set(fit.posterior_predictive_check(rng=2)["margin"]) == {"recall"}
