@@ -68,6 +68,7 @@ __all__ = [
     "margins_of",
     "new_person_rates",
     "performance_model",
+    "plot_effect_table",
 ]
 
 #: The margins a metric is modelled by.
@@ -105,6 +106,22 @@ def _margin_texts(margin: str, truth: np.ndarray, pred: np.ndarray) -> tuple[Any
     if margin == "accuracy":
         return np.ones_like(truth), truth == pred
     return np.ones_like(truth), truth  # prevalence
+
+
+def _three_margin_metric(
+    metric: str, pi: np.ndarray, recall: np.ndarray, spec: np.ndarray, share: np.ndarray
+) -> np.ndarray:
+    """Return the metric of the cells of rows' prevalence, recall and specificity ``(S, C)``."""
+    cells = np.stack(
+        [
+            (pi * recall) @ share,
+            ((1 - pi) * (1 - spec)) @ share,
+            (pi * (1 - recall)) @ share,
+            ((1 - pi) * spec) @ share,
+        ],
+        axis=-1,
+    )
+    return np.asarray(metric_values(cells, metric), dtype=float)
 
 
 def _bucket(persons: int) -> int:
@@ -233,16 +250,7 @@ class PerformanceFit:
         if self.margins == (self.metric,):
             return self.margin_rates(self.metric, x) @ share
         pi, recall, spec = (self.margin_rates(m, x) for m in _THREE)
-        cells = np.stack(
-            [
-                (pi * recall) @ share,
-                ((1 - pi) * (1 - spec)) @ share,
-                (pi * (1 - recall)) @ share,
-                ((1 - pi) * spec) @ share,
-            ],
-            axis=-1,
-        )
-        return np.asarray(metric_values(cells, self.metric), dtype=float)
+        return _three_margin_metric(self.metric, pi, recall, spec, share)
 
     def _level(self, confidence_level: float | None) -> float:
         if confidence_level is None:
@@ -483,16 +491,7 @@ class PerformanceFit:
         if self.margins == (self.metric,):
             return rates(self.metric) @ share
         pi, recall, spec = (rates(m) for m in _THREE)
-        cells = np.stack(
-            [
-                (pi * recall) @ share,
-                ((1 - pi) * (1 - spec)) @ share,
-                (pi * (1 - recall)) @ share,
-                ((1 - pi) * spec) @ share,
-            ],
-            axis=-1,
-        )
-        return np.asarray(metric_values(cells, self.metric), dtype=float)
+        return _three_margin_metric(self.metric, pi, recall, spec, share)
 
     def posterior_predictive_check(self, rng: Any = None) -> pd.DataFrame:
         """Compare each person's observed successes with the model's predictions.
@@ -558,24 +557,8 @@ class PerformanceFit:
 
     def plot_effects(self, confidence_level: float | None = None) -> Figure:
         """Draw the forest of :meth:`effects` (the metric's differences, one row each)."""
-        from ..plotting import forest
-
         level = self._level(confidence_level)
-        table = self.effects(confidence_level=level)
-        if table.empty:
-            raise ValueError("the model has no covariate: there is no effect to draw.")
-        ax = forest(
-            table["estimate"].to_numpy(float),
-            table["low"].to_numpy(float),
-            table["high"].to_numpy(float),
-            labels=[f"{t}: {c}" for t, c in zip(table["term"], table["contrast"], strict=True)],
-            sort=False,
-            interval_label=f"{level:.0%} credible interval",
-            estimate_label="posterior median",
-            xlabel=f"difference in {self.metric} (new persons)",
-        )
-        ax.axvline(0.0, color="0.4", linewidth=0.8, zorder=0)
-        return ax.figure  # type: ignore[return-value]
+        return plot_effect_table(self.effects(confidence_level=level), self.metric, level)
 
     @cached_property
     def model(self) -> pm.Model:
@@ -590,6 +573,30 @@ class PerformanceFit:
             prior=self.prior,
             nested=self.nested,
         )
+
+
+def plot_effect_table(effects: pd.DataFrame, metric: str, confidence_level: float) -> Figure:
+    """Draw a forest of effects (:meth:`PerformanceFit.effects`' table) on the metric's scale.
+
+    One row per effect, its posterior median and credible interval; the vertical line is
+    no difference.
+    """
+    from ..plotting import forest
+
+    if effects.empty:
+        raise ValueError("the model has no covariate: there is no effect to draw.")
+    ax = forest(
+        effects["estimate"].to_numpy(float),
+        effects["low"].to_numpy(float),
+        effects["high"].to_numpy(float),
+        labels=[f"{t}: {c}" for t, c in zip(effects["term"], effects["contrast"], strict=True)],
+        sort=False,
+        interval_label=f"{confidence_level:.0%} credible interval",
+        estimate_label="posterior median",
+        xlabel=f"difference in {metric} (new persons)",
+    )
+    ax.axvline(0.0, color="0.4", linewidth=0.8, zorder=0)
+    return ax.figure  # type: ignore[return-value]
 
 
 def _structure(

@@ -179,22 +179,11 @@ def effect_table(effects: pd.DataFrame, summary: dict, level: float, digits: int
 
 def effect_figure(effects: pd.DataFrame, metric: str, level: float) -> Figure:
     """Draw the forest of the effects on the metric's scale."""
-    from ..plotting import forest
+    from ..bayes.performance import plot_effect_table
 
     if effects.empty:
         raise ValueError("`which` 'effects' needs a performance model with a covariate.")
-    ax = forest(
-        effects["estimate"].to_numpy(float),
-        effects["low"].to_numpy(float),
-        effects["high"].to_numpy(float),
-        labels=[f"{t}: {c}" for t, c in zip(effects["term"], effects["contrast"], strict=True)],
-        sort=False,
-        interval_label=f"{level_text(level)} credible interval",
-        estimate_label="posterior median",
-        xlabel=f"difference in {metric} (new persons)",
-    )
-    ax.axvline(0.0, color="0.4", linewidth=0.8, zorder=0)
-    return ax.figure  # type: ignore[return-value]
+    return plot_effect_table(effects, metric, level)
 
 
 def performance_sentence(summary: dict, citation: str) -> str:
