@@ -209,6 +209,10 @@ def workdir(tmp_path, monkeypatch):
         value_name="label",
     ).to_csv("runs_long.csv", index=False)
     _stratified_sample().to_csv("stratified_sample.csv", index=False)
+    # the performance model's target: the corpus's mix of the sites' reference positives
+    pd.DataFrame({"site": ["clinic_a", "clinic_b"], "weight": [0.7, 0.3]}).to_csv(
+        "corpus_mix.csv", index=False
+    )
     return tmp_path
 
 
