@@ -539,7 +539,7 @@ recall = [0.9]
 metric = ["f1", "kappa"]
 [scales.smoke]
 replications = 50
-resamples = 20
+resamples = 40
 [[methods]]
 name = "percentile"
 family = "bootstrap"

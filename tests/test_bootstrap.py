@@ -939,3 +939,122 @@ def test_the_library_passes_its_scheme_to_the_bootstrap():
             )  # fmt: skip
             assert ci.result.scheme == scheme
         pc.report(texts["human"], texts["model"], groups=texts["person"], metrics=["f1"], rng=1)
+
+
+# --------------------------------------------------------------- the resamples' floor
+
+_rng_floor = np.random.default_rng(20261201)
+_Y = _rng_floor.integers(0, 2, 120)
+_A = np.where(_rng_floor.random(120) < 0.85, _Y, 1 - _Y)
+_B = np.where(_rng_floor.random(120) < 0.75, _Y, 1 - _Y)
+_S = 0.4 * _Y + 0.6 * _rng_floor.random(120)
+_T = 0.3 * _Y + 0.7 * _rng_floor.random(120)
+_JOINT = np.bincount(4 * _Y + 2 * _A + _B, minlength=8)
+
+
+def _floor_calls():
+    """Every public function that draws a percentile or BCa interval, given B and a level."""
+    from perfci.auc import auc_ci_counts
+    from perfci.comparison import compare_counts
+    from perfci.runs import runs_ci_counts
+
+    boot = {"method": "bootstrap", "rng": 1}
+    runs = np.c_[_A, _B, _A]
+    run_cells = np.eye(4)[np.random.default_rng(0).integers(0, 4, (60, 3))]
+    return {
+        "bootstrap_ci": lambda n, c: pc.bootstrap_ci(
+            [40, 6, 9, 45], "f1", n_resamples=n, confidence_level=c, rng=1
+        ),
+        "bootstrap_ci bca": lambda n, c: pc.bootstrap_ci(
+            [40, 6, 9, 45], "f1", interval="bca", n_resamples=n, confidence_level=c, rng=1
+        ),
+        "bootstrap_ci proportion": lambda n, c: pc.bootstrap_ci(
+            [40, 6], "proportion", n_resamples=n, confidence_level=c, rng=1
+        ),
+        "metric_ci": lambda n, c: pc.metric_ci(
+            _Y, _A, "f1", n_resamples=n, confidence_level=c, rng=1
+        ),
+        "metric_ci_counts": lambda n, c: pc.metric_ci_counts(
+            [40, 6, 9, 45], "f1", n_resamples=n, confidence_level=c, rng=1
+        ),
+        "compare": lambda n, c: pc.compare(
+            _Y, _A, _B, "f1", n_resamples=n, confidence_level=c, rng=1
+        ),
+        "compare_counts": lambda n, c: compare_counts(
+            _JOINT, "f1", n_resamples=n, confidence_level=c, **boot
+        ),
+        "auc_ci": lambda n, c: pc.auc_ci(_Y, _S, n_resamples=n, confidence_level=c, **boot),
+        "auc_ci_counts": lambda n, c: auc_ci_counts(
+            [3, 5, 9, 12], [12, 9, 5, 3], n_resamples=n, confidence_level=c, **boot
+        ),
+        "compare_auc": lambda n, c: pc.compare_auc(
+            _Y, _S, _T, n_resamples=n, confidence_level=c, **boot
+        ),
+        "metric_ci(roc_auc)": lambda n, c: pc.metric_ci(
+            _Y, _S, "roc_auc", n_resamples=n, confidence_level=c, **boot
+        ),
+        "runs_ci": lambda n, c: pc.runs_ci(
+            _Y, runs, "accuracy", n_resamples=n, confidence_level=c, **boot
+        ),
+        "runs_ci_counts": lambda n, c: runs_ci_counts(
+            run_cells, "accuracy", n_resamples=n, confidence_level=c, **boot
+        ),
+        "annotator_ci": lambda n, c: pc.annotator_ci(
+            np.c_[_Y, _A], _B, "accuracy", n_resamples=n, confidence_level=c, **boot
+        ),
+    }
+
+
+FLOOR_CALLS = sorted(_floor_calls())
+
+
+def test_the_floor_is_one_resample_in_each_tail():
+    from perfci._core.resampling import MIN_RESAMPLES_PER_TAIL, min_resamples
+
+    assert MIN_RESAMPLES_PER_TAIL == 1
+    assert min_resamples(0.95) == 40  # 2 / 0.05, whatever 1 - 0.95 rounds to
+    assert min_resamples(0.99) == 200
+    assert min_resamples(0.9) == 20
+    assert min_resamples(0.5) == 4
+    assert min_resamples(0.999) == 2000  # the default number of resamples
+
+
+@pytest.mark.parametrize("name", FLOOR_CALLS)
+@pytest.mark.parametrize(("level", "below"), [(0.95, 1), (0.95, 39), (0.99, 199)])
+def test_fewer_resamples_than_the_floor_are_refused_naming_n_resamples(name, level, below):
+    minimum = 40 if level == 0.95 else 200
+    with pytest.raises(ValueError, match=f"`n_resamples` must be at least {minimum} ") as err:
+        _floor_calls()[name](below, level)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"{level:.0%} " in message and f"got {below}." in message
+
+
+@pytest.mark.parametrize("name", FLOOR_CALLS)
+@pytest.mark.parametrize("level", [0.95, 0.99])
+def test_the_floor_itself_gives_an_interval(name, level):
+    # with few resamples the estimate may lie outside the interval: only its order is checked
+    ci = _floor_calls()[name](40 if level == 0.95 else 200, level)
+    assert ci.low <= ci.high
+
+
+def test_the_reported_cases_are_refused():
+    # one resample gave a zero-width interval beside the estimate; BCa on two resamples too
+    with pytest.raises(ValueError, match="at least 40 for a 95% percentile interval"):
+        pc.metric_ci(_Y, _A, "f1", n_resamples=1)
+    with pytest.raises(ValueError, match="at least 40 for a 95% BCa interval"):
+        pc.bootstrap_ci([40, 6], "proportion", interval="bca", n_resamples=2)
+
+
+def test_exact_resamples_and_other_methods_are_not_floored():
+    exact = pc.bootstrap_ci([19, 1], "proportion", n_resamples="exact", confidence_level=0.999)
+    assert exact.low <= exact.high
+    # the floor applies to the bootstrap only: another method refuses n_resamples as before
+    with pytest.raises(ValueError, match="`n_resamples` is an option of the bootstrap"):
+        pc.auc_ci(_Y, _S, method="delong", n_resamples=2000)
+    # an analytic method draws nothing, at any level; the bootstrap's default 2000 meets
+    # every floor up to 99.9%, and above it is refused as a number given is
+    assert pc.metric_ci(_Y, _A, "recall", confidence_level=0.9999).low <= 1
+    assert pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.999, rng=1).low <= 1
+    with pytest.raises(ValueError, match="at least 20000 for a 99.99% percentile.*got 2000"):
+        pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.9999)

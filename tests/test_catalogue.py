@@ -182,6 +182,23 @@ def positive_int_kind(optional: bool = False, extra: tuple[Case, ...] = ()) -> l
     ]
 
 
+def resamples_kind(extra: tuple[Case, ...] = (), *, floor: bool = True) -> list[Case]:
+    """Bootstrap resamples: a positive integer, at least 40 for a 95% interval.
+
+    ``floor=False`` for the functions that do not yet refuse fewer resamples than each tail
+    of the interval needs (their numpy integer is at the floor, which every function takes).
+    """
+    cases = [
+        Case("a numpy integer at the 95% floor", np.int64(40), OK)
+        if c.label == "a numpy integer"
+        else c
+        for c in positive_int_kind(extra=extra)
+    ]
+    if floor:
+        cases += [Case("one resample", 1), Case("one below the 95% floor", 39)]
+    return cases
+
+
 def pseudo_count_kind(recommended: bool = False) -> list[Case]:
     """A non-negative whole number (``pseudo_count``)."""
     return [
@@ -517,13 +534,13 @@ def auc_labels_kind() -> list[Case]:
     ]
 
 
-def auc_bootstrap_kinds() -> dict[str, list[Case | None]]:
+def auc_bootstrap_kinds(floor: bool = True) -> dict[str, list[Case | None]]:
     """The bootstrap options of auc_ci and compare_auc, with method='bootstrap'."""
     boot = {"method": "bootstrap", "n_resamples": 200}
     return {
         "scheme": also(choice_kind(registry.BOOTSTRAP_SCHEME, none_ok=True), **boot),
         "interval": also(choice_kind(registry.BOOTSTRAP_INTERVAL), **boot),
-        "n_resamples": also(positive_int_kind(), method="bootstrap"),
+        "n_resamples": also(resamples_kind(floor=floor), method="bootstrap"),
         "rng": also(rng_kind(), **boot),
         "batch": also(positive_int_kind(optional=True), **boot),
     }
@@ -948,10 +965,14 @@ ENTRIES = [
             "scheme": choice_kind(registry.BOOTSTRAP_SCHEME),
             "interval": choice_kind(registry.BOOTSTRAP_INTERVAL),
             "pseudo_count": pseudo_count_kind(),
-            "n_resamples": positive_int_kind(
+            "n_resamples": resamples_kind(
                 extra=(
                     Case("'exact' for f1", "exact"),
                     Case("more than memory holds", 10**12),
+                    Case("40 at 99%", 40, also={"confidence_level": 0.99}),
+                    Case("199 at 99%", 199, also={"confidence_level": 0.99}),
+                    Case("200 at 99%", 200, OK, also={"confidence_level": 0.99}),
+                    Case("39 for BCa", 39, also={"interval": "bca"}),
                 )
             ),
             "confidence_level": level_kind(),
@@ -1100,7 +1121,7 @@ ENTRIES = [
             "scheme": choice_kind(registry.BOOTSTRAP_SCHEME, none_ok=True),
             "interval": choice_kind(registry.BOOTSTRAP_INTERVAL),
             "pseudo_count": pseudo_count_kind(recommended=True),
-            "n_resamples": positive_int_kind(extra=(Case("'exact' for f1", "exact"),)),
+            "n_resamples": resamples_kind(extra=(Case("'exact' for f1", "exact"),)),
             "rng": rng_kind(),
             "estimand": [
                 Case("an estimand of repeated runs with one run", "new_run"),
@@ -1384,7 +1405,8 @@ ENTRIES = [
             "confidence_level": level_kind(),
             "design": choice_kind(registry.DESIGN, none_ok=True),
             "df_adjust": choice_kind(registry.DF_ADJUST),
-            "n_resamples": positive_int_kind(extra=(Case("'exact'", "exact"),)),
+            # a row whose bootstrap has too few resamples is left out, with a warning
+            "n_resamples": resamples_kind(extra=(Case("'exact'", "exact"),), floor=False),
             "rng": rng_kind(),
             "bayes": bool_kind(),
             "score": [
@@ -1587,7 +1609,7 @@ ENTRIES = [
             "scheme": choice_kind(registry.BOOTSTRAP_SCHEME, none_ok=True),
             "interval": choice_kind(registry.BOOTSTRAP_INTERVAL),
             "pseudo_count": pseudo_count_kind(),
-            "n_resamples": positive_int_kind(
+            "n_resamples": resamples_kind(
                 extra=(
                     Case("'exact'", "exact"),
                     Case("more than memory holds", 10**12),
@@ -1794,7 +1816,7 @@ ENTRIES = [
                 Case("ordinal of numbers", "ordinal", OK),
             ],
             "categories": categories_kind(),
-            **auc_bootstrap_kinds(),
+            **auc_bootstrap_kinds(floor=False),
         },
         [
             *agreement_extra(),
@@ -1839,7 +1861,7 @@ ENTRIES = [
             "method": choice_kind(registry.AGREEMENT_METHOD),
             "confidence_level": level_kind(),
             "categories": categories_kind(),
-            **auc_bootstrap_kinds(),
+            **auc_bootstrap_kinds(floor=False),
         },
         agreement_extra(),
     ),

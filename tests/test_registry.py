@@ -304,7 +304,7 @@ def _suite_dict(kind):
         "confidence_level": 0.95,
         "population": {"kind": kind, **_POPULATIONS[kind]},
         "grid": dict(_GRIDS[kind]),
-        "scales": {"smoke": {"replications": 1 if exact else 5, "resamples": 5, "exact": exact}},
+        "scales": {"smoke": {"replications": 1 if exact else 5, "resamples": 40, "exact": exact}},
         "methods": [dict(m) for m in _METHODS[kind]],
     }
 

@@ -36,6 +36,7 @@ from ._core import recommended as policy_table
 from ._core import registry
 from ._core.recommended import RECOMMENDED, recommended_auc_method
 from ._core.replicates import MIN_PERSONS, batch_shaped
+from ._core.resampling import check_resample_count
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import UNSET, UndefinedMetricWarning, Unset, check_real_array
 
@@ -221,8 +222,10 @@ def auc_ci(
     interval : {"percentile", "bca"}, optional
         Bootstrap interval (``method="bootstrap"`` only); percentile when unset.
     n_resamples : int, optional
-        Bootstrap resamples (``method="bootstrap"`` only); 2000 when unset. Passing it (or
-        `interval`) with another method is an error, also at its default value.
+        Bootstrap resamples (``method="bootstrap"`` only); 2000 when unset, at least
+        ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the interval holds a
+        resample). Passing it (or `interval`) with another method is an error, also at its
+        default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap (the DeLong methods draw nothing).
     batch : int, optional
@@ -420,6 +423,8 @@ def auc_ci_named(
         rng,
         batch,
     )
+    if method == "bootstrap":
+        check_resample_count(n_resamples, level, interval)
     data = read_scores(y_true, score, groups, positive)
     if method == RECOMMENDED:
         per_person = None if data.person is None else data.positive.size / float(data.persons or 1)
@@ -603,6 +608,8 @@ def auc_ci_counts(
         rng,
         batch,
     )
+    if method == "bootstrap":
+        check_resample_count(n_resamples, level, interval)
     pos, neg = _check_level_counts(positives, negatives, nested)
     if method == RECOMMENDED:
         method = _recommended_counts_method(pos, neg, nested)

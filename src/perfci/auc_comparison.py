@@ -24,7 +24,7 @@ from ._core.replicates import (
     resample_intervals,
     warn_about,
 )
-from ._core.resampling import Statistic
+from ._core.resampling import Statistic, check_resample_count
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import UNSET, Unset, dataset_generators
 from .auc_kernels import CellAUC, check_some_valid, delong_parts, placements, warn_zero_width
@@ -311,6 +311,8 @@ def compare_auc_named(
     )
     if method == RECOMMENDED:
         method = AUC_COMPARISON_METHOD
+    if method == "bootstrap":
+        check_resample_count(n_resamples, level, interval)
     data = read_scores(y_true, scores, groups, positive)
     est_a, dev_a = placements(data.positive, data.scores[0])
     est_b, dev_b = placements(data.positive, data.scores[1])

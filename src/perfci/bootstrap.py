@@ -48,7 +48,12 @@ from ._core.replicates import (
     warn_about,
 )
 from ._core.replicates import check_bootstrap_options as check_bootstrap_options
-from ._core.resampling import Statistic, check_resample_size, proportion_statistic
+from ._core.resampling import (
+    Statistic,
+    check_resample_count,
+    check_resample_size,
+    proportion_statistic,
+)
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import (
     MAX_COUNT,
@@ -272,6 +277,8 @@ def _bootstrap_iv(
         raise ValueError(
             f"`n_resamples` must be a positive integer or 'exact'; got {n_resamples!r}."
         )
+    else:
+        check_resample_count(n_resamples, level, interval)
     if batch is not None and not is_positive_int(batch):
         raise ValueError(f"`batch` must be a positive integer or None; got {batch!r}.")
     if nested is not None and not isinstance(nested, bool | np.bool_):
@@ -454,8 +461,11 @@ def bootstrap_ci(
         resampling, or, for the cluster schemes, one pseudo-person holding them is
         drawn among the m + 1 persons.
     n_resamples : int or "exact", default 2000
-        Number of resamples; ``"exact"`` gives the infinite-resample percentile
-        interval of a proportion with ``scheme="iid"`` from binomial quantiles.
+        Number of resamples, at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%, 200
+        at 99%: each tail of the interval holds a resample,
+        :func:`perfci._core.resampling.min_resamples`); ``"exact"`` gives the
+        infinite-resample percentile interval of a proportion with ``scheme="iid"`` from
+        binomial quantiles.
     confidence_level : float, default 0.95
         Confidence level.
     rng : numpy.random.Generator, int or None
@@ -494,7 +504,8 @@ def bootstrap_ci(
     ------
     ValueError
         For unknown names; counts of the wrong shape (a cluster scheme without a person
-        axis), negative or fractional counts; ``n_resamples < 1``; ``"exact"`` other than
+        axis), negative or fractional counts; fewer resamples than each tail of the interval
+        needs (``n_resamples < ceil(2 / (1 - confidence_level))``); ``"exact"`` other than
         for a proportion with the iid percentile bootstrap; a fractional or negative
         `pseudo_count`; a `batch` below 1; an `rng` that cannot seed a generator; more
         resamples than fit in memory; or, for a single data set, no texts, fewer than 2

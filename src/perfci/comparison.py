@@ -31,6 +31,7 @@ from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.labels import has_columns
+from ._core.resampling import check_resample_count
 from ._core.validation import (
     N_RESAMPLES,
     UNSET,
@@ -141,6 +142,8 @@ def _compare_iv(
     level = check_confidence_level(confidence_level, scalar=True)
     lam = check_pseudo_count(or_default(pseudo_count, 0))
     resamples = check_positive_int("n_resamples", or_default(n_resamples, N_RESAMPLES))
+    if method == "bootstrap":  # else checked where the bootstrap is chosen, if it is
+        check_resample_count(resamples, float(level), or_default(interval, "percentile"))
     return level, lam, resamples, check_rng(rng)
 
 
@@ -298,9 +301,10 @@ def compare(
         Pseudo counts added to each of the eight joint cells (or held by a
         pseudo-person) of the bootstrap; 0 when unset.
     n_resamples : int, optional
-        Bootstrap resamples; 2000 when unset. `scheme`, `interval`, `pseudo_count` and
-        `n_resamples` are options of the bootstrap: passing one with another method is an
-        error, also at its default value.
+        Bootstrap resamples; 2000 when unset, at least ``ceil(2 / (1 - confidence_level))``
+        (40 at 95%: each tail of the interval holds a resample). `scheme`, `interval`,
+        `pseudo_count` and `n_resamples` are options of the bootstrap: passing one with
+        another method is an error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap; in a batch of K data sets, data set k
         uses ``perfci.batch_generators(rng, K)[k]`` (as :func:`perfci.bootstrap_ci`).
@@ -714,6 +718,7 @@ def _compare_cells(
 
     boot = None
     if chosen == "bootstrap":
+        check_resample_count(n_resamples, float(level), interval)
         scheme = _scheme(cells, nested, metric, scheme)
         parts, name = paired_bootstrap(
             cells,

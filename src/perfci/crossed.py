@@ -43,7 +43,11 @@ from scipy import special, stats
 from ._core import registry
 from ._core.intervals import percentile_levels, type7_quantiles
 from ._core.labels import as_label_array, label_table
-from ._core.resampling import AUTO_BATCH_ELEMENTS, weighted_multiplicities
+from ._core.resampling import (
+    AUTO_BATCH_ELEMENTS,
+    check_resample_count,
+    weighted_multiplicities,
+)
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_positive_int
 from .analytic import proportion_ci
 from .bootstrap import check_resample_size
@@ -86,7 +90,9 @@ def crossed_iv(
     """Check the options of a crossed interval; return the level and the resamples to draw.
 
     `n_resamples` left at ``"recommended"`` is :data:`perfci.policy.N_RESAMPLES`; given
-    (any number, 2000 too), it must go with ``method="bootstrap"``.
+    (any number, 2000 too), it must go with ``method="bootstrap"``, whose resamples must
+    give each tail of the percentile interval one
+    (:func:`~perfci._core.resampling.check_resample_count`).
     """
     if metric not in BINARY_METRICS:
         raise ValueError(
@@ -106,6 +112,8 @@ def crossed_iv(
             f"`n_resamples` is an option of the bootstrap, but `method` is {method!r}; leave "
             "it unset or pass method='bootstrap'."
         )
+    if method == "bootstrap":
+        check_resample_count(resamples, level)
     return level, resamples
 
 
@@ -575,7 +583,9 @@ def crossed_intervals(
     `flat` is ``(B, units, sources, 4)``, `weights` ``(B, units)``; `new_source` adds the
     source's variance (a new run or annotator) to the units'. Warns once per kind of data
     set without an interval. Returns the variance parts, the ends, the standard error, df
-    and a description.
+    and a description. With ``method="bootstrap"``, fewer `n_resamples` than each tail of
+    the percentile interval needs are refused
+    (:func:`~perfci._core.resampling.check_resample_count`).
 
     Examples
     --------
@@ -610,6 +620,7 @@ def crossed_intervals(
     if method == "bootstrap":
         if generators is None:
             raise ValueError("`generators` must be given for method='bootstrap'.")
+        check_resample_count(n_resamples, level)
         low, high, se = _bootstrap_ends(
             flat, weights, metric, new_source, level, n_resamples, generators, batch
         )

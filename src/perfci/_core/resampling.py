@@ -16,7 +16,9 @@ numbers (resamples x cells for ``"iid"``, resamples x persons for the person sch
 person picks being int32), so memory does not grow with the number of resamples.
 
 Size: :func:`check_resample_size` refuses more resamples, or more replicates, than
-memory holds, before anything is drawn.
+memory holds, before anything is drawn; :func:`check_resample_count` refuses fewer than a
+percentile or BCa interval at the confidence level needs (:func:`min_resamples`), the one
+home of that rule.
 
 Random streams: a data set's generator spawns two children, one for person draws and one
 for text draws. Every stream is consumed resample by resample, so the replicates do not
@@ -25,8 +27,10 @@ depend on `batch`. Person draws are the same for ``"cluster"`` and ``"hierarchic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,13 +40,16 @@ from .resources import check_memory
 __all__ = [
     "AUTO_BATCH_ELEMENTS",
     "EXACT_GRID_CELLS",
+    "MIN_RESAMPLES_PER_TAIL",
     "Statistic",
     "augment",
+    "check_resample_count",
     "check_resample_size",
     "draw_replicates",
     "draw_replicates_batch",
     "draw_replicates_many",
     "jackknife",
+    "min_resamples",
     "proportion_statistic",
     "replicate_cells",
     "weighted_multiplicities",
@@ -51,6 +58,10 @@ __all__ = [
 #: Largest (texts, successes) grid, before padding, of the exact person-resampling
 #: distribution (a memory bound: about 50 bytes a cell while it is computed).
 EXACT_GRID_CELLS = 1 << 22
+#: Resamples each tail of a percentile or BCa interval must hold at least: with B
+#: resamples at level c, a tail of probability (1 - c) / 2 holds B (1 - c) / 2 of them, so
+#: B must be at least ``ceil(2 * MIN_RESAMPLES_PER_TAIL / (1 - c))`` (:func:`min_resamples`).
+MIN_RESAMPLES_PER_TAIL = 1
 #: Numbers held per batch of resamples when `batch` is None.
 AUTO_BATCH_ELEMENTS = 4_000_000
 # Resampled cells evaluated at once: few enough that the metric's temporaries stay in cache.
@@ -132,6 +143,87 @@ def check_resample_size(n_resamples: int, n_data_sets: int = 1) -> None:
         f"`n_resamples` = {n_resamples} for {sets}",
         "ask for fewer resamples, or pass fewer data sets per call",
     )
+
+
+def min_resamples(confidence_level: float) -> int:
+    """Return the fewest bootstrap resamples a percentile or BCa interval at a level takes.
+
+    Each tail of the interval, of probability ``(1 - confidence_level) / 2``, must hold at
+    least :data:`MIN_RESAMPLES_PER_TAIL` resamples: ``ceil(2 / (1 - confidence_level))``,
+    40 at 95%, 200 at 99%. With fewer, an end is read off beyond the outermost replicates
+    the tail cannot tell apart (with one resample, a zero-width interval that may miss the
+    estimate). BCa moves the tail probabilities by the data's bias correction and
+    acceleration, known only after resampling; it takes the same minimum.
+
+    Parameters
+    ----------
+    confidence_level : float
+        The level, strictly between 0 and 1 (checked by the caller).
+
+    Returns
+    -------
+    int
+        The minimum number of resamples.
+
+    Examples
+    --------
+    >>> from perfci._core.resampling import min_resamples
+    >>> min_resamples(0.95), min_resamples(0.99), min_resamples(0.9)
+    (40, 200, 20)
+    """
+    tail = (1.0 - float(confidence_level)) / 2.0
+    # rounded before the ceiling, so that 1 - 0.95 (0.05000000000000004) gives 40, not 41
+    return max(1, math.ceil(round(MIN_RESAMPLES_PER_TAIL / tail, 6)))
+
+
+def check_resample_count(
+    n_resamples: Any, confidence_level: float, interval: str = "percentile"
+) -> int:
+    """Refuse fewer bootstrap resamples than a percentile or BCa interval at a level needs.
+
+    The one home of the rule of :func:`min_resamples` (each tail of the interval holds a
+    resample): every public function that draws a percentile or BCa interval calls it
+    with its resamples and level. ``n_resamples="exact"`` (the infinite-resample limit)
+    is not a count and is not checked here.
+
+    Parameters
+    ----------
+    n_resamples : int
+        The resamples asked for, already checked to be a positive integer.
+    confidence_level : float
+        The level of the interval.
+    interval : {"percentile", "bca"}, default "percentile"
+        The interval, for the message.
+
+    Returns
+    -------
+    int
+        `n_resamples`, as an int.
+
+    Raises
+    ------
+    ValueError
+        When `n_resamples` is below :func:`min_resamples` of `confidence_level`.
+
+    Examples
+    --------
+    >>> from perfci._core.resampling import check_resample_count
+    >>> check_resample_count(40, 0.95)
+    40
+    >>> check_resample_count(1, 0.95)
+    Traceback (most recent call last):
+    ...
+    ValueError: `n_resamples` must be at least 40 for a 95% percentile interval (each tail needs a resample); got 1.
+    """  # noqa: E501
+    minimum = min_resamples(confidence_level)
+    if n_resamples < minimum:
+        name = "BCa" if interval == "bca" else "percentile"
+        level = f"{100 * float(confidence_level):.10g}%"
+        raise ValueError(
+            f"`n_resamples` must be at least {minimum} for a {level} {name} interval (each "
+            f"tail needs a resample); got {n_resamples}."
+        )
+    return int(n_resamples)
 
 
 def augment(cells: np.ndarray, scheme: str, pseudo_count: int) -> np.ndarray:
