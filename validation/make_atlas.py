@@ -15,6 +15,12 @@ per metric. An acceptance summary of ``recommended`` over every atlas cell comes
 Coverage here is always a Monte-Carlo estimate: the thresholds below are applied to it
 plainly, and each section prints the typical Monte-Carlo SE so a reader can judge how far a
 cell is from a threshold in SE units.
+
+Every name and value read from a result (suite, description, method, dim and its values,
+population) goes through :func:`perfci.publishing.tables.markdown_text` before it reaches
+a heading, a paragraph or a table cell, so no markup, ``|``, line break or control
+character of a result changes the page; the lines of a code block are only made one line
+with their control characters shown (:func:`perfci._core.text.single_line`).
 """
 
 from __future__ import annotations
@@ -23,16 +29,20 @@ import argparse
 import ast
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from perfci._core.text import single_line
 from perfci.harness.results import load_result
+from perfci.publishing.tables import markdown_text as md
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "validation" / "results"
@@ -368,7 +378,24 @@ def cell_label(ds: xr.Dataset, row: pd.Series) -> str:
     return ", ".join(f"{d}={_value(row[d])}" for d in dims)
 
 
+def _code(name: Any) -> str:
+    """Return a name from a result as inline code, or escaped text if code could not hold it.
+
+    A name of letters, digits and ``_ . -`` is shown as code (as the dims always were);
+    any other name goes through :func:`perfci.publishing.tables.markdown_text`, since a
+    code span shows its backslash escapes and a backtick or ``|`` would end it.
+    """
+    text = str(name)
+    return f"`{text}`" if re.fullmatch(r"[A-Za-z0-9_.\-]+", text) else md(text)
+
+
+def _link(path: Path, start: Path) -> str:
+    """Return the relative address of a figure for a Markdown link, percent-encoded."""
+    return quote(_rel(path, start), safe="/")
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Return a Markdown table; its cells are escaped already (names from a result by md)."""
     return [
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
@@ -392,7 +419,8 @@ def _method_lines(table: pd.DataFrame) -> list[str]:
     ]
     rows = []
     for _, r in table.iterrows():
-        name = f"**{r['ci_method']}**" if r["ci_method"] == RECOMMENDED else str(r["ci_method"])
+        method = md(str(r["ci_method"]))
+        name = f"**{method}**" if r["ci_method"] == RECOMMENDED else method
         rows.append(
             [
                 name,
@@ -418,13 +446,13 @@ def _region_lines(ds: xr.Dataset, table: pd.DataFrame) -> list[str]:
         rest = [d for d in varied_dims(ds) if d not in dims and d != "persons"]
         lines += [
             f"Crossing the persons band with every dim would give more than "
-            f"{MAX_REGION_ROWS} regions: the regions cross it with {', '.join(dims)} only, "
-            f"and pool the cells over {', '.join(rest)}.",
+            f"{MAX_REGION_ROWS} regions: the regions cross it with "
+            f"{', '.join(map(md, dims))} only, and pool the cells over {', '.join(map(md, rest))}.",
             "",
         ]
     header = [
         "persons",
-        *dims,
+        *map(md, dims),
         "cells",
         "narrowest covering method",
         "its half-width",
@@ -438,14 +466,14 @@ def _region_lines(ds: xr.Dataset, table: pd.DataFrame) -> list[str]:
         covers = NONE if pd.isna(r["rec_covers"]) else "yes" if r["rec_covers"] else "**no**"
         rows.append(
             [
-                r["band"],
-                *(_value(r[d]) for d in dims),
+                md(r["band"]),
+                *(md(_value(r[d])) for d in dims),
                 str(r["cells"]),
                 "**no method covers**"
                 if pd.isna(r["narrowest"])
                 else f"only {RECOMMENDED}"
                 if r["narrowest"] == RECOMMENDED
-                else str(r["narrowest"]),
+                else md(str(r["narrowest"])),
                 _f(r["narrowest_half_width"], 4),
                 _f(r["rec_min"]),
                 _f(r["rec_mean"]),
@@ -465,7 +493,7 @@ def _failure_lines(ds: xr.Dataset, table: pd.DataFrame) -> list[str]:
     header = ["cell", "coverage", "MC SE", "misses below", "misses above", "valid", "floor"]
     rows = [
         [
-            cell_label(ds, r),
+            md(cell_label(ds, r)),
             _f(r["coverage"]),
             _f(r["mc_se"], 4),
             _f(r["miss_low"]),
@@ -483,18 +511,24 @@ def _grid_lines(ds: xr.Dataset) -> list[str]:
     fixed = [d for d in grid_dims(ds) if d not in varied]
     lines = [
         "Varies: "
-        + "; ".join(f"`{d}` = {', '.join(_value(v) for v in ds[d].values)}" for d in varied)
+        + "; ".join(
+            f"{_code(d)} = {', '.join(md(_value(v)) for v in ds[d].values)}" for d in varied
+        )
         + "."
         if varied
         else "Varies: nothing (a single cell)."
     ]
     if fixed:
         lines.append(
-            "Fixed: " + "; ".join(f"`{d}` = {_value(ds[d].values[0])}" for d in fixed) + "."
+            "Fixed: "
+            + "; ".join(f"{_code(d)} = {md(_value(ds[d].values[0]))}" for d in fixed)
+            + "."
         )
     if population := _population(ds):
         lines.append(
-            "Population: " + ", ".join(f"{k} = {_value(v)}" for k, v in population.items()) + "."
+            "Population: "
+            + ", ".join(f"{md(str(k))} = {md(_value(v))}" for k, v in population.items())
+            + "."
         )
     return lines
 
@@ -507,9 +541,9 @@ def _mc_se_line(ds: xr.Dataset, frame: pd.DataFrame) -> str:
         return "Monte-Carlo SE: not available."
     return (
         f"Monte-Carlo SE of a cell's coverage: typically {np.median(se):.4f} "
-        f"(median over scored cells; range {se.min():.4f}-{se.max():.4f}), from {reps} "
-        f"replications of {ds.attrs.get('resamples', '?')} resamples, scale "
-        f"{ds.attrs.get('scale', '?')}."
+        f"(median over scored cells; range {se.min():.4f}-{se.max():.4f}), from {md(str(reps))} "
+        f"replications of {md(str(ds.attrs.get('resamples', '?')))} resamples, scale "
+        f"{md(str(ds.attrs.get('scale', '?')))}."
     )
 
 
@@ -533,9 +567,9 @@ def section(name: str, ds: xr.Dataset, figures: Path | None, out: Path) -> list[
     """Return the lines of one suite's section (and write its figures into `figures`)."""
     suite = str(ds.attrs.get("suite", name))
     frame = cells(ds)
-    lines = [f"## {suite}", ""]
+    lines = [f"## {md(suite)}", ""]
     if description := str(ds.attrs.get("description", "")).strip():
-        lines += [description, ""]
+        lines += [md(description), ""]
     lines += [*_grid_lines(ds), "", _mc_se_line(ds, frame), ""]
     level = float(ds.attrs.get("confidence_level", 0.95))
     if abs(level - 0.95) > 1e-9:
@@ -543,19 +577,20 @@ def section(name: str, ds: xr.Dataset, figures: Path | None, out: Path) -> list[
     if frame["persons"].isna().all():
         lines += ["No persons in the grid or population: every cell counts as >= 10 persons.", ""]
     for metric, part in by_metric(ds, frame):
-        heading = "### Methods" + (f": {metric}" if metric else "")
+        heading = "### Methods" + (f": {md(metric)}" if metric else "")
         table = method_table(part)
         lines += [heading, ""]
         lines += _method_lines(table) if not table.empty else ["No method is scored here."]
         missing = sorted(set(map(str, ds["ci_method"].values)) - set(table["ci_method"]))
         if missing:
-            lines += ["", "Not applicable here (no valid interval): " + ", ".join(missing) + "."]
+            shown = ", ".join(map(md, missing))
+            lines += ["", f"Not applicable here (no valid interval): {shown}."]
         lines.append("")
         if figures is not None:
             path = figures / figure_name(suite, metric)
             title = suite + (f", {metric}" if metric else "")
             if tradeoff_figure(part, path, title, level):
-                lines += [f"![{title}: coverage vs half-width]({_rel(path, out.parent)})", ""]
+                lines += [f"![{md(title)}: coverage vs half-width]({_link(path, out.parent)})", ""]
             else:
                 lines += ["(No figure: no cell with 10 or more persons.)", ""]
     lines += side_by_side_lines(name, ds, figures, out)
@@ -610,12 +645,12 @@ def side_by_side_lines(
         "(misses below / above the truth) and mean half-width.",
         "",
     ]
-    header = [*(f"`{d}`" for d in dims), *(f"{m}" for m in shown)]
+    header = [*(_code(d) for d in dims), *(md(m) for m in shown)]
     rows = []
     for key, part in frame.groupby(dims, sort=True) if dims else [((), frame)]:
         key = key if isinstance(key, tuple) else (key,)
         by = part.set_index("ci_method")
-        cells_ = [_value(k) for k in key]
+        cells_ = [md(_value(k)) for k in key]
         for m in shown:
             if m not in by.index:
                 cells_.append("—")
@@ -632,8 +667,8 @@ def side_by_side_lines(
         path = figures / f"{suite}-bayes-vs-frequentist.png"
         if side_by_side_figure(frame, dims, shown, bayes, path, suite):
             lines += [
-                f"![{suite}: coverage per design, Bayesian and frequentist]"
-                f"({_rel(path, out.parent)})",
+                f"![{md(suite)}: coverage per design, Bayesian and frequentist]"
+                f"({_link(path, out.parent)})",
                 "",
             ]
     return lines
@@ -724,7 +759,7 @@ def _acceptance_lines(result: dict) -> list[str]:
         ("min_small", "min coverage, cells with 5-9 persons", "worst_small"),
     ]:
         check = result[key]
-        at = f" (at {result[where]})" if where and result[where] else ""
+        at = f" (at {md(result[where])})" if where and result[where] else ""
         rows.append(
             [
                 text,
@@ -806,9 +841,12 @@ def render(
 
     `accepted` is :func:`acceptance` of `results`, computed here if not given.
     """
+    # lines of a code block: shown as they are, but each on one line, no control character
     runs = [
-        f"perfci validate run {ds.attrs.get('suite', name)} --scale "
-        f"{ds.attrs.get('scale', 'full')} --workers 2 --out {_shown(results_dir)}"
+        single_line(
+            f"perfci validate run {ds.attrs.get('suite', name)} --scale "
+            f"{ds.attrs.get('scale', 'full')} --workers 2 --out {_shown(results_dir)}"
+        )
         for name, ds in results.items()
     ]
     head = [
@@ -819,7 +857,7 @@ def render(
         "*Generated file.* Regenerate it, from the repository root, with",
         "",
         "```",
-        command,
+        single_line(command),
         "```",
         "",
     ]

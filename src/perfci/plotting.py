@@ -30,13 +30,14 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core.files import write_bytes_atomic
+from ._core.files import remove_stale_temporaries, write_bytes_atomic
 from ._core.registry import choice_message
 
 if TYPE_CHECKING:
@@ -46,12 +47,14 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "FOREST_MAX_HEIGHT",
+    "FOREST_MAX_LABEL",
     "FOREST_ROW_HEIGHT",
     "PALETTE",
     "RC",
     "forest",
     "forest_height",
     "save_figure",
+    "shorten_labels",
     "style",
 ]
 
@@ -119,6 +122,9 @@ _METADATA: dict[str, dict[str, Any]] = {
 #: Height of a forest plot's row, and the tallest forest, in inches.
 FOREST_ROW_HEIGHT = 0.14
 FOREST_MAX_HEIGHT = 9.0
+#: The longest row label of a forest plot, in characters; a longer one is shortened with
+#: an ellipsis in its middle (:func:`shorten_labels`).
+FOREST_MAX_LABEL = 24
 #: Inches of a forest plot outside its rows (title, axis, legend).
 _FOREST_MARGIN = 1.0
 #: Smallest spacing of two row labels, in inches (7 pt type is about 0.1 in).
@@ -181,7 +187,10 @@ def save_figure(
         The file name without its format's suffix (a suffix ``.png``, ``.svg`` or
         ``.pdf`` is replaced; any other, such as the ``.5`` of ``p-0.5``, is kept).
         Its folder must exist. Each file is written beside its name and renamed into
-        place, so it is whole or absent, never torn.
+        place, so it is whole or absent, never torn; a file already there keeps its
+        permission bits, and a read-only one is refused. Temporary files that a killed
+        writer left in the folder (``.NAME.PID.XXXXXXXX.tmp``, its pid no longer
+        running) are deleted first.
     formats : str or sequence of str, default ("png",)
         Some of :data:`FORMATS`: PNG (200 dpi), SVG (text kept as text), PDF (TrueType
         fonts embedded).
@@ -197,6 +206,8 @@ def save_figure(
     ------
     ValueError
         If `formats` is empty or names a format not in :data:`FORMATS`.
+    perfci._core.files.WriteError
+        If a file cannot be written (a full disk, a read-only file); it names the file.
 
     Examples
     --------
@@ -220,6 +231,7 @@ def save_figure(
     if base.suffix.lstrip(".").lower() in FORMATS:
         base = base.with_suffix("")
     written = []
+    remove_stale_temporaries(base.parent)  # left by a writer that was killed
     with style():  # the savefig settings (dpi, bbox, font types) are read when saving
         for fmt in wanted:
             target = base.with_name(f"{base.name}.{fmt}")
@@ -255,6 +267,74 @@ def _label_step(rows: int, height: float) -> int:
     row = (height - _FOREST_MARGIN) / max(rows, 1)
     step = max(1, math.ceil(_LABEL_SPACING / row - 1e-9))
     return step if step <= _MAX_LABEL_STEP else 0
+
+
+def _units(text: str) -> list[str]:
+    r"""Split a label into the characters it shows; an escaped dollar (``\$``) is one."""
+    return re.findall(r"\\\$|.", text, flags=re.DOTALL)
+
+
+def _middle(units: list[str], width: int) -> str:
+    """Return `units` shortened to `width` characters, an ellipsis in their middle."""
+    if len(units) <= width:
+        return "".join(units)
+    keep = max(width - 1, 0)
+    head, tail = (keep + 1) // 2, keep // 2
+    return "".join(units[:head]) + "\u2026" + ("".join(units[-tail:]) if tail else "")
+
+
+def shorten_labels(labels: Sequence[str], width: int = FOREST_MAX_LABEL) -> list[str]:
+    r"""Shorten labels longer than `width` characters, keeping distinct labels distinct.
+
+    A label longer than `width` keeps its beginning and its end around an ellipsis
+    (``…``), `width` characters in all. Distinct labels that would shorten alike (or
+    alike another label) get their position among them appended, `` #1``, `` #2``, ...,
+    within the same width; equal labels stay equal. An escaped dollar (``\$``, as
+    matplotlib takes it) counts as one character and is never split.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The labels.
+    width : int, default :data:`FOREST_MAX_LABEL`
+        The most characters a label keeps (at least 8).
+
+    Returns
+    -------
+    list of str
+        One label per label, in order.
+
+    Examples
+    --------
+    >>> from perfci import plotting
+    >>> plotting.shorten_labels(["short", "participant-2023-0001-site-berlin"])
+    ['short', 'participant-…site-berlin']
+    >>> ids = ["participant-2023-A-site-berlin", "participant-2023-B-site-berlin"]
+    >>> plotting.shorten_labels(ids)
+    ['participan…ite-berlin #1', 'participan…ite-berlin #2']
+    """
+    if isinstance(width, bool) or not isinstance(width, int) or width < 8:
+        raise ValueError(f"`width` must be an integer at least 8; got {width!r}.")
+    texts = [str(label) for label in labels]
+    units = [_units(t) for t in texts]
+    short = [_middle(u, width) for u in units]
+    originals: dict[str, list[str]] = {}  # each shortened label: the labels it stands for
+    for text, label in zip(texts, short, strict=True):
+        if text not in originals.setdefault(label, []):
+            originals[label].append(text)
+    out = list(short)
+    for i, (text, label) in enumerate(zip(texts, short, strict=True)):
+        alike = originals[label]
+        if len(alike) > 1 and len(units[i]) > width:  # shortened, and no longer distinct
+            tag = f" #{alike.index(text) + 1}"
+            out[i] = _middle(units[i], width - len(tag)) + tag
+    if len({*out}) != len({*texts}):  # pathological labels (with tags of their own)
+        index = {text: j for j, text in enumerate(dict.fromkeys(texts))}
+        for i, text in enumerate(texts):
+            if len(units[i]) > width:
+                tag = f" #{index[text] + 1}"
+                out[i] = _middle(units[i], width - len(tag)) + tag
+    return out
 
 
 def _forest_iv(
@@ -346,7 +426,9 @@ def forest(
     inner : (array_like, array_like), optional
         A narrower interval of each row (e.g. 50%), drawn thicker.
     labels : sequence, optional
-        Row labels (person ids); default 1 to m.
+        Row labels (person ids); default 1 to m. A label longer than
+        :data:`FOREST_MAX_LABEL` (24) characters is shortened with an ellipsis in its
+        middle, and distinct labels stay distinct (:func:`shorten_labels`).
     observed : (array_like, array_like), optional
         Each row's successes and trials: the observed rate y/n is drawn as an open
         circle whose area is proportional to n, and ``y/n`` is written in a column at
@@ -401,6 +483,7 @@ def forest(
     est, lo, hi, in_lo, in_hi, names, y, n, b = _forest_iv(
         estimate, low, high, inner, labels, observed, band
     )
+    names = np.array(shorten_labels(list(names)), dtype=object)
     m = est.size
     # highest at the top; NaN estimates last (at the bottom)
     order = np.argsort(np.where(np.isnan(est), np.inf, -est), kind="stable") if sort else None

@@ -5,16 +5,52 @@ report, the figures): a temporary file with a unique name, created exclusively, 
 renamed over the target, and its folder synced; a failure leaves the old file as it was,
 no temporary file behind, and a :class:`WriteError` that names the file (a full disk
 says how many bytes were free). Standard library only.
+
+Policies, for every file perfci replaces:
+
+- **A read-only file is never replaced.** A file the user may not write (by
+  :func:`os.access`), or whose mode has no write bit at all (``chmod a-w``, which root
+  is also held to), is refused: :func:`check_replaceable` raises a :class:`ValueError`
+  naming the argument before any work, and :func:`write_bytes_atomic` a
+  :class:`WriteError` naming the file, leaving it as it was.
+- **A replaced file keeps its permission bits** (``rw-------`` stays ``rw-------``); a
+  new file is created with the user's umask, as any new file is.
+- **Temporary files name their writer**: ``.NAME.PID.XXXXXXXX.tmp`` (:func:`new_temporary`),
+  with the writing process's pid and 8 random hex digits. A write removes its temporary
+  on any exception, :class:`KeyboardInterrupt` (SIGINT) included. A process killed
+  outright (SIGKILL, or SIGTERM, which Python does not turn into an exception) cannot;
+  :func:`remove_stale_temporaries` deletes such a file at the next write into the same
+  folder once its writer is no longer alive, and never a live process's.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
+import stat
 from pathlib import Path
 
-__all__ = ["WriteError", "free_bytes", "new_temporary", "sync_folder", "write_bytes_atomic"]
+__all__ = [
+    "TEMPORARY_NAME",
+    "WriteError",
+    "check_replaceable",
+    "free_bytes",
+    "is_read_only",
+    "new_temporary",
+    "pid_alive",
+    "remove_stale_temporaries",
+    "sync_folder",
+    "temporary_writer",
+    "write_bytes_atomic",
+]
+
+#: The name of a temporary file of :func:`new_temporary`: ``.NAME.PID.XXXXXXXX.tmp``.
+TEMPORARY_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}\.tmp")
+
+# A target name longer than this is cut in its temporary's name (a name has 255 bytes).
+_LONGEST_NAME = 200
 
 
 class WriteError(OSError):
@@ -31,30 +67,162 @@ class WriteError(OSError):
         return self.message
 
 
+def is_read_only(path: str | os.PathLike) -> bool:
+    """Return whether `path` is a file perfci must not replace.
+
+    It is when the user may not write it (:func:`os.access`) or when its mode has no
+    write bit for anyone (``chmod a-w``: read-only even to root, whom :func:`os.access`
+    always allows). A missing path, or one that is not a regular file, is not.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> from perfci._core.files import is_read_only
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "report.html"
+    ...     missing = is_read_only(path)
+    ...     _ = path.write_text("old")
+    ...     path.chmod(0o444)
+    ...     print(missing, is_read_only(path))
+    False True
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISREG(mode):
+        return False
+    return not mode & 0o222 or not os.access(path, os.W_OK)
+
+
+def check_replaceable(path: str | os.PathLike, name: str) -> None:
+    """Refuse a read-only file at `path`, naming the argument (`name`) and the path.
+
+    Raises
+    ------
+    ValueError
+        If :func:`is_read_only` says `path` is read-only.
+    """
+    if is_read_only(path):
+        raise ValueError(
+            f"{name} {str(path)!r} is a read-only file, which perfci does not replace; make "
+            "it writable (chmod u+w) or give another file name."
+        )
+
+
+def pid_alive(pid: int) -> bool:
+    """Return whether a process `pid` runs on this machine (another user's counts).
+
+    A pid below 1 names no single process: it is not alive.
+    """
+    if pid < 1:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except (OSError, OverflowError):  # pragma: no cover
+        return False
+    return True
+
+
+def temporary_writer(name: str) -> int | None:
+    """Return the pid in a temporary file's name (:data:`TEMPORARY_NAME`), else None.
+
+    Examples
+    --------
+    >>> from perfci._core.files import temporary_writer
+    >>> temporary_writer(".report.html.4242.0a1b2c3d.tmp"), temporary_writer("report.html")
+    (4242, None)
+    """
+    match = TEMPORARY_NAME.fullmatch(name)
+    return int(match.group("pid")) if match else None
+
+
 def new_temporary(path: Path) -> tuple[int, Path]:
-    """Create ``.NAME.XXXXXXXX.tmp`` beside `path`, mode 0666 less the user's umask."""
+    """Create ``.NAME.PID.XXXXXXXX.tmp`` beside `path`, mode 0666 less the user's umask.
+
+    ``PID`` is this process's (so :func:`remove_stale_temporaries` can tell a dead
+    writer's file from a live one's) and ``XXXXXXXX`` 8 random hex digits; a `path`
+    whose name is longer than 200 characters gives its first 200.
+    """
+    name = path.name[:_LONGEST_NAME]
     while True:
-        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        tmp = path.parent / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
         except FileExistsError:  # pragma: no cover - 2**32 names
             continue
 
 
+def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files in `folder` whose writers are no longer alive.
+
+    A temporary file is one named :data:`TEMPORARY_NAME` (``.NAME.PID.XXXXXXXX.tmp``);
+    it is stale when no process `PID` runs on this machine (:func:`pid_alive`), as after
+    a writer was killed. Those of a live process, this one's included, are kept, and so
+    is every other file. A folder that cannot be read is left alone.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files deleted, sorted.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        pid = temporary_writer(entry.name)
+        if pid is None or pid_alive(pid):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            os.unlink(entry.path)
+        except OSError:  # gone already, or not ours to delete
+            continue
+        removed.append(Path(entry.path))
+    return sorted(removed)
+
+
 def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
     """Write `data` to `path` through a temporary file and a rename: complete or absent.
+
+    A file already at `path` is replaced and keeps its permission bits (a new file gets
+    the user's umask), unless it is read-only (:func:`is_read_only`): that is refused.
+    The temporary file (:func:`new_temporary`) is removed if anything fails, an
+    interruption (:class:`KeyboardInterrupt`) included.
 
     Raises
     ------
     WriteError
-        If the disk is full or the file cannot be written; the message names `path`. An
-        earlier file at `path` is left as it was, and no temporary file is left behind.
+        If `path` is a read-only file, the disk is full or the file cannot be written;
+        the message names `path`. An earlier file at `path` is left as it was, and no
+        temporary file is left behind.
     """
+    path = Path(path)
     view = memoryview(data).cast("B")
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except (OSError, ValueError):
+        mode = None
+    if mode is not None and is_read_only(path):
+        raise WriteError(
+            errno.EACCES,
+            f"could not write {path}: it is a read-only file, which perfci does not "
+            "replace (make it writable, or remove it)",
+        )
+    keep = stat.S_IMODE(mode) & 0o777 if mode is not None and stat.S_ISREG(mode) else None
     try:
         fd, tmp = new_temporary(path)
     except OSError as exc:
         raise WriteError(exc.errno, f"could not write {path}: {exc.strerror or exc}") from exc
+    done = False
     try:
         with os.fdopen(fd, "wb") as f:
             if view.nbytes and hasattr(os, "posix_fallocate"):
@@ -65,24 +233,28 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
                         raise
             f.write(view)
             f.flush()
+            if keep is not None:
+                os.fchmod(f.fileno(), keep)
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if not isinstance(exc, OSError):
-            raise
+        done = True
+    except OSError as exc:
         free = free_bytes(path.parent)
         room = "" if free is None else f" ({free:,} bytes free, {view.nbytes:,} needed)"
         raise WriteError(exc.errno, f"could not write {path}: {exc.strerror or exc}{room}") from exc
+    finally:
+        if not done:  # any exception: an OSError, a KeyboardInterrupt, a MemoryError
+            tmp.unlink(missing_ok=True)
     sync_folder(path.parent)
 
 
 def free_bytes(folder: Path) -> int | None:
+    """Return the bytes free for the user in `folder`'s file system (None: unknown)."""
     try:
-        stat = os.statvfs(folder)
+        stat_ = os.statvfs(folder)
     except (OSError, AttributeError):
         return None
-    return stat.f_bavail * stat.f_frsize
+    return stat_.f_bavail * stat_.f_frsize
 
 
 def sync_folder(folder: Path) -> None:

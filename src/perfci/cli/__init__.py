@@ -1,11 +1,13 @@
-"""The ``perfci`` command line.
+r"""The ``perfci`` command line.
 
 Every command prints readable text by default and JSON with ``--json``. Bad input prints
 one line to stderr naming the flag, column or file the user typed and exits with status
 2; an internal error prints one line saying so and exits with status 1. Neither shows a
 traceback unless ``--debug`` is given. A command still running after two seconds shows
 that it is working on stderr when stderr is a terminal (``validate run`` a bar of its
-cells), unless ``--quiet`` is given.
+cells), unless ``--quiet`` is given. No message, traceback or output prints a control
+character or a bidi override from the data raw: each is printed as a visible escape
+(``\x1b``, ``\u202e``; :func:`perfci._core.text.visible_text`).
 
 The parser (:mod:`perfci.cli.parser`) reads every name and its help from the registry,
 the commands (:mod:`perfci.cli.commands`) import the library as they need it,
@@ -48,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     from .parser import UsageError, build_parser, in_user_words
-    from .rendering import Activity, stderr_is_terminal
+    from .rendering import Activity, echo, stderr_is_terminal
 
     parser = build_parser()
     args: Any = None
@@ -61,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def show_warning(message: Warning | str, *_: Any, **__: Any) -> None:
         activity.clear()
-        print(f"perfci: warning: {words(message)}", file=sys.stderr)
+        echo(f"perfci: warning: {words(message)}", keep="", file=sys.stderr)
 
     try:
         args = parser.parse_args(argv)
@@ -78,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = show_warning
             COMMANDS[args.command](args)
     except UsageError as exc:
-        print(str(exc).splitlines()[0], file=sys.stderr)
+        echo(str(exc).splitlines()[0], keep="", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (e.g. `perfci demo | head`); nothing left to report.
@@ -89,23 +91,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except (ValueError, OSError, MemoryError) as exc:
         if debug:
-            traceback.print_exc()
+            echo(traceback.format_exc(), end="", file=sys.stderr)
         elif isinstance(exc, MemoryError):
-            print(
+            echo(
                 f"perfci: error: not enough memory for this request ({words(exc)}); ask for "
                 "less (fewer resamples, a smaller n)",
+                keep="",
                 file=sys.stderr,
             )
         else:
-            print(f"perfci: error: {words(exc)}", file=sys.stderr)
+            echo(f"perfci: error: {words(exc)}", keep="", file=sys.stderr)
         return 2
     except Exception as exc:
         if debug:
-            traceback.print_exc()
+            echo(traceback.format_exc(), end="", file=sys.stderr)
         else:
-            print(
+            echo(
                 f"perfci: internal error: {type(exc).__name__}: {words(exc)} (run again with "
                 "--debug to see the traceback)",
+                keep="",
                 file=sys.stderr,
             )
         return 1

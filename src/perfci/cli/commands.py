@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from .._core.text import visible_text
 from . import inputs, many_commands, rendering
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -195,11 +196,13 @@ def _print_report(args: argparse.Namespace, table: Any, published: Any = None) -
 
     if args.format in ("latex", "markdown") and not args.json:
         if published is not None:
-            print(published.to_latex() if args.format == "latex" else published.to_markdown())
+            rendering.echo(
+                published.to_latex() if args.format == "latex" else published.to_markdown()
+            )
             return
         write = latex_table if args.format == "latex" else markdown_table
         names = {} if args.by is None else {"by": args.by}
-        print(write(table, confidence_level=args.confidence_level, names=names), end="")
+        rendering.echo(write(table, confidence_level=args.confidence_level, names=names), end="")
         return
     if args.by is not None:
         table = table.rename(columns={"by": args.by})
@@ -207,7 +210,13 @@ def _print_report(args: argparse.Namespace, table: Any, published: Any = None) -
 
 
 def _html_target(args: argparse.Namespace) -> Path | None:
-    """Return the `--html` file, checked; refuse `--pred-b` without it."""
+    """Return the `--html` file, checked before any work; refuse `--pred-b` without it.
+
+    The file must not be a folder, must end in ``.html`` or ``.htm``, must be in a folder
+    that exists, and must not be a read-only file: perfci does not replace a file the
+    user may not write (or one with no write bit), and a file it replaces keeps its
+    permission bits.
+    """
     if args.html is None:
         if args.pred_b is not None:
             raise ValueError(
@@ -590,20 +599,20 @@ def bayes(args: argparse.Namespace) -> None:
             **{k: payload[args.estimand][k] for k in ("estimate", "low", "high")},
         },
     ]
-    print(
+    rendering.echo(
         f"{args.metric} of {payload['relevant_n']} relevant texts from {payload['persons']} "
         f"persons; {100 * level:g}% intervals (Bayesian: equal-tailed, posterior median):\n"
     )
     rendering.print_table(pd.DataFrame(rows), "table")
     d = payload["diagnostics"]
     r_hat = "n/a (exact grid)" if d["r_hat"] is None else f"{d['r_hat']:.3f}"
-    print(
+    rendering.echo(
         f"\ndiagnostics: R-hat {r_hat}, bulk ESS {d['ess_bulk']:.0f}, tail ESS "
         f"{d['ess_tail']:.0f}, divergences {d['divergences']}"
         + (f"; FLAGGED: {'; '.join(d['flag_reasons'])}" if d["flagged"] else "")
     )
     k = payload["kappa"]
-    print(
+    rendering.echo(
         f"concentration kappa: median {k['median']:.4g}, {100 * level:g}% equal-tailed "
         f"[{k['low']:.4g}, {k['high']:.4g}]" + (f"; {k['note']}" if k["note"] else "")
     )
@@ -620,10 +629,10 @@ def bayes(args: argparse.Namespace) -> None:
                         "differs": "yes" if check["differs"] else "no",
                     }
                 )
-        print(f"\nprior sensitivity (exact grid, {100 * level:g}% equal-tailed):\n")
+        rendering.echo(f"\nprior sensitivity (exact grid, {100 * level:g}% equal-tailed):\n")
         rendering.print_table(pd.DataFrame(rows), "table")
         for e in ESTIMANDS:
-            print(f"{e}: {sensitivity[e]['reason']}")
+            rendering.echo(f"{e}: {sensitivity[e]['reason']}")
 
 
 def _kappa_row(result: Any, level: float) -> dict[str, Any]:
@@ -671,9 +680,11 @@ def validate(args: argparse.Namespace) -> None:
                 )
             )
             return
-        print(f"suites in {folder}:")
+        rendering.echo(f"suites in {folder}:", keep="")
         for suite in suites:
-            print(f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})")
+            rendering.echo(
+                f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})", keep=""
+            )
         return
     if args.action == "run":
         import math
@@ -707,7 +718,7 @@ def validate(args: argparse.Namespace) -> None:
                 "cells": cells,
             },
             args.json,
-            f"wrote {target}",
+            f"wrote {visible_text(str(target))}",
         )
         return
     from ..harness.figures import coverage_table, make_figures, suite_layout
@@ -734,7 +745,9 @@ def validate(args: argparse.Namespace) -> None:
     summary = folder / "SUMMARY.md"
     write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
     written.append(str(summary))
-    rendering.emit({"written": written}, args.json, "\n".join(f"wrote {p}" for p in written))
+    # one line per file: a name's own line break is shown as an escape, as any control is
+    wrote = "\n".join(f"wrote {visible_text(p)}" for p in written)
+    rendering.emit({"written": written}, args.json, wrote)
 
 
 def _plan_text(plan: Any) -> str:
@@ -894,19 +907,19 @@ def demo(args: argparse.Namespace) -> None:
             )
         )
         return
-    print(
+    rendering.echo(
         f"Example data: {len(texts)} utterances from {texts['person'].nunique()} therapists, "
         "coded by a human and by two LLM prompts (model, model_b).\n\n"
         f"1. Report for prompt 'model', texts nested in therapists ({100 * level:g}% intervals):\n"
     )
     rendering.print_table(table, "table")
-    print("\n2. Paired comparison of the two prompts:\n")
-    print(_comparison_text(result, "model", "model_b"))
-    print(
+    rendering.echo("\n2. Paired comparison of the two prompts:\n")
+    rendering.echo(_comparison_text(result, "model", "model_b"))
+    rendering.echo(
         "\n3. Plan for a new study: recall expected 0.90, half-width 0.05, ICC 0.1, about 6 "
         "reference positives per therapist, a quarter of utterances positive:\n"
     )
-    print(_plan_text(planned))
+    rendering.echo(_plan_text(planned))
 
 
 #: The function of each command, by name.

@@ -1,8 +1,16 @@
-"""Output of the command line: text, tables (text, CSV, markdown), JSON and progress.
+r"""Output of the command line: text, tables (text, CSV, markdown), JSON and progress.
 
 Every ``--json`` output goes through :func:`json_text`, which takes a result (its
 ``to_dict()``), a :class:`pandas.DataFrame` (one object per row) or a payload of plain
-values, and writes strict JSON: NaN and infinity become null.
+values, and writes strict JSON: NaN and infinity become null (and, as JSON does, every
+control or non-ASCII character as a ``\u`` escape).
+
+No text from data reaches the terminal raw: :func:`echo` and :func:`emit` print text
+through :func:`perfci._core.text.visible_text`, and :func:`print_table` passes every cell
+and column name of a table through it (Markdown tables through
+:func:`perfci.publishing.tables.markdown_text`). A terminal escape sequence (ESC, CSI), any
+other control character and a bidi override is printed as a visible escape (``\x1b``,
+``\u202e``), never applied; line breaks inside a cell too (``\n``).
 
 Progress goes to standard error, and only when it is a terminal (a log file or a pipe
 gets none) and ``--quiet`` was not given: :func:`progress_bar` for the cells of a
@@ -18,12 +26,15 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .._core.text import visible_text
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
     "ACTIVITY_DELAY",
     "Activity",
+    "echo",
     "emit",
     "json_text",
     "markdown",
@@ -57,37 +68,89 @@ def json_text(value: Any) -> str:
     return json.dumps(data, allow_nan=False)
 
 
+def echo(text: str, *, keep: str = "\n", end: str = "\n", file: TextIO | None = None) -> None:
+    r"""Print text of one or more lines with no control or bidi character raw.
+
+    Every character :func:`perfci._core.text.visible_text` escapes is printed as its
+    escape (ESC as ``\x1b``, U+202E as ``\u202e``); only the line breaks ``\n`` between
+    the lines are kept (none with ``keep=""``, for a message of one line).
+
+    Parameters
+    ----------
+    text : str
+        What to print: a message or a result's text, holding names from the data.
+    keep : str, default "\n"
+        The characters printed raw all the same.
+    end : str, default "\n"
+        Printed after `text`, as :func:`print` does.
+    file : file object, optional
+        Where to print; standard output by default.
+
+    Examples
+    --------
+    >>> from perfci.cli.rendering import echo
+    >>> echo("site \x1b[2J\u202eX\nnext line")
+    site \x1b[2J\u202eX
+    next line
+    """
+    print(visible_text(text, keep=keep), end=end, file=sys.stdout if file is None else file)
+
+
 def emit(value: Any, as_json: bool, text: str) -> None:
-    """Print `text`, or the JSON of `value` when `as_json`."""
-    print(json_text(value) if as_json else text)
+    """Print `text` (through :func:`echo`), or the JSON of `value` when `as_json`."""
+    if as_json:
+        print(json_text(value))
+    else:
+        echo(text)
 
 
 def markdown(frame: pd.DataFrame) -> str:
-    """Return a table as a markdown table (numbers to 4 significant digits)."""
+    """Return a table as a markdown table (numbers to 4 significant digits), cells escaped."""
     import pandas as pd
+
+    from ..publishing.tables import markdown_text
 
     def cell(v: Any) -> str:
         if isinstance(v, float):
             return "" if v != v else f"{v:.4g}"
-        return "" if v is pd.NA else str(v)
+        return "" if v is pd.NA else markdown_text(str(v))
 
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * frame.shape[1]]
+    head = " | ".join(markdown_text(str(c)) for c in frame.columns)
+    lines = ["| " + head + " |", "|" + "---|" * frame.shape[1]]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(False)]
     return "\n".join(lines)
 
 
+def _visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return a table with every text cell and column name through ``visible_text``."""
+    shown = frame.copy()
+
+    def cell(v: Any) -> Any:
+        return visible_text(v) if isinstance(v, str) else v
+
+    for i in range(shown.shape[1]):  # by position: column names may repeat
+        if shown.iloc[:, i].dtype.kind not in "biufcmM":  # text, objects, categories
+            shown.isetitem(i, shown.iloc[:, i].astype(object).map(cell))
+    shown.columns = [visible_text(c) if isinstance(c, str) else c for c in shown.columns]
+    return shown
+
+
 def print_table(frame: pd.DataFrame, fmt: str) -> None:
-    """Print a table as ``table`` (aligned text), ``json``, ``csv`` or ``markdown``."""
+    """Print a table as ``table`` (aligned text), ``json``, ``csv`` or ``markdown``.
+
+    Text from the data is printed visibly escaped in each (the control and bidi
+    characters of :func:`perfci._core.text.visible_text`; JSON escapes them itself).
+    """
     import pandas as pd
 
     if fmt == "json":
         print(json_text(frame))
     elif fmt == "csv":
-        print(frame.to_csv(index=False), end="")
+        print(_visible_frame(frame).to_csv(index=False), end="")
     elif fmt == "markdown":
         print(markdown(frame))
     else:
-        shown = frame.copy()
+        shown = _visible_frame(frame)
         three = ("estimate", "estimate_versus", "difference", "low", "high", "icc")
         for col in (*three, "design_effect", "se"):
             if col in shown:

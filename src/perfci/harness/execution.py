@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from .._core.files import is_read_only
 from .._core.resources import available_cores, check_memory
 from .corpus_kernels import stratified_cell
 from .crossed_kernels import annotators_cell, runs_cell
@@ -38,6 +39,7 @@ from .storage import (
     WriteError,
     cell_path,
     folder_lock,
+    read_cell,
     remove_stale_temporaries,
     write_atomic,
     write_dataset,
@@ -109,7 +111,8 @@ def run_suite(
         Dask handshake within :data:`SCHEDULER_TIMEOUT` seconds.
     resume : bool, default False
         Keep the cells a previous run finished (in ``OUT/SUITE.cells/``), if their
-        fingerprint is this suite's and scale's.
+        fingerprint is this suite's and scale's and every one of them is a valid cell
+        (:func:`~perfci.harness.storage.read_cell`), checked before any work.
     progress : callable, optional
         Called with (cells done, cells in all) after each cell.
 
@@ -122,8 +125,10 @@ def run_suite(
     ------
     ValueError
         For an invalid suite, scale, `workers` or `scheduler`; for cells that `resume`
-        cannot use (another suite's or scale's fingerprint, or cell files without one);
-        for a scale whose cells would not fit in memory. Nothing is written.
+        cannot use (another suite's or scale's fingerprint, cell files without one, or a
+        cell file no run could have written: the message names it and what is wrong);
+        for a scale whose cells would not fit in memory; for a read-only result file
+        ``OUT/SUITE.nc``. Nothing is written.
     FolderInUseError
         If another run holds the lock of `out` (the message names its pid).
     SchedulerError
@@ -135,7 +140,9 @@ def run_suite(
     Notes
     -----
     Everything is written inside `out`: ``SUITE.nc``, ``SUITE.cells/`` and, while the run
-    lasts, the lock ``perfci.lock``. Temporary files a killed run left there are deleted.
+    lasts, the lock ``perfci.lock``. Temporary files a killed run left there are deleted
+    (those of a live process are kept). A result file already there keeps its permission
+    bits when it is replaced; a read-only one is refused before any work.
 
     Examples
     --------
@@ -166,6 +173,11 @@ def run_suite(
     if scheduler is None:
         _check_scale_memory(suite, scale, workers)
     out = Path(out)
+    if is_read_only(out / f"{suite.name}.nc"):
+        raise ValueError(
+            f"`out` {str(out)!r} holds a read-only result file {suite.name}.nc, which perfci "
+            "does not replace; make it writable (chmod u+w) or write to another folder."
+        )
     with folder_lock(out):
         remove_stale_temporaries(out)
         target = out / f"{suite.name}.nc"
@@ -182,7 +194,12 @@ def run_suite(
         folder = out / f"{suite.name}.cells"
         _prepare_cells(folder, suite, scale, resume)
         cells = suite.cells(scale)
-        todo = [c for c in cells if not cell_path(folder, c).exists()]
+        kept = [cell_path(folder, c).exists() for c in cells]
+        todo = [c for c, k in zip(cells, kept, strict=True) if not k]
+        if resume:  # every kept cell is checked before any work: a bad one refuses
+            _check_kept_cells(
+                suite, scale, [c for c, k in zip(cells, kept, strict=True) if k], folder
+            )
         done = len(cells) - len(todo)
         if progress:
             progress(done, len(cells))
@@ -201,6 +218,20 @@ def run_suite(
                 "`resume` to write the result",
             ) from exc
         return dataset
+
+
+def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) -> None:
+    """Refuse to resume from a cell file no run of this suite could have written.
+
+    Each kept cell is read and checked (:func:`~perfci.harness.storage.read_cell`); the
+    first bad one raises a :class:`~perfci.harness.storage.CellFileError` naming it, and
+    nothing is computed or written.
+    """
+    names = [m.name for m in suite.methods]
+    replications = suite.scales[scale].replications
+    sets = suite.population["kind"] == "many_nested"  # simultaneous sets of contrasts
+    for cell in kept:
+        read_cell(cell_path(folder, cell), names, replications, sets=sets)
 
 
 def _check_scale_memory(suite: Suite, scale: str, workers: int) -> None:

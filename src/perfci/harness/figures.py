@@ -901,7 +901,10 @@ def coverage_table(dataset: xr.Dataset, *, over: str | None = None) -> str:
     -------
     str
         Markdown: a header naming the suite and scale, a line saying what the columns
-        hold (and, with `over`, what was summarized over), and the table.
+        hold (and, with `over`, what was summarized over), and the table; every name and
+        value from the result goes through
+        :func:`perfci.publishing.tables.markdown_text` (markup and control characters
+        escaped, one line per cell).
 
     Examples
     --------
@@ -912,6 +915,8 @@ def coverage_table(dataset: xr.Dataset, *, over: str | None = None) -> str:
     >>> print(figures.coverage_table(ds).splitlines()[0])
     ### paper-samplesize (smoke)
     """
+    from ..publishing.tables import markdown_text as md
+
     frame = coverage_frame(dataset, over=over)
     level = float(dataset.attrs.get("confidence_level", 0.95))
     if bool(int(dataset.attrs.get("exact", 0))):
@@ -919,7 +924,7 @@ def coverage_table(dataset: xr.Dataset, *, over: str | None = None) -> str:
     else:
         error = (
             "`mc_se` = sqrt(c (1 - c) / n_valid), a cell's Monte-Carlo standard error over "
-            f"its {dataset.attrs.get('replications', '?')} replications"
+            f"its {md(str(dataset.attrs.get('replications', '?')))} replications"
         )
     if over is None:
         columns = _CELL_COLUMNS
@@ -932,30 +937,30 @@ def coverage_table(dataset: xr.Dataset, *, over: str | None = None) -> str:
         columns = _SUMMARY_COLUMNS
         values = dataset[over].values.tolist()
         what = (
-            f"Summary over {over} ({len(values)} values, {_value_text(values[0])} to "
-            f"{_value_text(values[-1])}): the mean of the cells' coverages of {level:.0%} "
+            f"Summary over {md(over)} ({len(values)} values, {md(_value_text(values[0]))} to "
+            f"{md(_value_text(values[-1]))}): the mean of the cells' coverages of {level:.0%} "
             f"intervals and its Monte-Carlo SE sqrt(sum mc_se^2) / cells ({error}); the "
-            f"lowest coverage, its MC SE and the {over} where it is; the mean half-width; "
+            f"lowest coverage, its MC SE and the {md(over)} where it is; the mean half-width; "
             "the cells with a coverage."
         )
     names = [c for c in frame.columns if c not in {name for name, _ in columns}]
     header = [*names, *(name for name, _ in columns)]
     lines = [
-        f"### {dataset.attrs['suite']} ({dataset.attrs['scale']})",
+        f"### {md(str(dataset.attrs['suite']))} ({md(str(dataset.attrs['scale']))})",
         "",
         what,
         "",
-        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(md(str(h)) for h in header) + " |",
         "|" + "---|" * len(header),
     ]
     records = frame.to_dict("list")
     for r in range(len(frame)):
-        cells = [_value_text(records[c][r]) for c in names]
+        cells = [md(_value_text(records[c][r])) for c in names]
         for name, digits in columns:
             value = records[name][r]
             if value is None or (isinstance(value, float) and np.isnan(value)):
                 cells.append("n/a")
             else:
-                cells.append(_value_text(value) if digits < 0 else f"{float(value):.{digits}f}")
+                cells.append(md(_value_text(value)) if digits < 0 else f"{float(value):.{digits}f}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

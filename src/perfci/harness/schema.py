@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +37,14 @@ from .populations import confusion_probabilities
 #: The most values one grid dim of a suite takes (a ``{start, stop, step}`` table counted
 #: before it is expanded).
 MAX_GRID_VALUES = 100_000
+
+#: The most cells one scale of a suite has (the product of its grid dims' numbers of
+#: values, a scale's grid overrides applied), checked before any cell is listed.
+MAX_CELLS = 100_000
+
+#: The most data sets one scale simulates: its cells times its replications (an exact
+#: scale counts one per cell).
+MAX_DATA_SETS = 1_000_000_000
 
 #: A suite's name (it names the result file ``OUT/NAME.nc``): a letter or digit, then
 #: letters, digits, ``-`` and ``_``; never a path.
@@ -350,7 +360,10 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
         file and the key: an unknown key anywhere, a value of the wrong type or out of
         range (the rules are those of :data:`SUITE_KEYS`, :data:`SCALE_KEYS` and
         :data:`perfci.harness.kinds.POPULATION_SCHEMA`), a repeated grid value, an
-        unknown method or an impossible population.
+        unknown method or an impossible population, a scale of more than
+        :data:`MAX_CELLS` cells or :data:`MAX_DATA_SETS` data sets (cells times
+        replications), or method names that are alike (:func:`method_name_key`) or
+        begin or end with whitespace.
 
     Examples
     --------
@@ -390,13 +403,11 @@ def _check_suite(raw: dict) -> Suite:
     if not isinstance(raw["methods"], list) or not raw["methods"]:
         raise SuiteError("`methods` must be a non-empty array of tables ([[methods]]).")
     methods = tuple(_check_method(i, m) for i, m in enumerate(raw["methods"]))
-    names = [m.name for m in methods]
-    if len(set(names)) != len(names):
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        raise SuiteError(f"`methods` names must be unique; repeated: {repeated}.")
+    _check_method_names([m.name for m in methods])
     if not isinstance(raw["scales"], dict) or not raw["scales"]:
         raise SuiteError("`scales` must be a table of scales, e.g. [scales.smoke].")
     scales = {name: _check_scale(name, spec, dims, grid) for name, spec in raw["scales"].items()}
+    _check_sizes(grid, scales)
     bootstraps = [m.name for m in methods if m.family == "bootstrap"]
     for name, scale in scales.items():
         if bootstraps and not scale.exact and scale.resamples < 1:
@@ -417,6 +428,68 @@ def _check_suite(raw: dict) -> Suite:
         methods,
         scales,
     )
+
+
+def method_name_key(name: str) -> str:
+    """Return the key two method names of a suite must not share.
+
+    It is the name case-folded, with ``-``, ``_`` and whitespace alike (a run of them
+    counts as one): ``"Wilson"`` and ``"wilson"``, or ``"agresti-coull"`` and
+    ``"agresti_coull"``, are one name to a reader of the result.
+
+    Examples
+    --------
+    >>> from perfci.harness.schema import method_name_key
+    >>> method_name_key("Agresti-Coull") == method_name_key("agresti_coull")
+    True
+    """
+    return re.sub(r"[-_\s]+", "_", name.casefold())
+
+
+def _check_method_names(names: list[str]) -> None:
+    """Refuse method names that are repeated, alike, or begin or end with whitespace.
+
+    Each names a ``ci_method`` of the result; alike is :func:`method_name_key`.
+    """
+    for i, name in enumerate(names):
+        if name != name.strip():
+            raise SuiteError(
+                f"`methods[{i}].name` must not begin or end with whitespace; got {name!r}."
+            )
+    if len(set(names)) != len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        raise SuiteError(f"`methods` names must be unique; repeated: {repeated}.")
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        first = seen.setdefault(method_name_key(name), i)
+        if first != i:
+            raise SuiteError(
+                f"`methods` names must differ in more than case, '-', '_' and spaces; "
+                f"{names[first]!r} (methods[{first}]) and {name!r} (methods[{i}]) do not."
+            )
+
+
+def _check_sizes(grid: dict, scales: dict[str, Scale]) -> None:
+    """Refuse a scale of more than :data:`MAX_CELLS` cells or :data:`MAX_DATA_SETS` data sets.
+
+    Both are counted from the sizes of the grid's dims, before any cell is listed.
+    """
+    for name, scale in scales.items():
+        dims = {**grid, **scale.grid}
+        cells = math.prod(len(v) for v in dims.values())
+        if cells > MAX_CELLS:
+            sizes = " x ".join(f"{len(v)} {d}" for d, v in dims.items())
+            raise SuiteError(
+                f"`scales.{name}` has {cells} cells ({sizes}), more than {MAX_CELLS}; give "
+                "its grid fewer values."
+            )
+        reps = 1 if scale.exact else scale.replications
+        if cells * reps > MAX_DATA_SETS:
+            raise SuiteError(
+                f"`scales.{name}` simulates {cells * reps} data sets ({cells} cells x {reps} "
+                f"replications), more than {MAX_DATA_SETS}; ask for fewer replications or "
+                "cells."
+            )
 
 
 def _check_kind(kind: str, population: dict, grid: dict, methods, scales) -> None:

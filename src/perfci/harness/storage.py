@@ -1,11 +1,17 @@
 """Files of a run: atomic writes, the output folder's lock, and cleaning up after a kill.
 
 Every file is written whole to a temporary file in its folder and renamed into place, so
-it is complete or absent, never torn. A temporary file is created with the user's umask
-(as any new file is; :func:`tempfile.mkstemp` would make it 0600), its space is reserved
-before anything is written, so a full disk fails before a byte is written, and it is
-removed if anything fails. A result dataset is serialized in memory first: the only
-thing that touches the disk is one plain write.
+it is complete or absent, never torn (:func:`perfci._core.files.write_bytes_atomic`). A
+temporary file is created with the user's umask (as any new file is;
+:func:`tempfile.mkstemp` would make it 0600), its space is reserved before anything is
+written, so a full disk fails before a byte is written, and it is removed if anything
+fails. A file replaced keeps its permission bits, and a read-only one is refused. A
+result dataset is serialized in memory first: the only thing that touches the disk is
+one plain write.
+
+A temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` after its writer's pid; one that a
+killed run left is deleted by the next run in the folder (:func:`remove_stale_temporaries`).
+On resume, every cell file kept is checked before any work (:func:`read_cell`).
 
 One run at a time writes to an output folder: :func:`folder_lock` holds ``OUT/perfci.lock``
 (an advisory ``flock`` holding the run's pid) while a run writes there.
@@ -17,13 +23,14 @@ import contextlib
 import io
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
-from .._core.files import WriteError
+from .._core.files import WriteError, pid_alive, temporary_writer
+from .._core.files import remove_stale_temporaries as _remove_dead_writers
 from .._core.files import write_bytes_atomic as _write_bytes_atomic
 
 try:  # POSIX; elsewhere the lock is the lock file's existence and its pid
@@ -80,14 +87,123 @@ def write_dataset(dataset: xr.Dataset, target: Path) -> None:
 
 
 def remove_stale_temporaries(folder: Path) -> list[Path]:
-    """Delete temporary files a killed run left in `folder` (call with its lock held)."""
+    """Delete temporary files a killed run left in `folder` (call with its lock held).
+
+    A temporary file named after its writer (``.NAME.PID.XXXXXXXX.tmp``) is deleted when
+    that process is no longer alive, and kept while it is (another process writing in
+    the folder, such as ``perfci validate report``, or this one). Those of earlier
+    versions, which name no writer (``.NAME.XXXXXXXX.tmp``, ``tmpXXXXXXXX.tmp``,
+    ``tmpXXXXXXXX.nc.tmp``), are deleted: the folder's lock says no run writes there.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files deleted, sorted.
+    """
     if not folder.is_dir():
         return []
-    # ours: .NAME.XXXXXXXX.tmp; before: tmpXXXXXXXX.tmp (cells), tmpXXXXXXXX.nc.tmp
-    stale = {*folder.glob(".*.tmp"), *folder.glob("tmp*.tmp")}
-    for path in stale:
-        path.unlink(missing_ok=True)
+    stale = set(_remove_dead_writers(folder))
+    # earlier versions: .NAME.XXXXXXXX.tmp; tmpXXXXXXXX.tmp (cells), tmpXXXXXXXX.nc.tmp
+    for path in {*folder.glob(".*.tmp"), *folder.glob("tmp*.tmp")}:
+        if temporary_writer(path.name) is None and path.is_file():
+            path.unlink(missing_ok=True)
+            stale.add(path)
     return sorted(stale)
+
+
+#: The columns of a cell file (one row per method), in order.
+CELL_COLUMNS = ("hits", "misses below", "misses above", "half-width sum", "n_valid", "flags")
+
+
+class CellFileError(ValueError):
+    """A cell file that ``resume`` would keep is not a cell of this run; nothing is written.
+
+    The message names the file and what is wrong with it.
+    """
+
+
+def read_cell(
+    path: Path, methods: Sequence[str], replications: int, *, sets: bool = False
+) -> np.ndarray:
+    """Read one cell file a run would resume from; refuse one no run could have written.
+
+    A cell is ``(methods, 6)`` real numbers, one row per method (:data:`CELL_COLUMNS`):
+    hits, misses below, misses above, n_valid and flags are non-negative integers, with
+    ``n_valid`` and flags at most `replications`, and the half-width sum is finite and
+    non-negative. Each interval either covers or misses, so ``hits + misses below +
+    misses above == n_valid``; with `sets` (simultaneous sets of several intervals, which
+    can miss below on one and above on another) ``max(below, above) <= n_valid - hits <=
+    below + above``.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The cell file (``.npy``).
+    methods : sequence of str
+        The suite's method names, one per row.
+    replications : int
+        The scale's replications.
+    sets : bool, default False
+        Whether each row scores simultaneous sets (a ``many_nested`` suite).
+
+    Returns
+    -------
+    numpy.ndarray
+        The cell, as float.
+
+    Raises
+    ------
+    CellFileError
+        If the file cannot be read as a ``.npy`` array or breaks a rule above; the
+        message names the file, the method and what is wrong.
+    """
+
+    def bad(what: str) -> CellFileError:
+        return CellFileError(
+            f"cell file {path} cannot be resumed: {what}; delete it to compute that cell "
+            "again, or run without `resume` to start again."
+        )
+
+    try:
+        raw = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise bad(f"it is not a .npy array ({reason})") from None
+    if not isinstance(raw, np.ndarray) or raw.dtype.kind not in "iuf":
+        raise bad(f"it holds {getattr(raw, 'dtype', type(raw).__name__)}, not real numbers")
+    shape = (len(methods), len(CELL_COLUMNS))
+    if raw.shape != shape:
+        raise bad(f"its shape is {raw.shape}, not {shape} (methods, scores)")
+    cell = raw.astype(float)
+    for name, row in zip(methods, cell, strict=True):
+        where = f"method {name!r}"
+        values = [float(v) for v in row]
+        hits, below, above, _, valid, flags = values
+        for column, value in zip(CELL_COLUMNS, values, strict=True):
+            if column == "half-width sum":
+                if not (np.isfinite(value) and value >= 0):
+                    raise bad(f"{where} has half-width sum {value!r}, not a finite number >= 0")
+            elif not (np.isfinite(value) and value >= 0 and value == np.round(value)):
+                raise bad(f"{where} has {column} {value!r}, not a non-negative integer")
+        for column, value in (("n_valid", valid), ("flags", flags)):
+            if value > replications:
+                raise bad(
+                    f"{where} has {column} {value:.0f}, more than the scale's "
+                    f"{replications} replications"
+                )
+        missed = valid - hits
+        if sets:
+            if not (max(below, above) <= missed <= below + above):
+                raise bad(
+                    f"{where} has hits {hits:.0f}, misses below {below:.0f} and above "
+                    f"{above:.0f}, which cannot make n_valid {valid:.0f}"
+                )
+        elif hits + below + above != valid:
+            raise bad(
+                f"{where} has hits + misses below + misses above = "
+                f"{hits + below + above:.0f}, not n_valid {valid:.0f}"
+            )
+    return cell
 
 
 def _read_pid(path: Path) -> int | None:
@@ -96,18 +212,6 @@ def _read_pid(path: Path) -> int | None:
     except (OSError, UnicodeDecodeError):
         return None
     return int(text[0]) if text and text[0].isdigit() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    except OSError:  # pragma: no cover
-        return False
-    return True
 
 
 def _in_use(folder: Path, pid: int | None) -> FolderInUseError:
@@ -184,7 +288,7 @@ def folder_lock(folder: str | os.PathLike) -> Iterator[Path]:
     try:
         previous = _read_pid(path)
         if previous is not None and previous != os.getpid():
-            state = "no longer running" if not _alive(previous) else "no longer holding it"
+            state = "no longer running" if not pid_alive(previous) else "no longer holding it"
             warnings.warn(
                 f"took over the lock {path} of pid {previous} ({state}; a killed run).",
                 StaleLockWarning,
@@ -209,7 +313,7 @@ def _exclusive_file_lock(folder: Path, path: Path) -> Iterator[None]:  # pragma:
             break
         except FileExistsError:
             pid = _read_pid(path)
-            if pid is not None and _alive(pid):
+            if pid is not None and pid_alive(pid):
                 raise _in_use(folder, pid) from None
             warnings.warn(
                 f"took over the lock {path} of pid {pid} (no longer running; a killed run).",

@@ -2,7 +2,8 @@
 
 :func:`html_page` writes a :class:`~perfci.publishing.report.ValidationReport` as one page
 that needs nothing else: the CSS is inline, the figures are perfci's PNG images inlined
-as ``data:`` URLs, and every name, label and message from the data is escaped.
+as ``data:`` URLs, and every name, label and message from the data is escaped (:func:`_e`:
+control and bidi characters shown as escapes, then HTML's own).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._core.text import single_line
 from .tables import MethodCell, Table, all_texts, count, is_bayes, level_text, number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,8 +93,14 @@ footer { margin-top: 36px; font-size: 0.8em; color: #777; }
 
 
 def _e(text: Any) -> str:
-    """Escape text for HTML (quotes too: it may go in an attribute)."""
-    return html.escape(str(text), quote=True)
+    r"""Escape text for HTML: one line, no control character, no markup.
+
+    The policy: line breaks and tabs become spaces and every control or invisible
+    format character (NUL, ESC, the bidi controls, ...) is shown as an escape like
+    ``\u202e``, not applied (:func:`perfci._core.text.single_line`); then
+    :func:`html.escape`, quotes too (the text may go in an attribute).
+    """
+    return html.escape(single_line(str(text)), quote=True)
 
 
 def _cell(cell: Any, classes: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import policy
 from .._core import registry
 from .._core.deprecation import hide_parameters, positional_groups
-from .._core.files import write_bytes_atomic
+from .._core.files import check_replaceable, remove_stale_temporaries, write_bytes_atomic
 from .._core.results import to_jsonable
 from .._core.validation import check_positive_int, check_rng
 from .many_section import (
@@ -455,7 +455,8 @@ class ValidationReport:
             ``.html`` (or ``.htm``): :meth:`to_html`; ``.tex``: :meth:`to_latex`;
             ``.md``: :meth:`to_markdown`. Its folder must exist. The text is written
             beside it and renamed over it, so the file is the old one or the whole new
-            one, never torn; a file already there is replaced.
+            one, never torn; a file already there is replaced and keeps its permission
+            bits (a new one gets the user's umask), unless it is read-only.
 
         Returns
         -------
@@ -465,8 +466,16 @@ class ValidationReport:
         Raises
         ------
         ValueError
-            If `path` is a folder, has another suffix, or is in a folder that does not
-            exist.
+            If `path` is a folder, has another suffix, is in a folder that does not
+            exist, or is a read-only file (one the user may not write, or with no write
+            bit: perfci does not replace it).
+
+        Notes
+        -----
+        The temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` after this process and
+        removed if the write fails or is interrupted; a temporary that a killed writer
+        left in the folder (its pid no longer running) is deleted first, and one of a
+        live process is kept (:func:`perfci._core.files.remove_stale_temporaries`).
         """
         target = check_output_path(path, "`path`")
         suffix = target.suffix.lower()
@@ -477,6 +486,7 @@ class ValidationReport:
             if suffix == ".md"
             else self.to_html()
         )
+        remove_stale_temporaries(target.parent)  # left by a writer that was killed
         write_bytes_atomic(target, text.encode("utf-8"))
         return target
 
@@ -484,7 +494,10 @@ class ValidationReport:
 def check_output_path(path: Any, name: str, suffixes: Sequence[str] = SUFFIXES) -> Path:
     """Return `path` as a file a report can be written to; raise naming it (`name`).
 
-    It must not be a folder, must end in one of `suffixes`, and its folder must exist.
+    It must not be a folder, must end in one of `suffixes`, its folder must exist, and a
+    file already there must not be read-only
+    (:func:`perfci._core.files.check_replaceable`): perfci does not replace a file the
+    user may not write, or one with no write bit.
     """
     try:
         target = Path(path)
@@ -499,6 +512,7 @@ def check_output_path(path: Any, name: str, suffixes: Sequence[str] = SUFFIXES) 
         raise ValueError(f"{name} must end in {endings}; got {str(path)!r}.")
     if not target.parent.is_dir():
         raise ValueError(f"{name} {str(path)!r} is in a folder that does not exist.")
+    check_replaceable(target, name)
     return target
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import __version__
+from .._core.text import single_line
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -504,6 +505,8 @@ _LATEX_SPECIAL = {
     "^": r"\textasciicircum{}",
     "<": r"\textless{}",
     ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r"\textquotedbl{}",
     "–": "--",
     "−": "$-$",
     "λ": r"$\lambda$",
@@ -515,34 +518,66 @@ _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
 def latex_text(text: str) -> str:
-    r"""Escape text for LaTeX: every character special to it, and a few symbols.
+    r"""Escape text from data for LaTeX: one line, no control character, no markup.
+
+    The policy: the text is made one line and every control or invisible format
+    character (NUL, ESC, the bidi controls, ...) is shown as an escape like ``\x1b``
+    (:func:`perfci._core.text.single_line`); then every character special to LaTeX
+    (``\ & % $ # _ { } ~ ^``), and ``< > | "``, which the default font encoding prints as
+    other characters (and babel may make active), is written as its command; a leading
+    ``*``, which a row's ``\\`` above would read as its star, is braced. A few symbols
+    (en dash, minus, λ, ∝, ≤, ≥) become their LaTeX.
 
     Examples
     --------
     >>> from perfci.publishing.tables import latex_text
     >>> print(latex_text("n_eff & 95% {a}"))
     n\_eff \& 95\% \{a\}
+    >>> print(latex_text('*a|"b"\x1b'))
+    {*}a\textbar{}\textquotedbl{}b\textquotedbl{}\textbackslash{}x1b
     """
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], text)
+    text = _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], single_line(text))
+    return "{*}" + text[1:] if text.startswith("*") else text
 
 
 #: What Markdown reads as markup in a table cell; an underscore inside a word is not
-#: (CommonMark), so ``balanced_accuracy`` stays as it is.
-_MARKDOWN_RE = re.compile(r"([\\`*\[\]<>|#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+#: (CommonMark), so ``balanced_accuracy`` stays as it is. ``&`` starts an entity
+#: (``&#x202e;`` would put back a bidi control), ``|`` ends a cell.
+_MARKDOWN_RE = re.compile(r"([\\`*\[\]<>|#&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def markdown_text(text: str) -> str:
-    r"""Escape text for a Markdown table cell (an interval's brackets are left as they are).
+    r"""Escape text from data for a Markdown table cell, heading or footnote.
+
+    The policy: the text is made one line (line breaks and tabs become spaces) and every
+    control or invisible format character (NUL, ESC, CR, the bidi controls U+202A-U+202E,
+    U+2066-U+2069, U+200E, U+200F, U+061C, ...) is shown as an escape like ``\u202e``
+    (:func:`perfci._core.text.single_line`); then ``\ ` * _ [ ] < > | # &`` are
+    backslash-escaped, so no text from data ends a cell, starts markup, raw HTML or an
+    entity. An underscore inside a word and an interval's brackets are left as they are.
 
     Examples
     --------
     >>> from perfci.publishing.tables import markdown_text
     >>> print(markdown_text("a|b_c *d* _e_"), markdown_text("[0.821, 0.923]"))
     a\|b_c \*d\* \_e\_ [0.821, 0.923]
+    >>> print(markdown_text("<b>\n\u202eX"))
+    \<b\> \\u202eX
     """
-    if _INTERVAL.match(text):
+    if _INTERVAL.fullmatch(text):  # not `match`: its `$` passes a last line break
         return text
-    return _MARKDOWN_RE.sub(r"\\\1", text).replace("\n", " ")
+    return _MARKDOWN_RE.sub(r"\\\1", single_line(text))
+
+
+def _latex_row(cells: list[str]) -> str:
+    r"""Join a row's escaped cells; a first ``[`` is braced, not an argument of the rule above.
+
+    ``\\``, ``\toprule`` and ``\midrule`` each read a ``[`` after them as the start of
+    an optional argument (a leading ``*`` :func:`latex_text` braces itself).
+    """
+    if cells and cells[0].startswith("["):
+        cells = ["{[}" + cells[0][1:], *cells[1:]]
+    return " & ".join(cells) + r" \\"
 
 
 def render_latex(tables: Sequence[Table], footnotes: Sequence[tuple[str, str]]) -> str:
@@ -557,7 +592,7 @@ def render_latex(tables: Sequence[Table], footnotes: Sequence[tuple[str, str]]) 
             rf"\label{{tab:perfci-{t.key}}}",
             rf"\begin{{tabular}}{{{spec}}}",
             r"\toprule",
-            " & ".join(latex_text(h.strip()) for h in t.headers) + r" \\",
+            _latex_row([latex_text(h.strip()) for h in t.headers]),
             r"\midrule",
         ]
         for row in t.rows:
@@ -567,9 +602,7 @@ def render_latex(tables: Sequence[Table], footnotes: Sequence[tuple[str, str]]) 
                 else latex_text(c)
                 for c in row
             ]
-            if cells and cells[0].startswith("["):  # not an optional argument of \\ above
-                cells[0] = "{[}" + cells[0][1:]
-            lines.append(" & ".join(cells) + r" \\")
+            lines.append(_latex_row(cells))
         lines += [r"\bottomrule", r"\end{tabular}"]
         here = {c.mark for row in t.rows for c in row if isinstance(c, MethodCell)}
         below = [f"$^{{{m}}}$ {latex_text(text)}" for m, text in footnotes if m in here]
@@ -661,7 +694,9 @@ def latex_table(
         One ``table`` environment per table (``\toprule``, ``\midrule``,
         ``\bottomrule``: it needs ``\usepackage{booktabs}``), with short method names and
         the report's full labels as footnotes below the table; every character special
-        to LaTeX in the cells (``\ & % $ # _ { } ~ ^``) is escaped.
+        to LaTeX in the cells (``\ & % $ # _ { } ~ ^``, and ``< > | "``) is escaped and
+        every control or invisible format character shown as an escape (see
+        :func:`perfci.publishing.tables.latex_text`).
 
     Raises
     ------
@@ -726,7 +761,9 @@ def markdown_table(
     str
         Pipe tables with a bold caption above each, short method names with the report's
         full labels as footnotes (``[^a]``, as GitHub and pandoc read them), and the
-        rows' notes numbered below; ``\ ` * _ [ ] < > | #`` in cells are escaped.
+        rows' notes numbered below; ``\ ` * _ [ ] < > | # &`` in cells are escaped, line
+        breaks made spaces and every control or invisible format character shown as an
+        escape (see :func:`perfci.publishing.tables.markdown_text`).
 
     Raises
     ------
