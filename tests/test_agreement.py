@@ -45,7 +45,7 @@ def _codes(seed, n=None, annotators=None, categories=None, missing=0.3, accuracy
 
 
 def _estimate(codes, **kwargs):
-    """The statistic alone: the estimate of a call with a handful of resamples.
+    """The statistic alone: the estimate of a call with the fewest resamples a 95% interval takes.
 
     What those resamples give is not checked here: on a few texts some hold one code only
     and are dropped with a warning, which says nothing about the estimate.
@@ -53,7 +53,7 @@ def _estimate(codes, **kwargs):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", ".* was undefined in", pc.UndefinedMetricWarning)
         warnings.simplefilter("ignore", pc.DegenerateIntervalWarning)
-        return pc.annotator_agreement(codes, n_resamples=20, rng=0, **kwargs).estimate
+        return pc.annotator_agreement(codes, n_resamples=40, rng=0, **kwargs).estimate
 
 
 def _clustered(seed=11, persons=20, per=25, annotators=3):
@@ -145,7 +145,7 @@ def test_fleiss_kappa_with_the_same_number_of_codes_from_different_annotators():
     assert _estimate(codes, statistic="fleiss_kappa") == pytest.approx(expected, abs=TOL)
     # a text with no code at all is left out
     empty = np.vstack([codes, [np.nan] * 4])
-    result = pc.annotator_agreement(empty, statistic="fleiss_kappa", n_resamples=20, rng=0)
+    result = pc.annotator_agreement(empty, statistic="fleiss_kappa", n_resamples=40, rng=0)
     assert result.estimate == pytest.approx(expected, abs=TOL)
     assert (result.n_texts, result.n_texts_unused) == (50, 1)
 
@@ -156,7 +156,7 @@ def test_cohen_kappa_equals_sklearn_on_the_texts_both_coded(seed):
     both = ~np.isnan(codes).any(1)
     # cohen_kappa_score(a, b) on the texts both annotators coded
     expected = cohen_kappa_score(codes[both, 0], codes[both, 1])
-    result = pc.annotator_agreement(codes, statistic="cohen_kappa", n_resamples=20, rng=0)
+    result = pc.annotator_agreement(codes, statistic="cohen_kappa", n_resamples=40, rng=0)
     assert result.estimate == pytest.approx(expected, abs=TOL)
     assert (result.n_texts, result.n_texts_unused) == (both.sum(), (~both).sum())
 
@@ -425,11 +425,10 @@ def test_perfect_agreement_is_one_with_a_zero_width_warning(method):
     assert (result.estimate, result.low, result.high) == (1.0, 1.0, 1.0)
 
 
-def test_one_resample_is_a_point_without_a_zero_width_warning():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        result = pc.annotator_agreement(_codes(3, n=40), n_resamples=1, rng=0)
-    assert result.low == result.high == result.bootstrap.distribution[0]
+def test_one_resample_is_refused_rather_than_a_point():
+    # one resample gave a zero-width interval at its replicate: each tail needs one
+    with pytest.raises(ValueError, match=r"^`n_resamples` must be at least 40 .*got 1\.$"):
+        pc.annotator_agreement(_codes(3, n=40), n_resamples=1, rng=0)
 
 
 def test_resamples_with_one_code_are_dropped_and_counted():
@@ -678,4 +677,4 @@ def test_names_are_the_registry():
     assert pc.LEVELS_OF_MEASUREMENT == registry.LEVEL_OF_MEASUREMENT.names
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert pc.annotator_agreement(GOOD, n_resamples=10, rng=0).n_annotators == 3
+        assert pc.annotator_agreement(GOOD, n_resamples=40, rng=0).n_annotators == 3

@@ -1058,3 +1058,91 @@ def test_exact_resamples_and_other_methods_are_not_floored():
     assert pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.999, rng=1).low <= 1
     with pytest.raises(ValueError, match="at least 20000 for a 99.99% percentile.*got 2000"):
         pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.9999)
+
+
+# ------------------------------------------- the floor of report, subgroups and agreement
+
+_BY = np.where(np.arange(120) < 60, "a", "b")
+_PERSON = np.arange(120) // 4  # 30 persons of 4 texts, nested in the subgroups
+_CODES = np.c_[_Y, _A, _B].astype(float)
+_CODES[::3, 2] = np.nan  # the third annotator left a third of the texts uncoded
+
+
+def _entry_point_calls():
+    """The entry points that now take the floor, each given B at 95%, with the bootstrap."""
+    from perfci.subgroups import compare_groups_counts
+
+    counts = np.array([40, 6, 9, 45])
+    reference = np.array([55, 4, 6, 35])
+    return {
+        "report": lambda n: pc.report(_Y, _A, metrics=["f1"], n_resamples=n, rng=1),
+        "compare_groups": lambda n: pc.compare_groups(
+            _Y, _A, "recall", _BY, method="bootstrap", n_resamples=n, rng=1
+        ),
+        "compare_groups(recommended, f1)": lambda n: pc.compare_groups(
+            _Y, _A, "f1", _BY, n_resamples=n, rng=1
+        ),
+        "compare_groups_counts": lambda n: compare_groups_counts(
+            counts, reference, "f1", method="bootstrap", n_resamples=n, rng=1
+        ),
+        "annotator_agreement": lambda n: pc.annotator_agreement(_CODES, n_resamples=n, rng=1),
+        "annotator_agreement bca": lambda n: pc.annotator_agreement(
+            _CODES, interval="bca", n_resamples=n, rng=1
+        ),
+        "agreement_report": lambda n: pc.agreement_report(_CODES[:, :2], _B, n_resamples=n, rng=1),
+    }
+
+
+ENTRY_POINT_CALLS = sorted(_entry_point_calls())
+
+
+@pytest.mark.parametrize("name", ENTRY_POINT_CALLS)
+@pytest.mark.parametrize("below", [1, 39])
+def test_the_entry_points_refuse_fewer_resamples_than_the_floor(name, below):
+    with pytest.raises(ValueError, match="`n_resamples` must be at least 40 ") as err:
+        _entry_point_calls()[name](below)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "95% " in message and f"got {below}." in message
+    assert ("BCa" if "bca" in name else "percentile") in message
+
+
+@pytest.mark.parametrize("name", ENTRY_POINT_CALLS)
+def test_the_entry_points_work_at_the_floor(name):
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        # 40 resamples of a few dozen texts may hold one in which a statistic is undefined
+        warnings.simplefilter("ignore", pc.UndefinedMetricWarning)
+        result = _entry_point_calls()[name](40)
+    if isinstance(result, pd.DataFrame):
+        assert len(result) and (result["low"] <= result["high"]).all()
+    else:
+        assert result.low <= result.high
+
+
+def test_the_report_refuses_too_few_resamples_before_it_reads_the_labels():
+    # labels of different lengths would be an error of y_pred: the options come first
+    with pytest.raises(ValueError, match="^`n_resamples` must be at least 40 "):
+        pc.report(_Y, _A[:-1], n_resamples=39)
+    # formerly the bootstrap rows were left out with a warning, the analytic rows kept
+    with pytest.raises(ValueError, match="^`n_resamples` must be at least 200 "):
+        pc.report(_Y, _A, metrics=["recall"], confidence_level=0.99, n_resamples=199)
+
+
+def test_methods_that_do_not_resample_keep_refusing_n_resamples_as_before():
+    from perfci.subgroups import compare_groups_counts
+
+    bootstrap_option = "^`n_resamples` is an option of the bootstrap"
+    with pytest.raises(ValueError, match=bootstrap_option):
+        pc.compare_groups(_Y, _A, "recall", _BY, n_resamples=1)  # newcombe, recommended
+    with pytest.raises(ValueError, match=bootstrap_option):
+        pc.compare_groups(_Y, _A, "f1", _BY, groups=_PERSON, n_resamples=39)  # cluster-robust
+    with pytest.raises(ValueError, match=bootstrap_option):
+        compare_groups_counts([40, 6, 9, 45], [55, 4, 6, 35], "recall", n_resamples=1)
+    with pytest.raises(ValueError, match=bootstrap_option):
+        pc.annotator_agreement(_CODES[:, :2], method="asymptotic", n_resamples=1)
+    # and they draw nothing, so the default 2000 is no floor for them at any level
+    assert pc.compare_groups(_Y, _A, "recall", _BY, confidence_level=0.9999)["low"].notna().all()
+    asymptotic = pc.annotator_agreement(_CODES[:, :2], method="asymptotic", confidence_level=0.9999)
+    assert asymptotic.low <= asymptotic.high

@@ -1405,8 +1405,7 @@ ENTRIES = [
             "confidence_level": level_kind(),
             "design": choice_kind(registry.DESIGN, none_ok=True),
             "df_adjust": choice_kind(registry.DF_ADJUST),
-            # a row whose bootstrap has too few resamples is left out, with a warning
-            "n_resamples": resamples_kind(extra=(Case("'exact'", "exact"),), floor=False),
+            "n_resamples": resamples_kind(extra=(Case("'exact'", "exact"),)),
             "rng": rng_kind(),
             "bayes": bool_kind(),
             "score": [
@@ -1491,7 +1490,7 @@ ENTRIES = [
             "simultaneous": choice_kind(registry.SIMULTANEOUS),
             "positive": label_kind(),
             "n_resamples": also(
-                positive_int_kind(extra=(Case("'exact'", "exact"), Case("too many", 10**12))),
+                resamples_kind(extra=(Case("'exact'", "exact"), Case("too many", 10**12))),
                 method="bootstrap",
             ),
             "rng": rng_kind(),
@@ -1538,7 +1537,7 @@ ENTRIES = [
             ],
             "confidence_level": level_kind(),
             "n_resamples": also(
-                positive_int_kind(extra=(Case("'exact'", "exact"), Case("too many", 10**12))),
+                resamples_kind(extra=(Case("'exact'", "exact"), Case("too many", 10**12))),
                 method="bootstrap",
             ),
             "rng": rng_kind(),
@@ -1816,7 +1815,7 @@ ENTRIES = [
                 Case("ordinal of numbers", "ordinal", OK),
             ],
             "categories": categories_kind(),
-            **auc_bootstrap_kinds(floor=False),
+            **auc_bootstrap_kinds(),
         },
         [
             *agreement_extra(),
@@ -1861,7 +1860,7 @@ ENTRIES = [
             "method": choice_kind(registry.AGREEMENT_METHOD),
             "confidence_level": level_kind(),
             "categories": categories_kind(),
-            **auc_bootstrap_kinds(floor=False),
+            **auc_bootstrap_kinds(),
         },
         agreement_extra(),
     ),

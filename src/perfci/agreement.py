@@ -110,8 +110,10 @@ def annotator_agreement(
     interval : {"percentile", "bca"}, optional
         Bootstrap interval; percentile when unset.
     n_resamples : int, optional
-        Bootstrap resamples; 2000 when unset. Passing it (or `interval`) with a method
-        other than the bootstrap is an error, also at its default value.
+        Bootstrap resamples; 2000 when unset, at least ``ceil(2 / (1 - confidence_level))``
+        (40 at 95%: each tail of the interval holds a resample). Passing it (or
+        `interval`) with a method other than the bootstrap is an error, also at its
+        default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap.
     batch : int, optional
@@ -126,7 +128,8 @@ def annotator_agreement(
     Raises
     ------
     ValueError
-        For an unknown name or an option of the wrong type; a bootstrap option with
+        For an unknown name or an option of the wrong type; fewer `n_resamples` than the
+        bootstrap interval at the level needs; a bootstrap option with
         ``method="asymptotic"``, or ``"asymptotic"`` for a statistic other than Cohen's
         kappa; `codes` that are not a table, with fewer than 2 annotators, no text, no
         code at all, infinity, numbers beside text or score-like numbers; codes outside

@@ -162,7 +162,7 @@ def agreement_options_iv(
     level = float(check_confidence_level(confidence_level, scalar=True))
     registry.LEVEL_OF_MEASUREMENT.check(level_of_measurement)
     interval, resamples, generator = check_bootstrap_options(
-        method, scheme, interval, n_resamples, rng, batch
+        method, scheme, interval, n_resamples, rng, batch, level
     )
     options = AgreementOptions(
         method, level, level_of_measurement, scheme, interval, resamples, batch

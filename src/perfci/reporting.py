@@ -25,6 +25,7 @@ from ._core import registry
 from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_texts
 from ._core.labels import has_columns
+from ._core.resampling import check_resample_count
 from ._core.validation import (
     UNSET,
     UndefinedMetricWarning,
@@ -130,8 +131,10 @@ def _report_iv(
                 "as `score`."
             )
     if not (isinstance(n_resamples, str) and n_resamples == RECOMMENDED):
-        # the report's bootstrap rows are never a proportion: "exact" does not apply
+        # the report's bootstrap rows are never a proportion: "exact" does not apply; they
+        # are percentile intervals, refused too few resamples here rather than left out
         check_positive_int("n_resamples", n_resamples, " or 'recommended'")
+        check_resample_count(n_resamples, level)
     generator = check_rng(rng)
     if not isinstance(differences, bool | np.bool_):
         raise ValueError(f"`differences` must be True or False; got {differences!r}.")
@@ -790,7 +793,9 @@ def report(
         Nested-data adjustment of the rows with analytic intervals, as in
         :func:`metric_ci` (icc_weighted and dean_pagano when left to the policy).
     n_resamples : int or "recommended", default "recommended"
-        Resamples of the rows with bootstrap intervals (2000 when left to the policy).
+        Resamples of the rows with bootstrap intervals (2000 when left to the policy), at
+        least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the interval
+        holds a resample).
     rng : numpy.random.Generator, int or None
         Random generator or seed (one child stream per row).
     bayes : bool, default False
@@ -847,7 +852,8 @@ def report(
         `score`), a `score` that is not one finite number per text, `bayes` or
         `differences` that is not a boolean, `differences` without `by` (or, with
         `groups`, persons whose texts span subgroups),
-        `n_resamples` that is not a positive integer or "recommended", a `positive`
+        `n_resamples` that is not a positive integer or "recommended" (or is too few
+        for the level), a `positive`
         that is not one label, a level outside (0, 1), an `rng` that cannot seed a
         generator. Options are checked before any row is computed, so a bad one is an
         error rather than a row left out.

@@ -41,6 +41,7 @@ import pandas as pd
 from . import policy
 from ._core import registry
 from ._core.labels import as_label_array, listing, plain, same_label, sorted_labels
+from ._core.resampling import check_resample_count
 from ._core.validation import (
     N_RESAMPLES,
     UNSET,
@@ -142,8 +143,12 @@ def _label(method: str, nested: bool, scheme: str | None) -> str:
     )
 
 
-def _choose(metric: str, method: str, nested: bool, n_resamples: Any) -> str:
-    """Return the method to compute; refuse `n_resamples` given without the bootstrap."""
+def _choose(metric: str, method: str, nested: bool, n_resamples: Any, level: float) -> str:
+    """Return the method to compute; refuse `n_resamples` given without the bootstrap.
+
+    With the bootstrap, refuse fewer resamples (given, or the default) than its percentile
+    interval at `level` needs (:func:`~perfci._core.resampling.check_resample_count`).
+    """
     chosen = (
         policy.recommended_group_difference(metric, nested) if method == RECOMMENDED else method
     )
@@ -165,6 +170,8 @@ def _choose(metric: str, method: str, nested: bool, n_resamples: Any) -> str:
             f"`n_resamples` is an option of the bootstrap, but this comparison uses {how}; "
             "leave `n_resamples` unset or pass method='bootstrap'."
         )
+    if chosen == "bootstrap":
+        check_resample_count(or_default(n_resamples, N_RESAMPLES), level)
     return chosen
 
 
@@ -292,7 +299,7 @@ def compare_groups_counts(
             f"`reference_counts` must have the batch shape of `counts` ({batch_shape}); got "
             f"{ref.shape[:cut]}."
         )
-    chosen = _choose(metric, method, nested, n_resamples)
+    chosen = _choose(metric, method, nested, n_resamples, level)
     resamples = int(or_default(n_resamples, N_RESAMPLES))
     sets = math.prod(batch_shape)
     flat = cells.reshape(sets, *cells.shape[cut:])
@@ -584,7 +591,7 @@ def compare_groups_table(
         saying): :func:`compare_groups` warns with them, :func:`perfci.report` puts them in
         its notes.
     """
-    chosen = _choose(metric, method, nested, n_resamples)
+    chosen = _choose(metric, method, nested, n_resamples, level)
     resamples = int(or_default(n_resamples, N_RESAMPLES))
     cells = np.asarray(cells, dtype=float)
     sides = sides_of(cells, metric, nested)
@@ -783,7 +790,9 @@ def compare_groups(
         strings). For multi-class labels, the class whose one-vs-rest metric is compared.
     n_resamples : int, optional
         Resamples of each subgroup's bootstrap (``method="bootstrap"`` only); 2000 when
-        unset. Passed with another method, it is an error (also at 2000).
+        unset, at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the
+        percentile interval holds a resample). Passed with another method, it is an error
+        (also at 2000).
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap: the subgroups in sorted order, the
         i-th uses ``np.random.default_rng(rng).spawn(L)[i]`` of L subgroups. The other
@@ -823,7 +832,8 @@ def compare_groups(
         with fewer than 2 subgroups; a `reference` that is not one of them; with
         `groups`, a person with texts in two subgroups; ``method="newcombe"`` for a
         metric that is not a proportion, or with `groups`; `n_resamples` other than
-        its default when the chosen method is not the bootstrap.
+        its default when the chosen method is not the bootstrap, or fewer than the
+        bootstrap's percentile interval needs at `confidence_level`.
 
     Warns
     -----

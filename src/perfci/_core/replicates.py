@@ -33,6 +33,7 @@ from .intervals import BCA_FALLBACK_REASONS, bca_levels, percentile_levels, type
 from .resampling import (
     Statistic,
     augment,
+    check_resample_count,
     check_resample_size,
     draw_replicates_batch,
     jackknife,
@@ -164,6 +165,7 @@ def check_bootstrap_options(
     n_resamples: Any,
     rng: Any,
     batch: Any,
+    confidence_level: float | None = None,
 ) -> tuple[str, int, np.random.Generator]:
     """Check the bootstrap options of a function whose `method` may be another interval.
 
@@ -173,7 +175,10 @@ def check_bootstrap_options(
     :data:`~perfci._core.validation.N_RESAMPLES`). With a `method` other than
     ``"bootstrap"``, passing `scheme`, `interval` or `n_resamples` at all is an error (an
     option the method cannot use is never silently ignored, and passing the default value
-    is passing it). Returns the interval, the resamples and the generator.
+    is passing it). With ``method="bootstrap"`` and a `confidence_level` (already
+    checked), fewer resamples than its interval at that level needs are refused
+    (:func:`~perfci._core.resampling.check_resample_count`); a caller that checks them
+    itself leaves it None. Returns the interval, the resamples and the generator.
 
     Examples
     --------
@@ -187,6 +192,10 @@ def check_bootstrap_options(
     Traceback (most recent call last):
     ...
     ValueError: `n_resamples` is an option of the bootstrap, but `method` is 'delong'; ...
+    >>> check_bootstrap_options("bootstrap", None, UNSET, 39, 1, None, 0.95)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `n_resamples` must be at least 40 for a 95% percentile interval ...
     """
     if scheme is not None:
         registry.BOOTSTRAP_SCHEME.check(scheme)
@@ -209,6 +218,8 @@ def check_bootstrap_options(
                     f"`{name}` is an option of the bootstrap, but `method` is {method!r}; "
                     f"leave `{name}` unset or pass method='bootstrap'."
                 )
+    elif confidence_level is not None:
+        check_resample_count(resamples, confidence_level, chosen_interval)
     return chosen_interval, resamples, generator
 
 
