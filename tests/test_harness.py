@@ -175,8 +175,16 @@ GARBAGE = [
     (
         "SMALL",
         ("resamples = 200", "resamples = 0"),
-        "`scales.smoke.resamples` must be an integer at least 1: the scale simulates "
-        "bootstrap intervals (pseudo_percentile_1); got 0.",
+        "`scales.smoke.resamples` must be an integer at least 40: the scale simulates "
+        "bootstrap intervals (pseudo_percentile_1), each of whose tails needs a resample; "
+        "got 0.",
+    ),
+    (
+        "SMALL",
+        ("resamples = 200", "resamples = 39"),
+        "`scales.smoke.resamples` must be an integer at least 40: the scale simulates "
+        "bootstrap intervals (pseudo_percentile_1), each of whose tails needs a resample; "
+        "got 39.",
     ),
     (
         "SMALL",

@@ -278,7 +278,8 @@ def _bootstrap_iv(
             f"`n_resamples` must be a positive integer or 'exact'; got {n_resamples!r}."
         )
     else:
-        check_resample_count(n_resamples, level, interval)
+        # a batch of levels: the highest needs the most resamples
+        check_resample_count(n_resamples, float(np.max(level)), interval)
     if batch is not None and not is_positive_int(batch):
         raise ValueError(f"`batch` must be a positive integer or None; got {batch!r}.")
     if nested is not None and not isinstance(nested, bool | np.bool_):

@@ -173,11 +173,11 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
     """
     removed = []
     try:
-        entries = list(os.scandir(folder))
+        entries = list(os.scandir(os.fspath(folder)))
     except OSError:
         return []
     for entry in entries:
-        pid = temporary_writer(entry.name)
+        pid = temporary_writer(str(entry.name))
         if pid is None or pid_alive(pid):
             continue
         try:

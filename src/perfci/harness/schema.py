@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._core.registry import MAX_RESAMPLES
+from .._core.resampling import min_resamples
 from .families import HARNESS_FAMILY, check_family_options
 from .fields import Field, field_map
 from .kinds import (
@@ -409,11 +410,15 @@ def _check_suite(raw: dict) -> Suite:
     scales = {name: _check_scale(name, spec, dims, grid) for name, spec in raw["scales"].items()}
     _check_sizes(grid, scales)
     bootstraps = [m.name for m in methods if m.family == "bootstrap"]
+    fewest = min_resamples(float(raw.get("confidence_level", 0.95)))
     for name, scale in scales.items():
-        if bootstraps and not scale.exact and scale.resamples < 1:
+        # the public functions refuse fewer resamples than each tail needs: refuse the
+        # suite before any work rather than the run part-way
+        if bootstraps and not scale.exact and scale.resamples < fewest:
             raise SuiteError(
-                f"`scales.{name}.resamples` must be an integer at least 1: the scale "
-                f"simulates bootstrap intervals ({bootstraps[0]}); got {scale.resamples}."
+                f"`scales.{name}.resamples` must be an integer at least {fewest}: the scale "
+                f"simulates bootstrap intervals ({bootstraps[0]}), each of whose tails needs "
+                f"a resample; got {scale.resamples}."
             )
     _check_kind(kind, population, grid, methods, scales)
     _check_cells(kind, population, [{**grid, **s.grid} for s in scales.values()])
