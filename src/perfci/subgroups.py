@@ -144,11 +144,7 @@ def _label(method: str, nested: bool, scheme: str | None) -> str:
 
 
 def _choose(metric: str, method: str, nested: bool, n_resamples: Any, level: float) -> str:
-    """Return the method to compute; refuse `n_resamples` given without the bootstrap.
-
-    With the bootstrap, refuse fewer resamples (given, or the default) than its percentile
-    interval at `level` needs (:func:`~perfci._core.resampling.check_resample_count`).
-    """
+    """Return the method; refuse `n_resamples` without the bootstrap, or too few with it."""
     chosen = (
         policy.recommended_group_difference(metric, nested) if method == RECOMMENDED else method
     )

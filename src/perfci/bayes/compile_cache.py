@@ -23,7 +23,8 @@ Key
     features: the machine code is compiled for this CPU). Any change gives a new entry;
     old ones are left in place.
 Writes
-    To a temporary file in the same folder, then ``os.replace``: a reader sees a whole
+    To a temporary file in the same folder (named with the writer's pid: a killed
+    writer's is removed by the next write), then ``os.replace``: a reader sees a whole
     entry or none. Two processes that miss at once both compile; the last rename wins,
     and both entries are equally good.
 Failures
@@ -52,7 +53,6 @@ import importlib.util
 import os
 import pickle
 import sys
-import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Mapping
@@ -283,9 +283,13 @@ def _write(path: Path, key: str, payload: dict[str, Any]) -> None:
 
     body = dumps(payload)  # cloudpickle, as Numba's own cache entries are written
     data = _MAGIC + key.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
+    from .._core.files import new_temporary, remove_stale_temporaries
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        # the temporaries carry their writer's pid: a killed writer's are removed here
+        remove_stale_temporaries(path.parent)
+        fd, temporary = new_temporary(path)
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(data + body)

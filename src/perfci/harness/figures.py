@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
 __all__ = [
+    "file_stem",
     "FIGURES",
     "MAX_COLUMNS",
     "MAX_PAGES",
@@ -772,18 +773,36 @@ def make_figures(
     suite_layout(dataset, x)  # fails before anything is written
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    suite = dataset.attrs["suite"]
+    suite = str(dataset.attrs["suite"])
+    stem_of = file_stem(suite)  # a results file's name may hold anything
     written: list[Path] = []
     for fig_spec in FIGURES.get(suite, []):
-        written += _plot(dataset, fig_spec, folder / f"{suite}-{fig_spec.stem}", wanted)
+        written += _plot(dataset, fig_spec, folder / f"{stem_of}-{fig_spec.stem}", wanted)
     if suite == "paper-nested":
         written += _population_histogram(folder, wanted)
     if suite == "paper-f1":
         written += _f1_heatmaps(dataset, folder, wanted)
     for variable, (stem, _) in _SUITE_VARIABLES.items():
         for page, fig in plot_suite(dataset, variable, x=x).items():
-            written += save_figure(fig, folder / f"{stem}_{suite}{page}", wanted, close=True)
+            written += save_figure(fig, folder / f"{stem}_{stem_of}{page}", wanted, close=True)
     return written
+
+
+def file_stem(name: str) -> str:
+    r"""Return `name` as a file-name stem: letters, digits, ``.``, ``-`` and ``_`` only.
+
+    Every other character (a path separator, a control character, a space) becomes
+    ``_``, leading dots are dropped (no hidden or parent-folder names) and the stem is at
+    most 100 characters, so a suite's figures stay in the figures folder.
+
+    Examples
+    --------
+    >>> from perfci.harness.figures import file_stem
+    >>> file_stem("atlas-icc"), file_stem("../../etc/x\nname")
+    ('atlas-icc', 'etc_x_name')
+    """
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._")
+    return stem[:100] or "suite"
 
 
 # ----------------------------------------------------------------------------- tables
