@@ -573,12 +573,14 @@ def test_shipped_suites_are_well_under_the_limits():
     [
         (
             "Wilson",
-            "`methods` names must differ in more than case, '-', '_' and spaces; 'wilson' "
+            "`methods` names must differ in more than case, '-', '_', spaces and Unicode "
+            "form (NFKC); 'wilson' "
             "(methods[0]) and 'Wilson' (methods[2]) do not.",
         ),
         (
             "WILSON",
-            "`methods` names must differ in more than case, '-', '_' and spaces; 'wilson' "
+            "`methods` names must differ in more than case, '-', '_', spaces and Unicode "
+            "form (NFKC); 'wilson' "
             "(methods[0]) and 'WILSON' (methods[2]) do not.",
         ),
         ("wilson ", "`methods[2].name` must not begin or end with whitespace; got 'wilson '."),

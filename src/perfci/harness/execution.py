@@ -220,18 +220,28 @@ def run_suite(
         return dataset
 
 
+#: Population kinds whose intervals may be wider than 1: a coefficient on the logit scale
+#: (``covariates_nested``) and rank sets (``many_nested``). Every other kind's target is a
+#: rate or a difference of rates, so a cell's half-width sum is at most its n_valid.
+UNBOUNDED_HALF_WIDTH_KINDS = frozenset({"covariates_nested", "many_nested"})
+
+
 def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) -> None:
     """Refuse to resume from a cell file no run of this suite could have written.
 
-    Each kept cell is read and checked (:func:`~perfci.harness.storage.read_cell`); the
-    first bad one raises a :class:`~perfci.harness.storage.CellFileError` naming it, and
-    nothing is computed or written.
+    Each kept cell is read and checked (:func:`~perfci.harness.storage.read_cell`), its
+    half-width sum at most its n_valid unless its kind is in
+    :data:`UNBOUNDED_HALF_WIDTH_KINDS`; the first bad one raises a
+    :class:`~perfci.harness.storage.CellFileError` naming it, and nothing is computed or
+    written.
     """
     names = [m.name for m in suite.methods]
     replications = suite.scales[scale].replications
-    sets = suite.population["kind"] == "many_nested"  # simultaneous sets of contrasts
+    kind = suite.population["kind"]
+    sets = kind == "many_nested"  # simultaneous sets of contrasts
+    widest = None if kind in UNBOUNDED_HALF_WIDTH_KINDS else 1.0
     for cell in kept:
-        read_cell(cell_path(folder, cell), names, replications, sets=sets)
+        read_cell(cell_path(folder, cell), names, replications, sets=sets, max_half_width=widest)
 
 
 def _check_scale_memory(suite: Suite, scale: str, workers: int) -> None:

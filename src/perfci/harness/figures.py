@@ -17,6 +17,7 @@ Monte-Carlo standard errors, and a summary over a dim only when asked, saying so
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 from collections.abc import Sequence
@@ -793,16 +794,21 @@ def file_stem(name: str) -> str:
 
     Every other character (a path separator, a control character, a space) becomes
     ``_``, leading dots are dropped (no hidden or parent-folder names) and the stem is at
-    most 100 characters, so a suite's figures stay in the figures folder.
+    most 100 characters, so a suite's figures stay in the figures folder. When the stem is
+    not the name itself, ``-`` and the first 8 hex digits of the name's SHA-256 are
+    appended, so distinct names (``a/b``, ``a?b`` and ``a_b``) never share files.
 
     Examples
     --------
     >>> from perfci.harness.figures import file_stem
-    >>> file_stem("atlas-icc"), file_stem("../../etc/x\nname")
-    ('atlas-icc', 'etc_x_name')
+    >>> file_stem("atlas-icc"), file_stem("../../etc/x
+    name")
+    ('atlas-icc', 'etc_x_name-04476746')
     """
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._")
-    return stem[:100] or "suite"
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._")[:100] or "suite"
+    if stem == name:
+        return stem
+    return f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 # ----------------------------------------------------------------------------- tables

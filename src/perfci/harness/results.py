@@ -159,12 +159,17 @@ def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
 def load_result(path: str | os.PathLike) -> xr.Dataset:
     """Read a result file the harness wrote, refusing any other netCDF file by name.
 
+    The values it reports are checked (:func:`check_result_values`), and no other result
+    in its folder may be of the same suite (their figures would share files).
+
     Raises
     ------
     ValueError
-        If `path` is not a netCDF file, or lacks what a result has (the ``suite`` and
+        If `path` is not a netCDF file, lacks what a result has (the ``suite`` and
         ``scale`` attributes, the ``ci_method`` dim and the variables of
-        :data:`RESULT_VARIABLES`).
+        :data:`RESULT_VARIABLES`), holds a value no run could have written, or shares its
+        suite with another ``*.nc`` result in its folder; one line naming the file(s) and
+        the variable.
     """
     try:
         with xr.open_dataset(path, engine="h5netcdf") as dataset:
@@ -179,4 +184,107 @@ def load_result(path: str | os.PathLike) -> xr.Dataset:
             f"{str(path)!r} is not a result of `perfci validate run`: it lacks "
             f"{', '.join(map(str, missing))}."
         )
+    problem = check_result_values(dataset)
+    if problem:
+        raise ValueError(f"{str(path)!r} is not a result perfci could have written: {problem}.")
+    _check_same_suite(Path(path), str(dataset.attrs["suite"]))
     return dataset
+
+
+def check_result_values(dataset: xr.Dataset) -> str | None:
+    """Return what is impossible in a result's values, or None if nothing is.
+
+    ``coverage``, ``miss_low`` and ``miss_high`` lie in [0, 1] or are NaN, and
+    ``miss_low + miss_high <= 1 - coverage`` (within 1e-9) where all three are defined (of
+    simultaneous sets, a ``many_nested`` population: each of them is);
+    ``n_valid`` and ``n_flagged`` are non-negative integers (``n_valid`` is NaN in an
+    exact result); ``mc_se >= 0`` and ``mean_half_width >= 0`` or NaN; the attribute
+    ``confidence_level`` lies in (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from perfci.harness.results import check_result_values
+    >>> ds = xr.Dataset({"coverage": ("ci_method", [2.0])}, attrs={"confidence_level": 0.95})
+    >>> check_result_values(ds)
+    '`coverage` holds 2.0, outside [0, 1]'
+    """
+    level = dataset.attrs.get("confidence_level")
+    if level is not None:
+        try:
+            bad = not 0 < float(level) < 1
+        except (TypeError, ValueError):
+            bad = True
+        if bad:
+            return f"attribute `confidence_level` is {level!r}, not a number in (0, 1)"
+
+    def first(values: np.ndarray, wrong: np.ndarray) -> float:
+        return float(values[wrong].flat[0])
+
+    arrays = {
+        v: np.asarray(dataset[v].values, dtype=float)
+        for v in RESULT_VARIABLES
+        if v in dataset.data_vars
+    }
+    for name in ("coverage", "miss_low", "miss_high"):
+        if name in arrays:
+            values = arrays[name]
+            wrong = ~np.isnan(values) & ~((values >= 0) & (values <= 1))
+            if wrong.any():
+                return f"`{name}` holds {first(values, wrong)!r}, outside [0, 1]"
+    if {"coverage", "miss_low", "miss_high"} <= set(arrays):
+        # a simultaneous set (many_nested) may miss below on one interval and above on
+        # another: then each share, not their sum, is at most 1 - coverage
+        sets = "'kind': 'many_nested'" in str(dataset.attrs.get("population", ""))
+        low, high = arrays["miss_low"], arrays["miss_high"]
+        total = np.maximum(low, high) if sets else low + high
+        room = 1 - arrays["coverage"]
+        with np.errstate(invalid="ignore"):
+            wrong = total > room + 1e-9  # False wherever one of them is NaN
+        if wrong.any():
+            what = (
+                "the larger of `miss_low` and `miss_high`" if sets else "`miss_low` + `miss_high`"
+            )
+            return (
+                f"{what} is {first(total, wrong)!r}, more than 1 - `coverage` "
+                f"({first(room, wrong)!r})"
+            )
+    exact = bool(dataset.attrs.get("exact", 0))
+    for name in ("n_valid", "n_flagged"):
+        if name in arrays:
+            values = arrays[name]
+            allowed = np.isnan(values) if (exact and name == "n_valid") else False
+            with np.errstate(invalid="ignore"):
+                good = np.isfinite(values) & (values >= 0) & (values == np.round(values))
+            wrong = ~(good | allowed)
+            if wrong.any():
+                return f"`{name}` holds {first(values, wrong)!r}, not a non-negative integer"
+    for name in ("mc_se", "mean_half_width"):
+        if name in arrays:
+            values = arrays[name]
+            wrong = ~np.isnan(values) & ~(values >= 0)
+            if wrong.any():
+                return f"`{name}` holds {first(values, wrong)!r}, not a number >= 0"
+    return None
+
+
+def _check_same_suite(path: Path, suite: str) -> None:
+    """Refuse a result when another ``*.nc`` result in its folder is of the same suite.
+
+    Files that cannot be read or are not results are skipped here (each is refused when
+    it is loaded itself).
+    """
+    for other in sorted(path.parent.glob("*.nc")):
+        if other.resolve() == path.resolve():
+            continue
+        try:
+            with xr.open_dataset(other, engine="h5netcdf") as dataset:
+                name = dataset.attrs.get("suite")
+        except (OSError, ValueError):
+            continue
+        if name is not None and str(name) == suite:
+            first, second = sorted([str(path), str(other)])
+            raise ValueError(
+                f"{first!r} and {second!r} are both results of suite {suite!r}: their "
+                "figures would overwrite each other; keep one in the folder."
+            )

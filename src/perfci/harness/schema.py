@@ -15,6 +15,7 @@ import math
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,14 @@ MAX_DATA_SETS = 1_000_000_000
 #: A suite's name (it names the result file ``OUT/NAME.nc``): a letter or digit, then
 #: letters, digits, ``-`` and ``_``; never a path.
 SUITE_NAME_REGEX = r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}"
+
+#: The largest suite seed: a seed is an integer from 0 to 2**63 - 1, so it fits the
+#: result file's 64-bit integer attribute (a larger one would fail only when written).
+MAX_SEED = 2**63 - 1
+
+#: The fewest replications of a simulated (not exact) scale: one replication gives a
+#: coverage of 0 or 1 with a Monte Carlo standard error of 0.
+MIN_REPLICATIONS = 2
 
 
 #: The scalar keys of a suite file's top level; besides them it has the tables
@@ -315,6 +324,12 @@ def _check_scale(name: str, spec: Any, dims: Mapping[str, Field], grid: dict) ->
     if not isinstance(spec, dict):
         raise SuiteError(f"`{key}` must be a table with replications and resamples.")
     _check_fields(spec, SCALE_KEYS, f"{key}.", known=("grid",))
+    if not spec.get("exact", False) and spec["replications"] < MIN_REPLICATIONS:
+        raise SuiteError(
+            f"`{key}.replications` must be an integer at least {MIN_REPLICATIONS} in a "
+            "simulated scale (one replication has no Monte Carlo error); got "
+            f"{spec['replications']}."
+        )
     scale_grid = _check_grid(spec["grid"], f"{key}.grid", dims) if "grid" in spec else {}
     if set(scale_grid) - set(grid):
         raise SuiteError(
@@ -394,6 +409,10 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
 
 def _check_suite(raw: dict) -> Suite:
     _check_fields(raw, SUITE_KEYS, "", known=SUITE_TABLES)
+    if raw["seed"] > MAX_SEED:
+        raise SuiteError(
+            f"`seed` must be an integer from 0 to 2**63 - 1 ({MAX_SEED}); got {raw['seed']}."
+        )
     for table in SUITE_TABLES:
         if table not in raw:
             raise SuiteError(f"`{table}` is missing: {SUITE_TABLES[table]}.")
@@ -438,28 +457,76 @@ def _check_suite(raw: dict) -> Suite:
 def method_name_key(name: str) -> str:
     """Return the key two method names of a suite must not share.
 
-    It is the name case-folded, with ``-``, ``_`` and whitespace alike (a run of them
-    counts as one): ``"Wilson"`` and ``"wilson"``, or ``"agresti-coull"`` and
-    ``"agresti_coull"``, are one name to a reader of the result.
+    It is the name in Unicode NFKC form, case-folded, without format characters (category
+    ``Cf``, such as a zero-width space), with ``-``, ``_`` and whitespace alike (a run of
+    them counts as one): ``"Wilson"`` and ``"wilson"``, ``"agresti-coull"`` and
+    ``"agresti_coull"``, full-width ``"ｗａｌｄ"`` and ``"wald"``, or a composed and a
+    decomposed ``"café"``, are one name to a reader of the result.
 
     Examples
     --------
     >>> from perfci.harness.schema import method_name_key
     >>> method_name_key("Agresti-Coull") == method_name_key("agresti_coull")
     True
+    >>> method_name_key("\uff37ald") == method_name_key("wald")
+    True
     """
-    return re.sub(r"[-_\s]+", "_", name.casefold())
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return re.sub(r"[-_\s]+", "_", text)
+
+
+#: Scripts counted as one when a method name's letters are checked for mixed scripts
+#: (Japanese writes kanji with kana).
+_SCRIPT_ALIASES = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}
+
+
+def method_name_scripts(name: str) -> list[str]:
+    """Return the scripts of a name's letters, in order of first use.
+
+    A letter's script is the first word of its Unicode name (``LATIN``, ``CYRILLIC``,
+    ``GREEK``, ...), read in NFKC form so that a full-width Latin letter is Latin.
+
+    Examples
+    --------
+    >>> from perfci.harness.schema import method_name_scripts
+    >>> method_name_scripts("w\u0430ld"), method_name_scripts("wald_2")
+    (['LATIN', 'CYRILLIC'], ['LATIN'])
+    """
+    scripts: list[str] = []
+    for ch in unicodedata.normalize("NFKC", name):
+        if ch.isalpha():
+            script = unicodedata.name(ch, "UNKNOWN").split(" ")[0]
+            script = _SCRIPT_ALIASES.get(script, script)
+            if script not in scripts:
+                scripts.append(script)
+    return scripts
 
 
 def _check_method_names(names: list[str]) -> None:
-    """Refuse method names that are repeated, alike, or begin or end with whitespace.
+    """Refuse method names that are repeated, alike, hidden or of mixed scripts.
 
-    Each names a ``ci_method`` of the result; alike is :func:`method_name_key`.
+    Each names a ``ci_method`` of the result. A name must not begin or end with
+    whitespace, hold a format or control character (Unicode category ``Cf`` or ``Cc``) or
+    mix the letters of several scripts (:func:`method_name_scripts`, such as a Cyrillic
+    ``а`` in a Latin ``wald``); alike is :func:`method_name_key`.
     """
     for i, name in enumerate(names):
         if name != name.strip():
             raise SuiteError(
                 f"`methods[{i}].name` must not begin or end with whitespace; got {name!r}."
+            )
+        hidden = [ch for ch in name if unicodedata.category(ch) in ("Cf", "Cc")]
+        if hidden:
+            raise SuiteError(
+                f"`methods[{i}].name` must not hold format or control characters; got "
+                f"{name!r} (U+{ord(hidden[0]):04X})."
+            )
+        scripts = method_name_scripts(name)
+        if len(scripts) > 1:
+            raise SuiteError(
+                f"`methods[{i}].name` must not mix letters of several scripts; got {name!r} "
+                f"({', '.join(s.title() for s in scripts)})."
             )
     if len(set(names)) != len(names):
         repeated = sorted({n for n in names if names.count(n) > 1})
@@ -469,8 +536,9 @@ def _check_method_names(names: list[str]) -> None:
         first = seen.setdefault(method_name_key(name), i)
         if first != i:
             raise SuiteError(
-                f"`methods` names must differ in more than case, '-', '_' and spaces; "
-                f"{names[first]!r} (methods[{first}]) and {name!r} (methods[{i}]) do not."
+                f"`methods` names must differ in more than case, '-', '_', spaces and "
+                f"Unicode form (NFKC); {names[first]!r} (methods[{first}]) and {name!r} "
+                f"(methods[{i}]) do not."
             )
 
 

@@ -123,7 +123,12 @@ class CellFileError(ValueError):
 
 
 def read_cell(
-    path: Path, methods: Sequence[str], replications: int, *, sets: bool = False
+    path: Path,
+    methods: Sequence[str],
+    replications: int,
+    *,
+    sets: bool = False,
+    max_half_width: float | None = None,
 ) -> np.ndarray:
     """Read one cell file a run would resume from; refuse one no run could have written.
 
@@ -133,7 +138,9 @@ def read_cell(
     non-negative. Each interval either covers or misses, so ``hits + misses below +
     misses above == n_valid``; with `sets` (simultaneous sets of several intervals, which
     can miss below on one and above on another) ``max(below, above) <= n_valid - hits <=
-    below + above``.
+    below + above``. With `max_half_width` (the widest half-width one interval can have:
+    1 for an interval of a rate or of a difference of rates), the half-width sum is at
+    most ``max_half_width * n_valid``.
 
     Parameters
     ----------
@@ -145,6 +152,8 @@ def read_cell(
         The scale's replications.
     sets : bool, default False
         Whether each row scores simultaneous sets (a ``many_nested`` suite).
+    max_half_width : float, optional
+        The widest half-width of one interval; None (the default): no bound.
 
     Returns
     -------
@@ -191,6 +200,11 @@ def read_cell(
                     f"{where} has {column} {value:.0f}, more than the scale's "
                     f"{replications} replications"
                 )
+        if max_half_width is not None and values[3] > max_half_width * valid * (1 + 1e-12):
+            raise bad(
+                f"{where} has half-width sum {values[3]!r}, more than {max_half_width:g} per "
+                f"valid interval ({valid:.0f})"
+            )
         missed = valid - hits
         if sets:
             if not (max(below, above) <= missed <= below + above):
