@@ -275,7 +275,11 @@ def test_multiclass_macro_f1_bootstrap():
 
 def test_undefined_replicates_are_dropped_counted_and_warned():
     # one human positive among 51 texts: recall is undefined whenever it is not drawn
-    with pytest.warns(pc.UndefinedMetricWarning, match="recall was undefined in"):
+    # every defined replicate is 1: a zero-width interval, with its own warning
+    with (
+        pytest.warns(pc.UndefinedMetricWarning, match="recall was undefined in"),
+        pytest.warns(pc.DegenerateBootstrapWarning, match="zero width"),
+    ):
         ci = pc.bootstrap_ci([1, 0, 0, 50], "recall", n_resamples=2000, rng=1)
     expected = (50 / 51) ** 51 * 2000
     assert abs(ci.n_invalid_resamples - expected) < 5 * np.sqrt(expected)
@@ -283,9 +287,10 @@ def test_undefined_replicates_are_dropped_counted_and_warned():
 
 
 def test_few_undefined_replicates_are_dropped_silently():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    # silently as to the dropped replicates: every defined one is 1 (zero width)
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="zero width") as caught:
         ci = pc.bootstrap_ci([4, 0, 0, 50], "recall", n_resamples=2000, rng=1)
+    assert not any(issubclass(w.category, pc.UndefinedMetricWarning) for w in caught)
     assert 0 < ci.n_invalid_resamples < 200
 
 
@@ -306,7 +311,10 @@ def test_undefined_estimate_with_pseudo_counts_still_gives_an_interval():
 
 
 def test_bca_falls_back_to_percentile_on_a_degenerate_distribution():
-    with pytest.warns(pc.DegenerateBootstrapWarning, match="single value"):
+    with (
+        pytest.warns(pc.DegenerateBootstrapWarning, match="single value"),
+        pytest.warns(pc.DegenerateBootstrapWarning, match="zero width"),
+    ):
         ci = pc.bootstrap_ci([20, 0], "proportion", interval="bca", n_resamples=200, rng=1)
     assert ci.bca_fallback and ci.low == ci.high == 1.0
     assert "single value" in ci.fallback_reason
@@ -586,11 +594,14 @@ def test_pooled_kinds_and_per_person_draws_follow_the_closed_form(by_kind, monke
 
 def test_certain_persons_give_a_degenerate_distribution():
     # Policy: every person with all texts right: each resample is 1, the interval [1, 1].
+    # (with a warning: a zero-width interval does not show certainty)
     cells = np.c_[np.arange(1, 11), np.zeros(10, dtype=int)]
-    ci = pc.bootstrap_ci(cells, "proportion", scheme="hierarchical", n_resamples=500, rng=1)
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="zero width"):
+        ci = pc.bootstrap_ci(cells, "proportion", scheme="hierarchical", n_resamples=500, rng=1)
     assert np.all(ci.distribution == 1.0) and (ci.low, ci.high) == (1.0, 1.0)
     four = np.c_[np.arange(1, 11), np.zeros((10, 2), dtype=int), np.arange(10, 0, -1)]
-    ci = pc.bootstrap_ci(four, "accuracy", scheme="hierarchical", n_resamples=500, rng=1)
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="zero width"):
+        ci = pc.bootstrap_ci(four, "accuracy", scheme="hierarchical", n_resamples=500, rng=1)
     assert np.all(ci.distribution == 1.0)
 
 

@@ -493,10 +493,10 @@ def test_durkalski_keeps_its_size_where_the_exact_mcnemar_over_rejects():
 
 def test_identical_classifiers(texts):
     h, a, g = texts["human"], texts["model"], texts["person"]
-    # the bootstrap: exactly 0, zero width; the robust interval is NaN, with the reason
-    with pytest.warns(pc.UndefinedMetricWarning, match="standard error is zero"):
+    # the bootstrap: exactly 0, every replicate 0; its interval is NaN as the robust one is
+    with pytest.warns(pc.UndefinedMetricWarning, match="paired bootstrap interval.*zero"):
         result = pc.compare(h, a, a, "f1", rng=1)
-    assert result.difference == 0 and result.low == 0 and result.high == 0
+    assert result.difference == 0 and np.isnan(result.low) and np.isnan(result.high)
     assert result.disagreement == 0 and result.robust_se == 0
     assert np.isnan(result.robust_low) and np.isnan(result.p_value)
     with pytest.warns(pc.UndefinedMetricWarning, match="design effect of 1"):
@@ -510,7 +510,7 @@ def test_identical_classifiers(texts):
     assert (recommended.low, recommended.high) == (nested.newcombe_low, nested.newcombe_high)
     with pytest.warns(pc.UndefinedMetricWarning, match="standard error is zero"):
         boot = pc.compare(h, a, a, "f1", groups=g, method="bootstrap", rng=1)
-    assert boot.low == 0 and boot.high == 0
+    assert np.isnan(boot.low) and np.isnan(boot.high)
 
 
 def test_no_discordant_relevant_texts():

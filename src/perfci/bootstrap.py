@@ -46,6 +46,8 @@ from ._core.replicates import (
     resample_intervals_many,
     unswapped,
     warn_about,
+    warn_pseudo_count,
+    warn_zero_width,
 )
 from ._core.replicates import check_bootstrap_options as check_bootstrap_options
 from ._core.resampling import (
@@ -507,8 +509,9 @@ def bootstrap_ci(
         For unknown names; counts of the wrong shape (a cluster scheme without a person
         axis), negative or fractional counts; fewer resamples than each tail of the interval
         needs (``n_resamples < ceil(2 / (1 - confidence_level))``); ``"exact"`` other than
-        for a proportion with the iid percentile bootstrap; a fractional or negative
-        `pseudo_count`; a `batch` below 1; an `rng` that cannot seed a generator; more
+        for a proportion with the iid percentile bootstrap; a fractional, negative,
+        non-finite or above-10**6 `pseudo_count`; a `batch` below 1; an `rng` that cannot
+        seed a generator; more
         resamples than fit in memory; or, for a single data set, no texts, fewer than 2
         persons with texts under a cluster scheme, or a metric undefined in every
         resample (in a batch such a data set gets NaN and a warning instead).
@@ -520,7 +523,10 @@ def bootstrap_ci(
         or the metric is undefined on the observed counts; in a batch, for data sets
         without texts or, under a cluster scheme, with a single person (NaN ends).
     DegenerateBootstrapWarning
-        When BCa cannot be formed and the percentile interval is returned instead.
+        When BCa cannot be formed and the percentile interval is returned instead; when
+        an interval has zero width (every resample gave the same value: it is returned,
+        and the recommended pseudo count or an analytic interval suggested); when the
+        pseudo count adds more texts (λ times the cells) than a data set holds.
     PersonsIgnoredWarning
         When the counts are per person (2 or more persons with texts in a data set) and
         `scheme` is left unset: the iid scheme resamples their texts as independent.
@@ -633,6 +639,8 @@ def bootstrap_ci(
     if scheme_unset and nested:
         _warn_persons_ignored(flat)
     single = not batch_shape
+    texts = flat.reshape(flat.shape[0], math.prod(flat.shape[1:])).sum(-1)
+    warn_pseudo_count(texts, lam * statistic.n_cells, single)
     if exact:
         return _exact_result(flat, nested, lam, level, batch_shape)
     if draws == "auto" and metric == "proportion" and scheme == "iid":
@@ -642,6 +650,7 @@ def bootstrap_ci(
         if single and parts["empty"][0]:
             raise ValueError("`counts` must hold at least one text.")
         warn_about(parts, metric, interval, int(n_resamples), single)
+        warn_zero_width(parts, metric, single)
         return assemble(parts, metric, scheme, interval, lam, level, batch_shape)
     rater_symmetric = metric in RATER_SYMMETRIC
     units = [
@@ -673,6 +682,7 @@ def bootstrap_ci(
             "(its denominator is always zero); no interval exists."
         )
     warn_about(parts, metric, interval, int(n_resamples), single)
+    warn_zero_width(parts, metric, single)
     return assemble(parts, statistic.metric, scheme, interval, lam, level, batch_shape)
 
 

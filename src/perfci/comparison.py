@@ -372,7 +372,9 @@ def compare(
     *Paired bootstrap*: the bootstrap draws the joint counts (per person for the cluster
     schemes) and each replicate is ``metric(A) - metric(B)`` of the same resample.
     Replicates where either metric is undefined are dropped. Identical classifiers give
-    a difference of exactly 0 with a zero-width interval.
+    a difference of exactly 0; every replicate is then 0 and, with a robust standard
+    error of 0, the interval is NaN with a warning (a zero-width interval would claim
+    certainty), as the cluster-robust interval is.
 
     *Cluster-robust (linearization) interval* [4]_ [5]_: every metric is a function of
     the pooled counts that is homogeneous of degree 0, so the influence of person i is
@@ -746,7 +748,12 @@ def _compare_cells(
         tests = proportion_tests(cells, total, metric, nested, level, robust)
     else:
         tests = robust_t_test(diff, robust)
-    _warn_no_variance(robust, tests.test, ~undefined, metric, nested, single)
+    # Policy: where the robust standard error is 0 and every paired resample gave the
+    # same difference, the bootstrap interval is NaN too, as the cluster-robust one is.
+    flat_zero = np.zeros(sets, dtype=bool)
+    if boot is not None:
+        flat_zero = robust.zero & ~undefined & (parts["low"] == parts["high"])
+    _warn_no_variance(robust, tests.test, ~undefined, metric, nested, single, flat_zero)
     if nested:
         defined = ~undefined & ~robust.few & ~robust.zero
         _warn_few_effective(robust, chosen, defined, metric, single)
@@ -756,6 +763,9 @@ def _compare_cells(
 
     if boot is not None:
         low, high = boot.low, boot.high
+        if flat_zero.any():  # the warning's NaN: certainty the data do not give
+            low = shaped(np.where(flat_zero, np.nan, np.reshape(low, -1)))
+            high = shaped(np.where(flat_zero, np.nan, np.reshape(high, -1)))
     elif chosen == "cluster_robust":
         low, high = shaped(robust.low), shaped(robust.high)
     else:
@@ -816,8 +826,12 @@ def _warn_no_variance(
     metric: str,
     nested: bool,
     single: bool,
+    bootstrap_zero: np.ndarray,
 ) -> None:
-    """Warn of the data sets with fewer than 2 clusters, or a robust standard error of 0."""
+    """Warn of the data sets with fewer than 2 clusters, or a robust standard error of 0.
+
+    `bootstrap_zero` marks the data sets whose paired bootstrap interval is NaN as well.
+    """
     few, zero = robust.few, robust.zero
     sets = few.shape[0]
     unit = "persons with texts" if nested else "texts"
@@ -839,6 +853,8 @@ def _warn_no_variance(
     if (zero & defined).any():
         what = "" if single else f" for {int((zero & defined).sum())} of {sets} data sets"
         zero_parts = ["the cluster-robust interval"]
+        if bootstrap_zero.any():
+            zero_parts.append("the paired bootstrap interval")
         if test == TESTS["robust_t"]:
             zero_parts.append("the t test")
         same = "person" if nested else "relevant text"

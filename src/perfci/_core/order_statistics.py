@@ -52,6 +52,26 @@ UNIFORMS = 8
 _RANKS = 6
 
 
+#: Largest n that :func:`scipy.special.bdtr` takes: it holds n in a C int (int32).
+_BDTR_MAX_N = 2**31 - 1
+
+
+def _binomial_cdf(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Return Binomial(n, p)'s CDF at k, for counts n beyond int32 too.
+
+    Policy: ``bdtr`` where n fits its int32 argument (it returns NaN beyond), else the
+    same regularized incomplete beta, :math:`I_{1-p}(n - k, k + 1)`, in floating point.
+    """
+    k, n = np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    small = n <= _BDTR_MAX_N
+    fits = special.bdtr(np.where(small, k, 0), np.where(small, n, 1), p)
+    kf, nf = k.astype(float), n.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        wide = special.betainc(np.maximum(nf - kf, 1.0), kf + 1.0, 1.0 - p)
+    wide = np.where(kf < 0, 0.0, np.where(kf >= nf, 1.0, wide))
+    return np.where(small, fits, wide)
+
+
 def _binomial_quantile(u: np.ndarray, n: Any, p: np.ndarray) -> np.ndarray:
     """Return the smallest k with Binomial(n, p)'s CDF at k at least u (0 at u = 0)."""
     from scipy import stats  # on first use: importing perfci stays cheap
@@ -96,8 +116,8 @@ def proportion_order_statistics(
     p = t / size
     # the uniforms of replicates below, at and above the estimate: [0, a), [a, c), [c, 1)
     whole_t, whole_size = t.astype(np.int64), size.astype(np.int64)
-    a = np.where(t >= 1, special.bdtr(np.maximum(whole_t - 1, 0), whole_size, p), 0.0)
-    c = np.where(t < size, special.bdtr(whole_t, whole_size, p), 1.0)
+    a = np.where(t >= 1, _binomial_cdf(np.maximum(whole_t - 1, 0), whole_size, p), 0.0)
+    c = np.where(t < size, _binomial_cdf(whole_t, whole_size, p), 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         n_less = _binomial_quantile(u[:, 0], b, a)
         share_at = np.clip(np.where(a < 1, (c - a) / (1 - a), 0.0), 0.0, 1.0)

@@ -30,6 +30,7 @@ import numpy as np
 
 from . import registry
 from .intervals import BCA_FALLBACK_REASONS, bca_levels, percentile_levels, type7_quantiles
+from .recommended import PSEUDO_COUNT
 from .resampling import (
     Statistic,
     augment,
@@ -39,7 +40,6 @@ from .resampling import (
     jackknife,
 )
 from .validation import (
-    MAX_COUNT,
     N_RESAMPLES,
     UndefinedMetricWarning,
     check_positive_int,
@@ -63,6 +63,8 @@ __all__ = [
     "resample_intervals_many",
     "unswapped",
     "warn_about",
+    "warn_pseudo_count",
+    "warn_zero_width",
 ]
 
 #: Metrics unchanged when the raters swap roles (fp and fn trade places).
@@ -74,12 +76,14 @@ ONE_PERSON = (
     "a cluster or hierarchical bootstrap of one person says nothing about the population "
     "of persons (every resample draws that person again)"
 )
+#: Largest pseudo count accepted: a prior of more texts than this is no smoothing.
+MAX_PSEUDO_COUNT = 10**6
 # Share of dropped (undefined) replicates above which a warning is raised.
 _INVALID_WARN_SHARE = 0.10
 
 
 class DegenerateBootstrapWarning(RuntimeWarning):
-    """The BCa interval could not be formed and the percentile interval was used."""
+    """The bootstrap degenerated: a BCa fallback, a zero-width interval or a dominant prior."""
 
 
 def _canonical_key(cells: np.ndarray, scheme: str) -> tuple:
@@ -137,7 +141,8 @@ def is_positive_int(value: Any) -> bool:
 def check_pseudo_count(pseudo_count: Any) -> int:
     """Return `pseudo_count` as an int after checking it is a non-negative whole number.
 
-    One number: not a string, a boolean, an array, NaN or infinity.
+    One number: not a string, a boolean, an array, NaN or infinity. Policy: at most
+    :data:`MAX_PSEUDO_COUNT` (a larger prior is no smoothing); larger values raise.
     """
     value = (
         pseudo_count.item()
@@ -153,8 +158,11 @@ def check_pseudo_count(pseudo_count: Any) -> int:
         raise ValueError(
             f"`pseudo_count` must be a non-negative whole number; got {pseudo_count!r}."
         )
-    if number > MAX_COUNT:
-        raise ValueError(f"`pseudo_count` must be at most {MAX_COUNT:.0e}; got {pseudo_count!r}.")
+    if number > MAX_PSEUDO_COUNT:
+        raise ValueError(
+            f"`pseudo_count` must be at most {MAX_PSEUDO_COUNT:.0e} (a larger prior swamps any "
+            f"data); got {pseudo_count!r}."
+        )
     return int(number)
 
 
@@ -449,6 +457,51 @@ def warn_about(
                 "the percentile interval is returned for them (see `fallback_reason`)."
             )
         warnings.warn(message, DegenerateBootstrapWarning, stacklevel=3)
+
+
+def warn_zero_width(parts: dict[str, np.ndarray], metric: str, single: bool) -> None:
+    """Warn of finite bootstrap intervals of zero width; the intervals are kept.
+
+    Policy: every resample giving the same value is no evidence of certainty, so a
+    zero-width interval warns with :class:`DegenerateBootstrapWarning`, suggesting the
+    recommended pseudo count or an analytic interval, and is still returned.
+    """
+    low, high = np.asarray(parts["low"], float), np.asarray(parts["high"], float)
+    zero = np.isfinite(low) & (low == high)
+    if not zero.any():
+        return
+    what = "" if single else f" for {int(zero.sum())} of {zero.size} data sets"
+    warnings.warn(
+        f"the {metric} bootstrap interval has zero width{what}: every resample gave the "
+        f"same value, which does not show certainty; consider pseudo_count={PSEUDO_COUNT} "
+        "(the recommended one) or an analytic interval.",
+        DegenerateBootstrapWarning,
+        stacklevel=3,
+    )
+
+
+def warn_pseudo_count(texts: np.ndarray, added: int, single: bool) -> None:
+    """Warn where the pseudo count adds more texts than a data set holds.
+
+    Policy: a prior of more texts than the data (`added`, the pseudo count times the
+    cells it is added to) dominates the interval, so it warns with
+    :class:`DegenerateBootstrapWarning`; the interval is still returned.
+    """
+    texts = np.asarray(texts, float).reshape(-1)
+    over = (texts > 0) & (added > texts)
+    if not added or not over.any():
+        return
+    what = (
+        f"the data's {int(texts[over][0])}"
+        if single
+        else f"those of {int(over.sum())} of {texts.size} data sets"
+    )
+    warnings.warn(
+        f"the pseudo count adds {added} texts, more than {what}: the prior dominates "
+        "the interval; use a smaller `pseudo_count`.",
+        DegenerateBootstrapWarning,
+        stacklevel=3,
+    )
 
 
 def batch_shaped(values: Any, batch_shape: tuple[int, ...], kind: type = float) -> Any:

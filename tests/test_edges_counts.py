@@ -1,0 +1,118 @@
+"""Edge cases of counts: large counts, zero-width intervals, identical classifiers, priors."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import perfci as pc
+
+BIG = 2**31
+
+
+@pytest.mark.parametrize(
+    ("cells", "pseudo_count"),
+    [([BIG // 2, BIG - BIG // 2], 0), ([(BIG - 2) // 2, (BIG - 2) // 2], 2), ([BIG, BIG], 0)],
+)
+@pytest.mark.parametrize("kwargs", [{}, {"interval": "bca"}, {"draws": "resamples"}])
+def test_proportion_beyond_int32_is_finite(cells, pseudo_count, kwargs):
+    """F1: counts beyond int32 give a finite interval around 1/2, without NaN."""
+    ci = pc.bootstrap_ci(
+        cells, "proportion", n_resamples=100, rng=1, pseudo_count=pseudo_count, **kwargs
+    )
+    half_width = 3 * math.sqrt(0.25 / sum(cells))
+    assert math.isfinite(ci.low) and math.isfinite(ci.high)
+    assert 0.5 - 2 * half_width < ci.low < ci.high < 0.5 + 2 * half_width
+    assert ci.n_invalid_resamples == 0
+
+
+def test_proportion_below_int32_unchanged():
+    """F1: the int32 range still takes SciPy's bdtr path (same numbers as before)."""
+    ci = pc.bootstrap_ci([1000, 1000], "proportion", n_resamples=100, rng=1)
+    assert (ci.low, ci.high) == pytest.approx((0.4817375, 0.5208125))
+
+
+def test_zero_width_bootstrap_warns_and_returns_interval():
+    """F2: every resample equal warns (DegenerateBootstrapWarning); the interval is kept."""
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="same value.*pseudo_count=1"):
+        ci = pc.bootstrap_ci([50, 0, 0, 900], "f1", n_resamples=200, rng=1)
+    assert (ci.low, ci.high) == (1.0, 1.0)
+
+
+def test_zero_width_metric_ci_bootstrap_warns():
+    """F2: metric_ci's bootstrap of a perfect classifier warns too."""
+    y = np.array([0, 1] * 50)
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="zero width"):
+        ci = pc.metric_ci(y, y, "f1", method="bootstrap", pseudo_count=0)
+    assert (ci.low, ci.high) == (1.0, 1.0)
+
+
+def test_zero_width_proportion_order_statistics_warns():
+    """F2: the order-statistic path of a proportion warns as well."""
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="zero width"):
+        ci = pc.bootstrap_ci([10, 0], "proportion", n_resamples=100, rng=1)
+    assert ci.low == ci.high == 1.0
+
+
+def test_positive_width_does_not_warn():
+    """F2: an ordinary interval raises no warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pc.bootstrap_ci([50, 10, 20, 900], "f1", n_resamples=200, rng=1)
+
+
+def _pair():
+    rng = np.random.default_rng(0)
+    return rng.integers(0, 2, 100), rng.integers(0, 2, 100)
+
+
+@pytest.mark.parametrize("method", ["recommended", "bootstrap", "cluster_robust"])
+def test_identical_classifiers_give_nan_interval(method):
+    """F3: identical classifiers: the interval is NaN, as the warning says, for every method."""
+    y, p = _pair()
+    kwargs = {} if method == "recommended" else {"method": method}
+    with pytest.warns(pc.UndefinedMetricWarning, match="returning NaN"):
+        result = pc.compare(y, p, p, "recall", **kwargs)
+    assert result.difference == 0.0
+    assert math.isnan(result.low) and math.isnan(result.high)
+
+
+def test_compare_many_identical_classifiers_nan():
+    """F3: compare_many of two identical classifiers reports NaN ends."""
+    y, p = _pair()
+    with pytest.warns(pc.UndefinedMetricWarning):
+        table = pc.compare_many(y, {"a": p, "b": p}, "recall")
+    assert np.isnan(table["low"].iloc[0]) and np.isnan(table["high"].iloc[0])
+
+
+def test_different_classifiers_keep_bootstrap_interval():
+    """F3: classifiers that differ keep a finite paired bootstrap interval."""
+    y, p = _pair()
+    q = p.copy()
+    q[:20] = 1 - q[:20]
+    result = pc.compare(y, p, q, "recall", method="bootstrap", rng=1)
+    assert math.isfinite(result.low) and result.low < result.high
+
+
+@pytest.mark.parametrize("pseudo_count", [10**6 + 1, 10**9, math.inf, math.nan])
+def test_absurd_pseudo_count_refused(pseudo_count):
+    """F4: a non-finite or above-10**6 pseudo count raises, naming the argument."""
+    with pytest.raises(ValueError, match="pseudo_count"):
+        pc.bootstrap_ci([50, 10, 20, 900], "recall", pseudo_count=pseudo_count)
+
+
+def test_dominant_pseudo_count_warns():
+    """F4: a prior of more texts than the data warns; the interval is returned."""
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="prior dominates"):
+        ci = pc.bootstrap_ci([50, 10, 20, 900], "recall", pseudo_count=1000, rng=1)
+    assert math.isfinite(ci.low)
+
+
+def test_small_pseudo_count_does_not_warn():
+    """F4: the recommended pseudo count on ordinary data raises no warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pc.bootstrap_ci([50, 10, 20, 900], "recall", pseudo_count=1, rng=1)
