@@ -7,7 +7,8 @@ traceback unless ``--debug`` is given. A command still running after two seconds
 that it is working on stderr when stderr is a terminal (``validate run`` a bar of its
 cells), unless ``--quiet`` is given. No message, traceback or output prints a control
 character or a bidi override from the data raw: each is printed as a visible escape
-(``\x1b``, ``\u202e``; :func:`perfci._core.text.visible_text`).
+(``\x1b``, ``\u202e``; :func:`perfci._core.text.visible_text`), and a line break from the
+data in a one-line message, a warning or a result line is shown as ``\n``.
 
 The parser (:mod:`perfci.cli.parser`) reads every name and its help from the registry,
 the commands (:mod:`perfci.cli.commands`) import the library as they need it,
@@ -62,8 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return text if args is None else in_user_words(text, args)
 
     def show_warning(message: Warning | str, *_: Any, **__: Any) -> None:
+        # A warning is one line whole: a line break in it (from a name in the data) is
+        # shown as an escape (`\n`), not where the message is cut.
         activity.clear()
-        echo(f"perfci: warning: {words(message)}", keep="", file=sys.stderr)
+        text = str(message).strip() or type(message).__name__
+        shown = text if args is None else in_user_words(text, args)
+        echo(f"perfci: warning: {shown}", keep="", file=sys.stderr)
 
     try:
         args = parser.parse_args(argv)

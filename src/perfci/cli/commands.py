@@ -66,7 +66,11 @@ def coverage(args: argparse.Namespace) -> None:
 
 
 def bootstrap(args: argparse.Namespace) -> None:
-    """``perfci bootstrap``: a bootstrap interval from cells or a proportion."""
+    """``perfci bootstrap``: a bootstrap interval from cells or a proportion.
+
+    Bad counts are refused in the words of the flags given: with ``--successes X --trials
+    N``, ``--trials`` must be at least 1 and ``--successes`` within 0 to N.
+    """
     from ..bootstrap import bootstrap_ci
 
     if args.cells is not None:
@@ -77,6 +81,8 @@ def bootstrap(args: argparse.Namespace) -> None:
     else:
         if args.successes is None or args.trials is None:
             raise ValueError("give `--cells TP FP FN TN`, or `--successes X --trials N`.")
+        if args.trials < 1:  # a proportion of no trials: name the flag given, not `--cells`
+            raise ValueError(f"`--trials` must be at least 1; got {args.trials}.")
         if args.successes < 0:
             raise ValueError(f"`--successes` must be non-negative; got {args.successes}.")
         if args.successes > args.trials:
@@ -348,9 +354,16 @@ def _comparison_payload(result: Any, name_a: str, name_b: str) -> dict[str, Any]
 
 
 def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
+    r"""Return the one result line of a paired comparison of two classifiers.
+
+    The names come from the data: each goes through
+    :func:`perfci._core.text.visible_text`, so a line break in a column name shows as
+    ``\n`` and the result stays on one line.
+    """
     import math
 
     r = result
+    name_a, name_b = visible_text(name_a), visible_text(name_b)
     text = (
         f"{r.metric}: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; "
         f"difference {r.difference:+.4f}, {100 * r.confidence_level:g}% interval "
@@ -370,7 +383,9 @@ def _comparison_text(result: Any, name_a: str, name_b: str) -> str:
 
 
 def _auc_comparison_text(result: Any, name_a: str, name_b: str) -> str:
+    """Return the one result line of two ROC AUCs; the names visible, as in `_comparison_text`."""
     r = result
+    name_a, name_b = visible_text(name_a), visible_text(name_b)
     text = (
         f"roc_auc: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; difference "
         f"{r.difference:+.4f}, {100 * r.confidence_level:g}% interval [{r.low:+.4f}, "
@@ -503,8 +518,9 @@ def _compare_runs(
     )
     name_a, name_b = "+".join(runs_a), "+".join(runs_b)
     r = cast("RunsComparison", result)  # columns of runs on both sides: a comparison of runs
+    shown_a, shown_b = visible_text(name_a), visible_text(name_b)  # one line, as any name
     text = (
-        f"{r.metric}: {name_a} {r.estimate_a:.4f} vs {name_b} {r.estimate_b:.4f}; difference "
+        f"{r.metric}: {shown_a} {r.estimate_a:.4f} vs {shown_b} {r.estimate_b:.4f}; difference "
         f"{r.difference:+.4f}, {100 * r.confidence_level:g}% interval [{r.low:+.4f}, "
         f"{r.high:+.4f}] by {r.method} ({r.estimand}, sources: {', '.join(r.sources)}); "
         f"t p = {r.p_value:.4g} on {r.df:.1f} df"
@@ -696,6 +712,7 @@ def validate(args: argparse.Namespace) -> None:
             )
         if args.scheduler is not None and args.workers != 1:
             raise ValueError("give `--workers` or `--scheduler`, not both.")
+        _check_out_folder(args.out)
         try:
             dataset = harness.run_suite(
                 args.suite,
@@ -748,6 +765,39 @@ def validate(args: argparse.Namespace) -> None:
     # one line per file: a name's own line break is shown as an escape, as any control is
     wrote = "\n".join(f"wrote {visible_text(p)}" for p in written)
     rendering.emit({"written": written}, args.json, wrote)
+
+
+def _check_out_folder(out: str) -> None:
+    """Refuse a `--out` of ``validate run`` that cannot be a folder, before any work.
+
+    `--out` must be a folder, or a path whose missing folders can be made: no part of it
+    (the path itself or a parent) may be an existing file or other non-folder. The refusal
+    is one line naming `--out` and the path, not the OS error of the first write.
+
+    Parameters
+    ----------
+    out : str
+        The `--out` path as given.
+
+    Raises
+    ------
+    ValueError
+        If the path, or a folder it would be made in, exists and is not a folder.
+    """
+    path = Path(out)
+    for part in (path, *path.parents):
+        try:
+            if not part.exists():
+                continue
+        except OSError:  # a part that cannot even be looked at
+            break
+        if not part.is_dir():
+            where = "is" if part == path else f"is under {str(part)!r}, which is"
+            raise ValueError(
+                f"`--out` must be a folder (or a path whose folders can be made); "
+                f"{out!r} {where} an existing file, not a folder."
+            )
+        return
 
 
 def _plan_text(plan: Any) -> str:
@@ -848,9 +898,9 @@ def _plan_from_pilot(args: argparse.Namespace, options: dict[str, Any]) -> None:
 
 def _pilot_text(pilot: Any, path: str) -> str:
     text = (
-        f"pilot {path}: {pilot.metric} {pilot.metric_value:.4f} ({pilot.successes} of "
-        f"{pilot.relevant_n} relevant texts; {pilot.n_texts} texts, prevalence "
-        f"{pilot.prevalence:.4f})"
+        f"pilot {visible_text(path)}: {pilot.metric} {pilot.metric_value:.4f} "
+        f"({pilot.successes} of {pilot.relevant_n} relevant texts; {pilot.n_texts} texts, "
+        f"prevalence {pilot.prevalence:.4f})"
     )
     if pilot.persons is not None:
         text += (

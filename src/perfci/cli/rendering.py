@@ -21,6 +21,7 @@ after :data:`ACTIVITY_DELAY` seconds.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -38,6 +39,7 @@ __all__ = [
     "emit",
     "json_text",
     "markdown",
+    "csv_safe_text",
     "print_table",
     "progress_bar",
     "records",
@@ -135,18 +137,73 @@ def _visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP).
+_FORMULA_STARTS = frozenset("=+-@\t\r")
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def csv_safe_text(text: str) -> str:
+    r"""Return a text cell of a CSV output that no spreadsheet runs as a formula.
+
+    The policy of ``--format csv`` (OWASP's for CSV injection): a text cell or a column
+    name starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written
+    with a single quote ``'`` before it, unless the whole text is a plain number (``-0.5``
+    stays as it is); then, as every output, its control and bidi characters are shown as
+    escapes (:func:`perfci._core.text.visible_text`).
+
+    Parameters
+    ----------
+    text : str
+        A cell or a column name from the data.
+
+    Returns
+    -------
+    str
+        The text, quoted if it could start a formula, and visible.
+
+    Examples
+    --------
+    >>> from perfci.cli.rendering import csv_safe_text
+    >>> csv_safe_text("=1+2"), csv_safe_text("@SUM(A1)"), csv_safe_text("-0.5")
+    ("'=1+2", "'@SUM(A1)", '-0.5')
+    >>> print(csv_safe_text("\tx"))
+    '\tx
+    """
+    shown = visible_text(text)
+    if text[:1] in _FORMULA_STARTS and not _NUMBER.fullmatch(text):
+        return "'" + shown
+    return shown
+
+
+def _csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return a table with every text cell and column name through :func:`csv_safe_text`."""
+    shown = frame.copy()
+
+    def cell(v: Any) -> Any:
+        return csv_safe_text(v) if isinstance(v, str) else v
+
+    for i in range(shown.shape[1]):  # by position: column names may repeat
+        if shown.iloc[:, i].dtype.kind not in "biufcmM":  # text, objects, categories
+            shown.isetitem(i, shown.iloc[:, i].astype(object).map(cell))
+    shown.columns = [csv_safe_text(c) if isinstance(c, str) else c for c in shown.columns]
+    return shown
+
+
 def print_table(frame: pd.DataFrame, fmt: str) -> None:
     """Print a table as ``table`` (aligned text), ``json``, ``csv`` or ``markdown``.
 
     Text from the data is printed visibly escaped in each (the control and bidi
-    characters of :func:`perfci._core.text.visible_text`; JSON escapes them itself).
+    characters of :func:`perfci._core.text.visible_text`; JSON escapes them itself). In
+    CSV, a text cell or column name that could start a spreadsheet formula is quoted
+    (:func:`csv_safe_text`).
     """
     import pandas as pd
 
     if fmt == "json":
         print(json_text(frame))
     elif fmt == "csv":
-        print(_visible_frame(frame).to_csv(index=False), end="")
+        print(_csv_frame(frame).to_csv(index=False), end="")
     elif fmt == "markdown":
         print(markdown(frame))
     else:

@@ -1,0 +1,105 @@
+"""Edge cases of the command line: CSV formulas, line breaks in names, ``--out``, counts."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+import perfci
+from perfci.cli import main
+
+NAME = "=cmd|pred\n<b>"
+
+
+@pytest.fixture
+def data(tmp_path):
+    """Write the example data with formula-like subgroups and a column name with a newline."""
+    frame = perfci.load_example()
+    frame["sub"] = [("=1+2", "@SUM(A1)", "-x")[i % 3] for i in range(len(frame))]
+    frame[NAME] = frame["model"]
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_csv_format_quotes_cells_that_start_a_formula(data, capsys):
+    """F9: a text cell starting ``=``, ``+``, ``-``, ``@`` gets a ``'``; numbers do not."""
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--by", "sub"]
+    assert main([*argv, "--format", "csv"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    subgroups = {row[0] for row in rows[1:]}
+    assert {"'=1+2", "'@SUM(A1)", "'-x"} <= subgroups
+    for cell in (cell for row in rows[1:] for cell in row if cell[:1] in ("=", "+", "-", "@")):
+        float(cell)  # only numbers start so, unquoted
+    assert "all" in subgroups
+
+
+def test_csv_format_quotes_column_names_and_keeps_negative_numbers(tmp_path, capsys):
+    """F9: a column name starting ``=`` is quoted; ``-0.5`` and a tab are handled."""
+    from perfci.cli.rendering import csv_safe_text
+
+    assert csv_safe_text("-0.5") == "-0.5"
+    assert csv_safe_text("+1e-3") == "+1e-3"
+    assert csv_safe_text("-1+2") == "'-1+2"
+    assert csv_safe_text("\tx") == "'\\tx"
+    assert csv_safe_text("\rx") == "'\\rx"
+    frame = perfci.load_example().rename(columns={"person": "=HYPERLINK(1)"})
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    argv = ["report", str(path), "--truth", "human", "--pred", "model", "--by", "=HYPERLINK(1)"]
+    assert main([*argv, "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.startswith("'=HYPERLINK(1),metric,")
+
+
+def test_compare_line_shows_a_newline_in_a_name_as_an_escape(data, capsys):
+    """F10: the result line of two classifiers stays one line."""
+    argv = ["compare", str(data), "--truth", "human", "--pred-a", NAME, "--pred-b", "model_b"]
+    assert main([*argv, "--metric", "recall"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert "=cmd|pred\\n<b> 0." in out
+
+
+def test_compare_runs_and_auc_lines_are_one_line(data, capsys):
+    """F10: the runs and ROC AUC forms keep a name's newline visible too."""
+    argv = ["compare", str(data), "--truth", "human", "--pred-a", NAME, "run2"]
+    assert main([*argv, "--pred-b", "model_b", "run1", "--metric", "recall"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "=cmd|pred\\n<b>+run2" in out
+    argv = ["compare", str(data), "--truth", "human", "--pred-a", "score", "--pred-b", "score_b"]
+    assert main([*argv, "--metric", "roc_auc"]) == 0
+    assert capsys.readouterr().out.count("\n") == 1
+
+
+def test_many_classifier_warning_is_not_cut_at_a_newline(data, capsys):
+    """F10: the warning ``no interval for ...`` names the whole column, on one line."""
+    argv = ["compare", str(data), "--truth", "human", "--pred", NAME, "model", "run2"]
+    assert main([*argv, "--metric", "recall"]) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "no interval for" in x)
+    assert "=cmd|pred\\n<b> - model: the difference is undefined" in line
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_validate_run_refuses_an_out_that_is_a_file(tmp_path, capsys, under):
+    """F11: ``--out`` an existing file, or a path under one, is refused naming ``--out``."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    out = afile / "x" / "y" if under else afile
+    argv = ["validate", "run", "paper-samplesize", "--scale", "smoke", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "`--out`" in err and repr(str(out)) in err
+    assert "Errno" not in err
+    assert afile.read_text() == "x"
+
+
+def test_bootstrap_names_trials_not_cells(capsys):
+    """F5: no trials is refused naming ``--trials``, the flag given."""
+    assert main(["bootstrap", "--successes", "0", "--trials", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "`--trials` must be at least 1" in err and "--cells" not in err
