@@ -288,7 +288,7 @@ def batch_generators(rng: Any, size: int) -> DataSetStreams:
     --------
     >>> import numpy as np
     >>> import perfci as pc
-    >>> samples = np.array([[18, 2], [19, 1], [20, 0]])
+    >>> samples = np.array([[18, 2], [19, 1], [17, 3]])
     >>> batch = pc.bootstrap_ci(samples, "proportion", rng=1, nested=False)
     >>> one = pc.bootstrap_ci(samples[1], "proportion", rng=pc.batch_generators(1, 3)[1])
     >>> bool(one.low == batch.low[1] and one.high == batch.high[1])

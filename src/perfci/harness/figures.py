@@ -801,8 +801,7 @@ def file_stem(name: str) -> str:
     Examples
     --------
     >>> from perfci.harness.figures import file_stem
-    >>> file_stem("atlas-icc"), file_stem("../../etc/x
-    name")
+    >>> file_stem("atlas-icc"), file_stem("../../etc/x\nname")
     ('atlas-icc', 'etc_x_name-04476746')
     """
     stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._")[:100] or "suite"
