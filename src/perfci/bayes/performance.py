@@ -89,7 +89,14 @@ _CELL_CHUNK = 256
 
 
 def margins_of(metric: str) -> tuple[str, ...]:
-    """Return the margins a metric's performance model fits."""
+    """Return the margins a metric's performance model fits.
+
+    Examples
+    --------
+    >>> from perfci.bayes.performance import margins_of
+    >>> margins_of("recall"), margins_of("f1")
+    (('recall',), ('prevalence', 'recall', 'specificity'))
+    """
     return MARGINS.get(metric, _THREE)
 
 
@@ -134,6 +141,14 @@ def new_person_rates(eta: np.ndarray, scale: np.ndarray | None) -> np.ndarray:
 
     Gauss-Hermite quadrature of :data:`QUADRATURE_NODES` nodes (error below 1e-8 for a
     scale up to 1.5 on the logit scale); `scale` None: no person effect.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.bayes.performance import new_person_rates
+    >>> rate = new_person_rates(np.array([[2.0]]), np.array([[1.0]]))
+    >>> round(float(rate[0, 0]), 4)  # below expit(2) = 0.8808: the person effect spreads it
+    0.8445
     """
     if scale is None:
         return special.expit(eta)

@@ -125,7 +125,14 @@ class Design:
 
 
 def parse_formula(formula: str) -> list[tuple[str, bool, str | None]]:
-    """Return the terms of an additive formula: (column, forced categorical, reference)."""
+    """Return the terms of an additive formula: (column, forced categorical, reference).
+
+    Examples
+    --------
+    >>> from perfci.bayes.performance_design import parse_formula
+    >>> parse_formula("length + C(site, reference='b')")
+    [('length', False, None), ('site', True, "'b'")]
+    """
     if not isinstance(formula, str) or not formula.strip():
         raise ValueError(f"`formula` must be a sum of terms, e.g. 'a + C(b)'; got {formula!r}.")
     text = formula.split("~", 1)[-1]
@@ -148,7 +155,17 @@ def parse_formula(formula: str) -> list[tuple[str, bool, str | None]]:
 def design_of(
     covariates: pd.DataFrame, formula: str | None, columns: Sequence[str] | None = None
 ) -> Design:
-    """Read the terms of a model from the covariates table (and a formula)."""
+    """Read the terms of a model from the covariates table (and a formula).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from perfci.bayes.performance_design import design_of
+    >>> table = pd.DataFrame({"length": [2.0, 4.0, 6.0], "site": ["a", "b", "a"]})
+    >>> design = design_of(table, None)
+    >>> design.columns, design.matrix(table)[:, 1].tolist()
+    (['Intercept', 'length', 'site[b]'], [-1.224744871391589, 0.0, 1.224744871391589])
+    """
     import pandas as pd
 
     if formula is not None:
@@ -204,6 +221,15 @@ def patterns(
     """Collapse texts of one person and covariate pattern into binomial rows.
 
     Returns the rows' design ``(rows, p)``, person index, successes and trials.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfci.bayes.performance_design import patterns
+    >>> x = np.ones((3, 1))
+    >>> rows, person, hits, trials = patterns(x, np.array([0, 0, 1]), np.array([1, 0, 1]))
+    >>> person.tolist(), hits.tolist(), trials.tolist()
+    ([0, 1], [1.0, 1.0], [2.0, 1.0])
     """
     keys = np.concatenate([person[:, None].astype(float), x], axis=1)
     unique, inverse = np.unique(keys, axis=0, return_inverse=True)
