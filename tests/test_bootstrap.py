@@ -5,6 +5,7 @@ import pytest
 from scipy import stats
 
 import perfci as pc
+from perfci.metrics import CELL_POOLING
 
 
 def gof_pvalue(values, support, pmf):
@@ -578,12 +579,12 @@ def test_pooled_kinds_and_per_person_draws_follow_the_closed_form(by_kind, monke
     # Persons of three kinds (equal cell shares, 8 texts each): pooled per kind, or drawn
     # person by person (the choice is by cost; both are exact). Both have the balanced
     # two-stage variance S^2 / m + mean(p_i (1 - p_i)) / (m n) of accuracy.
-    from perfci._core import resampling
+    from perfci._core import cell_draws, resampling
 
-    monkeypatch.setattr(resampling, "_BINOMIAL_NS", 0.0 if by_kind else 1e12)
+    monkeypatch.setattr(cell_draws, "_BINOMIAL_NS", 0.0 if by_kind else 1e12)
     kinds = np.array([[2, 1, 1, 4], [3, 0, 2, 3], [1, 1, 0, 6]])
     cells = kinds[np.arange(30) % 3]
-    assert resampling._Hierarchical([cells.astype(float)]).by_kind[0] == by_kind
+    assert cell_draws.HierarchicalTables([cells.astype(float)]).by_kind[0] == by_kind
     reps = 40_000
     ci = pc.bootstrap_ci(cells, "accuracy", scheme="hierarchical", n_resamples=reps, rng=3)
     m, n = 30, 8
@@ -756,10 +757,10 @@ def test_iid_resamples_are_conditional_binomial_quantiles_of_their_uniforms(cell
     # u_c of Binomial(texts left, share of c among cells c..C-1), the last cell the rest.
     # scipy's binomial quantile is the reference, for uniforms from the generator and for
     # extreme ones (outside the CDF windows: the search from the mode).
-    from perfci._core import resampling
+    from perfci._core import cell_draws
 
     cells = np.array(cells, dtype=float)
-    draw = resampling._Iid(cells[None, :])
+    draw = cell_draws.IidTables(cells[None, :])
     assert draw.from_uniforms[0]
     u = np.random.default_rng(4).random((4000, cells.size - 1))
     u[:50] = np.random.default_rng(5).choice([1e-13, 1e-9, 1 - 1e-9, 1 - 1e-13], (50, u.shape[1]))
@@ -787,19 +788,67 @@ def test_iid_resamples_are_conditional_binomial_quantiles_of_their_uniforms(cell
 
 def test_large_iid_samples_are_numpy_multinomials():
     # More texts than the tables cover: each resample is NumPy's multinomial, drawn from
-    # the data set's generator itself (recall: not rater-symmetric, so the cells are
-    # resampled as given).
+    # the data set's generator itself (balanced accuracy: not rater-symmetric, so the
+    # cells are resampled as given, and it reads every cell, so none are pooled).
+    counts = np.array([60_000, 10_000, 5_000, 25_000])
+    ci = pc.bootstrap_ci(counts, "balanced_accuracy", n_resamples=200, rng=3)
+    drawn = np.random.default_rng(3).multinomial(counts.sum(), counts / counts.sum(), size=200)
+    np.testing.assert_array_equal(ci.distribution, pc.compute_metric(drawn, "balanced_accuracy"))
+
+
+def test_pooled_cells_are_the_multinomial_of_the_groups_totals():
+    # Recall reads fp and tn only through their sum (CELL_POOLING): the iid resamples are
+    # Multinomial(N, shares of tp, fp + tn, fn), the groups in order of their first cell.
     counts = np.array([60_000, 10_000, 5_000, 25_000])
     ci = pc.bootstrap_ci(counts, "recall", n_resamples=200, rng=3)
-    drawn = np.random.default_rng(3).multinomial(counts.sum(), counts / counts.sum(), size=200)
-    np.testing.assert_array_equal(ci.distribution, pc.compute_metric(drawn, "recall"))
+    groups = np.array([counts[0], counts[1] + counts[3], counts[2]])
+    drawn = np.random.default_rng(3).multinomial(groups.sum(), groups / groups.sum(), size=200)
+    np.testing.assert_array_equal(ci.distribution, drawn[:, 0] / (drawn[:, 0] + drawn[:, 2]))
+
+
+@pytest.mark.parametrize("metric", sorted(CELL_POOLING))
+def test_a_metric_reads_its_pooled_cells_only_through_their_sums(metric):
+    # The declaration the iid scheme relies on: moving counts within a group (here all of
+    # a group's total to any one of its cells) leaves the metric unchanged, bit for bit.
+    pooling = np.array(CELL_POOLING[metric])
+    cells = np.random.default_rng(5).integers(1, 30, size=(500, 4)).astype(float)
+    expected = pc.compute_metric(cells, metric)
+    for group in np.unique(pooling):
+        members = np.flatnonzero(pooling == group)
+        for target in members:
+            moved = cells.copy()
+            moved[:, members] = 0.0
+            moved[:, target] = cells[:, members].sum(-1)
+            np.testing.assert_array_equal(pc.compute_metric(moved, metric), expected)
+
+
+def test_pooled_and_full_resamples_agree_in_distribution():
+    # F1 drawn from (tp, fp + fn, tn) against F1 drawn from all four cells: the same law.
+    # Two-sample check on the mean and on the 2.5% and 97.5% quantiles of 200,000
+    # replicates each, within 5 Monte-Carlo standard errors (the quantiles' SE from the
+    # binomial count of replicates below them).
+    from perfci._core import resampling
+
+    counts = np.array([12.0, 5.0, 7.0, 76.0])
+    full = resampling.Statistic("f1", 4, lambda c: pc.compute_metric(c, "f1"))
+    pooled = resampling.Statistic("f1", 4, full.fn, pooling=CELL_POOLING["f1"])
+    b = 200_000
+    a = resampling.draw_replicates(counts, "iid", b, full, np.random.default_rng(1))
+    c = resampling.draw_replicates(counts, "iid", b, pooled, np.random.default_rng(2))
+    se = np.sqrt(a.var() / b + c.var() / b)
+    assert abs(a.mean() - c.mean()) < 5 * se
+    for q in (0.025, 0.975):
+        cut = np.quantile(a, q)
+        share_a, share_c = np.mean(a <= cut), np.mean(c <= cut)
+        p = (share_a + share_c) / 2
+        assert abs(share_a - share_c) < 5 * np.sqrt(2 * p * (1 - p) / b)
 
 
 @pytest.mark.parametrize("n_cells", [2, 4, 9])
 def test_hierarchical_tables_of_many_samples_are_each_samples_own(n_cells, monkeypatch):
     # The tables of K samples are computed over their persons stacked; each sample's must
     # be exactly those it gets alone (both ways of drawing, by kinds and person by person).
-    from perfci._core import resampling
+    from perfci._core import cell_draws
 
     rng = np.random.default_rng(n_cells)
     samples = [
@@ -807,11 +856,11 @@ def test_hierarchical_tables_of_many_samples_are_each_samples_own(n_cells, monke
         for m in rng.integers(2, 30, 12)
     ]
     samples += [samples[0][:1].repeat(60, 0), np.vstack([samples[1], samples[1]])]  # kinds
-    together = resampling._Hierarchical(samples)
+    together = cell_draws.HierarchicalTables(samples)
     assert together.by_kind.any() and not together.by_kind.all()
     picks = rng.integers(0, 2, size=(5, 2), dtype=np.int32)  # persons 0 and 1 of each
     for k, sample in enumerate(samples):
-        alone = resampling._Hierarchical([sample])
+        alone = cell_draws.HierarchicalTables([sample])
         assert together.by_kind[k] == alone.by_kind[0]
         drawn = []
         for tables, index in ((together, k), (alone, 0)):
@@ -838,12 +887,12 @@ def test_hierarchical_draws_of_odd_halves_follow_the_two_stage_closed_form(n_cel
     # Cells split into halves of unequal sizes (a half of one cell has no pool): the
     # share of the first and last cells (in different halves) has the balanced two-stage
     # variance S^2 / m + mean(p_i (1 - p_i)) / (m n), and its mean is the pooled share.
-    from perfci._core import resampling
+    from perfci._core import cell_draws, resampling
 
     rng = np.random.default_rng(n_cells)
     m, n, reps = 25, 12, 40_000
     cells = np.array([rng.multinomial(n, s) for s in rng.dirichlet(np.ones(n_cells) * 3, m)])
-    assert not resampling._Hierarchical([cells.astype(float)]).by_kind[0]
+    assert not cell_draws.HierarchicalTables([cells.astype(float)]).by_kind[0]
 
     def share(c):
         return (c[..., 0] + c[..., -1]) / c.sum(-1)
@@ -864,15 +913,15 @@ def test_texts_drawn_one_by_one_follow_the_two_stage_closed_form(direct, monkeyp
     # drawn one by one, the rest by the binomial tree (the choice is by cost; both exact):
     # either way the share of cells in both halves has the balanced two-stage variance
     # S^2 / m + mean(p_i (1 - p_i)) / (m n), and its mean is the pooled share.
-    from perfci._core import resampling
+    from perfci._core import cell_draws, resampling
 
-    monkeypatch.setattr(resampling, "_TEXT_NS", 1e-9 if direct else 1e12)
+    monkeypatch.setattr(cell_draws, "_TEXT_NS", 1e-9 if direct else 1e12)
     rng = np.random.default_rng(11)
     m, n, n_cells, reps = 25, 6, 16, 40_000
     cells = np.array([rng.multinomial(n, s) for s in rng.dirichlet(np.ones(n_cells), m)])
-    tables = resampling._Hierarchical([cells.astype(float)])
+    tables = cell_draws.HierarchicalTables([cells.astype(float)])
     # one by one up to the tables' largest multiplicity, else never
-    assert np.all(tables.direct_upto == (resampling._W_TABLE if direct else 0))
+    assert np.all(tables.direct_upto == (cell_draws._W_TABLE if direct else 0))
     assert tables.text_cell.size == (cells.sum() if direct else 0)
 
     def share(c):
@@ -891,13 +940,13 @@ def test_texts_drawn_one_by_one_follow_the_two_stage_closed_form(direct, monkeyp
 def test_the_cost_model_draws_few_texts_over_many_cells_one_by_one():
     # Which persons go one by one: many cells and few texts do, few cells and many texts
     # do not (the tree's binomials are then cheaper than a uniform per text).
-    from perfci._core import resampling
+    from perfci._core import cell_draws
 
     rng = np.random.default_rng(3)
     sparse = rng.multinomial(4, np.ones(40) / 40, size=10).astype(float)
     dense = rng.multinomial(60, [0.4, 0.1, 0.1, 0.4], size=10).astype(float)
-    assert np.all(resampling._Hierarchical([sparse]).direct_upto >= 1)
-    assert np.all(resampling._Hierarchical([dense]).direct_upto == 0)
+    assert np.all(cell_draws.HierarchicalTables([sparse]).direct_upto >= 1)
+    assert np.all(cell_draws.HierarchicalTables([dense]).direct_upto == 0)
 
 
 # ------------------------------------------ per-person counts with the scheme left unset

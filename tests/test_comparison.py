@@ -592,3 +592,28 @@ def test_a_comparison_of_few_effective_persons_warns():
     with warnings.catch_warnings():  # without persons: an interval about texts
         warnings.simplefilter("error")
         pc.compare(t, a, b, "recall", rng=1, n_resamples=200)
+
+
+@pytest.mark.parametrize("metric", ["recall", "precision", "specificity", "npv", "accuracy", "f1"])
+def test_a_paired_difference_reads_its_pooled_joint_cells_only_through_their_sums(metric):
+    # joint_pooling: moving texts between joint cells of one group changes neither
+    # classifier's group totals, so the difference is the same, bit for bit.
+    from perfci.paired import joint_pooling
+
+    from perfci._core.joint import TO_A, TO_B
+    from perfci.metrics import metric_values
+
+    pooling = np.array(joint_pooling(metric))
+    cells = np.random.default_rng(6).integers(1, 25, size=(400, 8)).astype(float)
+
+    def difference(c):
+        return metric_values(c @ TO_A, metric) - metric_values(c @ TO_B, metric)
+
+    expected = difference(cells)
+    for group in np.unique(pooling):
+        members = np.flatnonzero(pooling == group)
+        for target in members:
+            moved = cells.copy()
+            moved[:, members] = 0.0
+            moved[:, target] = cells[:, members].sum(-1)
+            np.testing.assert_array_equal(difference(moved), expected)

@@ -19,6 +19,7 @@ calls given those generators, draw for draw.
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from ._core.replicates import (
     DegenerateBootstrapWarning,
     batch_shaped,
     canonical_cells,
+    canonical_iid_cells,
     check_pseudo_count,
     is_positive_int,
     resample_intervals,
@@ -68,7 +70,7 @@ from ._core.validation import (
     dataset_generators,
 )
 from .counting import ConfusionCounts, one_vs_rest
-from .metrics import BINARY_METRICS, METRICS, metric_values
+from .metrics import BINARY_METRICS, CELL_POOLING, METRICS, metric_values
 
 __all__ = [
     "BOOTSTRAP_INTERVALS",
@@ -111,12 +113,13 @@ def _warn_persons_ignored(flat: np.ndarray) -> None:
         )
 
 
-def _statistic(metric: str, k: int | None) -> Statistic:
+def metric_statistic(metric: str, k: int | None = None) -> Statistic:
     """Return the engine's :class:`~perfci._core.resampling.Statistic` of `metric` (k classes)."""
     if metric == "proportion":
         return proportion_statistic()
     if metric in BINARY_METRICS:
-        return Statistic(metric, 4, lambda cells: metric_values(cells, metric))
+        pooling = CELL_POOLING.get(metric)
+        return Statistic(metric, 4, lambda cells: metric_values(cells, metric), pooling=pooling)
     assert k is not None
 
     def multiclass(cells: np.ndarray) -> np.ndarray:
@@ -327,7 +330,7 @@ def _bootstrap_iv(
             f"`counts` for metric {metric!r} must hold {what}{persons}, with any leading "
             f"axes indexing data sets; got shape {arr.shape}."
         )
-    statistic = _statistic(metric, k)
+    statistic = metric_statistic(metric, k)
     batch_shape = arr.shape[: arr.ndim - unit_ndim]
     sets = math.prod(batch_shape)
     if not exact:
@@ -653,10 +656,14 @@ def bootstrap_ci(
         warn_zero_width(parts, metric, single)
         return assemble(parts, metric, scheme, interval, lam, level, batch_shape)
     rater_symmetric = metric in RATER_SYMMETRIC
-    units = [
-        canonical_cells(cells, scheme, nested=nested, rater_symmetric=rater_symmetric)
-        for cells in flat
-    ]
+    units: Any
+    if scheme == "iid":
+        units = canonical_iid_cells(flat, nested=nested, rater_symmetric=rater_symmetric)
+    else:
+        units = [
+            canonical_cells(cells, scheme, nested=nested, rater_symmetric=rater_symmetric)
+            for cells in flat
+        ]
     if single:
         if scheme != "iid" and units[0].shape[0] < MIN_PERSONS:
             raise ValueError(
@@ -701,7 +708,10 @@ def shared_bootstrap_cis(
     """Bootstrap intervals of several metrics of one data set, from one set of resamples.
 
     What :func:`perfci.report` computes its bootstrap rows with: the persons (and texts)
-    are drawn once, and every metric is evaluated on the same resampled cells. The
+    are drawn once for the metrics that pool the same cells
+    (:data:`perfci.metrics.CELL_POOLING`), and each of them is evaluated on the same
+    resampled cells; another pooling draws again from a copy of the generator as it was
+    before the first draw (the caller's generator advances as the first row's call). The
     metrics' counts must have the same cells (binary ``[tp, fp, fn, tn]`` or one k x k
     matrix) and no leading data-set axes. Persons are put in the canonical form of the
     rater-symmetric metrics (:func:`~perfci._core.replicates.canonical_cells`), so each
@@ -750,17 +760,27 @@ def shared_bootstrap_cis(
         statistic if not swapped or statistic.metric in RATER_SYMMETRIC else unswapped(statistic)
         for statistic in statistics
     )
-    every = resample_intervals_many(
-        [cells],
-        read,
-        scheme=scheme,
-        interval=interval,
-        pseudo_count=lam,
-        n_resamples=int(n_resamples),
-        confidence_level=level,
-        generators=dataset_generators(generator, 1, False),
-        batch=None,
-    )
+    # metrics that pool the same cells share one set of draws; each further set starts
+    # from a copy of the generator as it was, so every row is its own call's draws
+    groups: dict[tuple[int, ...] | None, list[int]] = {}
+    for s, statistic in enumerate(read):
+        groups.setdefault(statistic.pooling, []).append(s)
+    fresh = copy.deepcopy(generator)
+    every: list[dict[str, np.ndarray]] = [{} for _ in read]
+    for g, members in enumerate(groups.values()):
+        drawn = resample_intervals_many(
+            [cells],
+            tuple(read[s] for s in members),
+            scheme=scheme,
+            interval=interval,
+            pseudo_count=lam,
+            n_resamples=int(n_resamples),
+            confidence_level=level,
+            generators=dataset_generators(generator if g == 0 else copy.deepcopy(fresh), 1, False),
+            batch=None,
+        )
+        for s, parts in zip(members, drawn, strict=True):
+            every[s] = parts
     out = {}
     for metric, parts in zip(metrics, every, strict=True):
         if parts["no_valid"][0]:

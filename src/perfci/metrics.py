@@ -26,6 +26,7 @@ from ._core.validation import check_real_array, warn_undefined
 
 __all__ = [
     "BINARY_METRICS",
+    "CELL_POOLING",
     "CELLS",
     "METRICS",
     "PROPORTION_METRICS",
@@ -46,6 +47,21 @@ _PROPORTION_CELLS = {
     "specificity": ((_TN,), (_TN, _FP)),
     "npv": ((_TN,), (_TN, _FN)),
 }
+#: Cells each binary metric reads only through their sums (one group number per cell
+#: of ``(tp, fp, fn, tn)``; :attr:`perfci._core.resampling.Statistic.pooling`): F1 reads
+#: fp + fn, a proportion its numerator, the rest of its denominator and the texts
+#: outside it. Kappa, MCC and balanced accuracy read every cell.
+CELL_POOLING: dict[str, tuple[int, int, int, int]] = {
+    "accuracy": (0, 1, 1, 0),
+    "recall": (0, 1, 2, 1),
+    "precision": (0, 1, 2, 2),
+    "specificity": (0, 1, 0, 2),
+    "npv": (0, 0, 1, 2),
+    "f1": (0, 1, 1, 2),
+    "ppa": (0, 1, 1, 2),
+    "pna": (0, 1, 1, 2),
+}
+
 #: Proportion metrics (the names of :data:`perfci._core.registry.PROPORTION_METRIC`):
 #: (cells in the numerator, cells in the denominator). The denominator is the metric's
 #: *relevant n*.

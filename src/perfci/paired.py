@@ -27,13 +27,19 @@ from scipy import stats
 
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import TO_A, TO_B
-from ._core.resampling import Statistic
+from ._core.resampling import Statistic, renumbered
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import dataset_generators
 from .analytic import proportion_ci
 from .bootstrap import MIN_PERSONS, ONE_PERSON, BootstrapCI, resample_intervals
 from .design import effective_clusters, t_ratio
-from .metrics import PROPORTION_METRICS, difference_bound, metric_gradient, metric_values
+from .metrics import (
+    CELL_POOLING,
+    PROPORTION_METRICS,
+    difference_bound,
+    metric_gradient,
+    metric_values,
+)
 
 __all__ = [
     "TESTS",
@@ -493,6 +499,21 @@ def robust_t_test(diff: np.ndarray, robust: RobustInterval) -> PairedTests:
     )
 
 
+def joint_pooling(metric: str) -> tuple[int, ...] | None:
+    """Return the joint cells a difference of `metric` reads only through their sums.
+
+    Joint cells pool when they fall in the same group of the metric's cells
+    (:data:`perfci.metrics.CELL_POOLING`) for A and for B alike: moving texts between them
+    changes neither classifier's group totals. None when nothing pools.
+    """
+    groups = CELL_POOLING.get(metric)
+    if groups is None:
+        return None
+    a, b = np.argmax(TO_A, axis=1), np.argmax(TO_B, axis=1)
+    pooling = renumbered([(groups[i], groups[j]) for i, j in zip(a, b, strict=True)])
+    return None if len(set(pooling)) == len(pooling) else pooling
+
+
 def paired_bootstrap(
     cells: np.ndarray,
     total: np.ndarray,
@@ -515,7 +536,7 @@ def paired_bootstrap(
     def difference(c: np.ndarray) -> np.ndarray:
         return metric_values(c @ TO_A, metric) - metric_values(c @ TO_B, metric)
 
-    statistic = Statistic(f"{metric} difference", 8, difference)
+    statistic = Statistic(f"{metric} difference", 8, difference, pooling=joint_pooling(metric))
     if scheme == "iid":
         units = [c.astype(float) for c in total]
     else:

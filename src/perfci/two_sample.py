@@ -30,11 +30,11 @@ from scipy import stats
 
 from ._core.estimands import relevant_description, relevant_texts
 from ._core.intervals import percentile_levels, type7_quantiles
-from ._core.resampling import Statistic, augment, draw_replicates
+from ._core.resampling import augment, draw_replicates
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import check_confidence_level, check_real_array
 from .analytic import proportion_ci
-from .bootstrap import MIN_PERSONS, RATER_SYMMETRIC, canonical_cells
+from .bootstrap import MIN_PERSONS, RATER_SYMMETRIC, canonical_cells, metric_statistic
 from .design import effective_clusters
 from .metrics import PROPORTION_METRICS, metric_gradient, metric_values, undefined_reason
 
@@ -251,7 +251,7 @@ def replicates_of(
 
     `cells` is ``(4,)`` or, per person, ``(m, 4)``; the iid scheme adds persons up.
     """
-    statistic = Statistic(metric, 4, lambda c: metric_values(c, metric))
+    statistic = metric_statistic(metric)
     nested = cells.ndim == 2
     # canonical as in perfci.bootstrap_ci, so that each side draws what it would draw there
     symmetric = metric in RATER_SYMMETRIC

@@ -4,11 +4,14 @@ Each resampling kernel fills the resampled cell counts of one batch of resamples
 by resample. The person schemes' kernels read persons drawn in NumPy (``picks``: which
 person each of the m draws of a resample took) and take the texts from one NumPy
 generator (`rng`), consumed in resample order; the iid kernel (:func:`iid_cells`) reads
-C - 1 uniforms per resample, drawn in NumPy in the same order. Either way the draws do
-not depend on how resamples are split into batches.
+C - 1 uniforms per resample, drawn in NumPy in the same order, or, for the data sets of
+a batch whose keyed Philox streams have not been handed out, drawn here from their keys
+(:func:`iid_cells_keyed`, :func:`philox_doubles`: NumPy's Philox4x64-10, word for word).
+Either way the draws do not depend on how resamples are split into batches.
 
-Only IEEE basic arithmetic and the generator's own methods (NumPy's algorithms, as numba
-compiles them) are used; numba's defaults (no fast-math, so no reassociation or fused
+Only IEEE basic arithmetic, exact integer arithmetic (Philox's 64 x 64 -> 128-bit
+products, one LLVM ``i128`` multiply) and the generator's own methods (NumPy's
+algorithms, as numba compiles them) are used; numba's defaults (no fast-math, so no reassociation or fused
 multiply-add) keep the results the same on every x86-64 CPU. The tables these kernels read
 are computed beside them, in :mod:`perfci._core.resampling`, or here from basic
 arithmetic (:func:`mode_tables`, :func:`window_tables`).
@@ -23,15 +26,20 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 __all__ = [
     "alias_table",
     "cluster_totals",
     "grid_cells",
     "iid_cells",
+    "iid_cells_keyed",
     "kind_resamples",
     "mode_tables",
     "part_sums",
+    "philox_doubles",
     "tree_resamples",
     "window_tables",
     "beta_rates",
@@ -203,9 +211,12 @@ def window_tables(
 
 @numba.njit(cache=True)
 def iid_cells(
-    size, conditional, odds, mode, pmf, cdf, reciprocal, first, base, below, window, u, out
+    size, conditional, odds, mode, pmf, cdf, reciprocal, first, base, below, window, u, columns, out
 ):  # pragma: no cover - compiled
     """Multinomial(size, shares) resamples of texts from uniforms, as conditional binomials.
+
+    Cell c is written to column ``columns[c]`` of `out` (the other columns are left as
+    they are: pooled cells' columns hold 0).
 
     Cell c of resample r is Binomial(texts left, ``conditional[c]``), the share of cell c
     among the cells from c on, inverted at ``u[r, c]``; the last cell takes the rest. The
@@ -240,9 +251,132 @@ def iid_cells(
                     x = _invert_from_the_mode(
                         v, left, mode[c, left], pmf[c, left], cdf[c, left], odds[c], reciprocal
                     )
-            out[r, c] = x
+            out[r, columns[c]] = x
             left -= x
-        out[r, stages] = left
+        out[r, columns[stages]] = left
+
+
+# Philox4x64-10's constants (Random123, as numpy/random/src/philox/philox.h)
+_PHILOX_M0, _PHILOX_M1 = np.uint64(0xD2E7470EE14C6C93), np.uint64(0xCA5A826395121157)
+_PHILOX_W0, _PHILOX_W1 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBB67AE8584CAA73B)
+
+
+@intrinsic
+def _mulhilo(typingctx, a, b):  # pragma: no cover - compiled
+    """High and low words of the 128-bit product of uint64 `a` and `b` (one LLVM i128 mul)."""
+    signature = types.UniTuple(types.uint64, 2)(types.uint64, types.uint64)
+
+    def codegen(context, builder, sig, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        high = builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+        low = builder.trunc(product, ir.IntType(64))
+        return context.make_tuple(builder, sig.return_type, (high, low))
+
+    return signature, codegen
+
+
+@numba.njit(cache=True)
+def philox_doubles(key0, key1, first_word, out):  # pragma: no cover - compiled
+    """Write words ``first_word, ...`` of a Philox4x64-10 stream as doubles into 1-D `out`.
+
+    The stream of ``Generator(Philox(key=[key0, key1])).random()``: block j is the
+    counter ``(j + 1, 0, 0, 0)``, four 64-bit words, each ``(word >> 11) * 2**-53``
+    (``tests/test_streams.py`` checks it against NumPy).
+    """
+    total = out.size
+    block = first_word // 4
+    skip = first_word % 4
+    i = 0
+    scale = 1.0 / 9007199254740992.0
+    eleven = np.uint64(11)
+    while i < total:
+        c0 = np.uint64(block + 1)
+        c1 = np.uint64(0)
+        c2 = np.uint64(0)
+        c3 = np.uint64(0)
+        k0 = np.uint64(key0)
+        k1 = np.uint64(key1)
+        for rnd in range(10):
+            if rnd:
+                k0 += _PHILOX_W0
+                k1 += _PHILOX_W1
+            hi0, lo0 = _mulhilo(c0, _PHILOX_M0)
+            hi1, lo1 = _mulhilo(c2, _PHILOX_M1)
+            c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+        block += 1
+        if skip == 0 and i + 4 <= total:
+            out[i] = np.float64(c0 >> eleven) * scale
+            out[i + 1] = np.float64(c1 >> eleven) * scale
+            out[i + 2] = np.float64(c2 >> eleven) * scale
+            out[i + 3] = np.float64(c3 >> eleven) * scale
+            i += 4
+            continue
+        words = (c0, c1, c2, c3)
+        for j in range(skip, 4):
+            if i < total:
+                out[i] = np.float64(words[j] >> eleven) * scale
+                i += 1
+        skip = 0
+
+
+@numba.njit(cache=True)
+def iid_cells_keyed(
+    chosen,
+    sizes,
+    conditional,
+    odds,
+    first,
+    base,
+    keys,
+    n_resamples,
+    mode,
+    pmf,
+    cdf,
+    reciprocal,
+    below,
+    window,
+    columns,
+    scratch,
+    out,
+):  # pragma: no cover - compiled
+    """:func:`iid_cells` of several data sets, each from its own Philox stream, in one call.
+
+    Data set ``chosen[j]`` fills rows ``j * n_resamples ...`` of `out` from the uniforms of
+    ``Generator(Philox(key=keys[j]))``, read in the order
+    ``rng.random((n_resamples, stages))`` gives them, so its cells equal those of
+    :func:`iid_cells` given that generator's draws; its tables are computed here, into
+    the shared buffers, as :func:`mode_tables` and :func:`window_tables` compute them.
+    `scratch` (1-D, a multiple of `stages` long) holds one block of uniforms at a time.
+    """
+    stages = conditional.shape[1]
+    chunk = scratch.size // stages
+    for j in range(chosen.size):
+        k = chosen[j]
+        mode_tables(sizes[k], conditional[k], mode, pmf, cdf)
+        window_tables(conditional[k], mode, pmf, cdf, reciprocal, first[k], base[k], below, window)
+        row = j * n_resamples
+        for start in range(0, n_resamples, chunk):
+            b = min(chunk, n_resamples - start)
+            flat = scratch[: b * stages]
+            philox_doubles(keys[j, 0], keys[j, 1], start * stages, flat)
+            u = flat.reshape((b, stages))
+            iid_cells(
+                sizes[k],
+                conditional[k],
+                odds[k],
+                mode,
+                pmf,
+                cdf,
+                reciprocal,
+                first[k],
+                base[k],
+                below,
+                window,
+                u,
+                columns,
+                out[row + start : row + start + b],
+            )
 
 
 @numba.njit(cache=True)

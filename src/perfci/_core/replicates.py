@@ -37,8 +37,11 @@ from .resampling import (
     check_resample_count,
     check_resample_size,
     draw_replicates_batch,
+    iid_jackknife,
     jackknife,
+    renumbered,
 )
+from .streams import DataSetStreams
 from .validation import (
     N_RESAMPLES,
     UndefinedMetricWarning,
@@ -56,6 +59,7 @@ __all__ = [
     "DegenerateBootstrapWarning",
     "batch_shaped",
     "canonical_cells",
+    "canonical_iid_cells",
     "check_bootstrap_options",
     "check_pseudo_count",
     "is_positive_int",
@@ -120,6 +124,19 @@ def canonical_cells(
     return cells[np.lexsort(cells.T[::-1])]
 
 
+def canonical_iid_cells(flat: np.ndarray, *, nested: bool, rater_symmetric: bool) -> np.ndarray:
+    """:func:`canonical_cells` of K data sets under the iid scheme at once: ``(K, C)``.
+
+    `flat` is ``(K, C)``, or ``(K, persons, C)`` when `nested` (the persons are added
+    up). The swapped orientation's key is smaller exactly when fn < fp.
+    """
+    cells = flat.sum(1) if nested else flat
+    if rater_symmetric:
+        swap = cells[:, 2] < cells[:, 1]
+        cells = np.where(swap[:, None], cells[:, [0, 2, 1, 3]], cells)
+    return cells
+
+
 def unswapped(statistic: Statistic) -> Statistic:
     """Return `statistic` of cells whose fp and fn were swapped, read back in place.
 
@@ -130,7 +147,10 @@ def unswapped(statistic: Statistic) -> Statistic:
     def fn(cells: np.ndarray) -> np.ndarray:
         return statistic.fn(cells[..., [0, 2, 1, 3]])
 
-    return Statistic(statistic.metric, statistic.n_cells, fn, statistic.proportion)
+    pooling = statistic.pooling
+    if pooling is not None:  # the statistic's groups, read through the swap
+        pooling = renumbered([pooling[i] for i in (0, 2, 1, 3)])
+    return Statistic(statistic.metric, statistic.n_cells, fn, statistic.proportion, pooling)
 
 
 def is_positive_int(value: Any) -> bool:
@@ -287,11 +307,14 @@ def resample_intervals_many(
     """
     size, n_stats = len(units), len(statistics)
     n_cells = statistics[0].n_cells
-    observed = np.zeros((size, n_cells))
     n_clusters = np.zeros(size, dtype=np.int64)
-    for k, cells in enumerate(units):
-        observed[k] = cells if scheme == "iid" else cells.sum(0)
-        n_clusters[k] = 0 if scheme == "iid" else cells.shape[0]
+    if scheme == "iid":  # one row of cells a data set: arrays, not a loop
+        observed = np.asarray(units, dtype=float).reshape(size, n_cells)
+    else:
+        observed = np.zeros((size, n_cells))
+        for k, cells in enumerate(units):
+            observed[k] = cells.sum(0)
+            n_clusters[k] = cells.shape[0]
     n_texts = observed.sum(-1).astype(np.int64)
     empty = n_texts == 0
     one_person = ~empty & (scheme != "iid") & (n_clusters < MIN_PERSONS)
@@ -299,31 +322,47 @@ def resample_intervals_many(
     for s, statistic in enumerate(statistics):
         estimate[s, ~empty] = statistic.fn(observed[~empty])
     drawn = np.flatnonzero(~empty & ~one_person)
-    samples = [augment(units[k], scheme, pseudo_count) for k in drawn]
+    samples: Sequence[np.ndarray]
+    if scheme == "iid":
+        samples = observed[drawn].astype(np.int64) + pseudo_count
+    else:
+        samples = [augment(units[k], scheme, pseudo_count) for k in drawn]
     replicates = np.full((n_stats, size, n_resamples), np.nan)
     replicates[:, drawn] = draw_replicates_batch(
         samples,
         scheme,
         n_resamples,
         statistics,
-        [generators[int(k)] for k in drawn],
+        generators.subset(drawn)
+        if isinstance(generators, DataSetStreams)
+        else [generators[int(k)] for k in drawn],
         batch=batch,
     )
     theta_hat = np.full((n_stats, size), np.nan)
-    nothing = (np.empty(0), np.empty(0))
-    jack: list[list[tuple[np.ndarray, np.ndarray]]] = [[nothing] * size for _ in statistics]
-    if interval == "bca":
+    # leave-one-out values and weights (statistic, data set, left out): a text of each
+    # kind (iid; weight 0 where a kind has no text) or each person (0 past the last)
+    width = n_cells if scheme == "iid" else max((len(u) for u in samples), default=0)
+    jack_values = np.zeros((n_stats, size, width if interval == "bca" else 0))
+    jack_weights = np.zeros_like(jack_values)
+    if interval == "bca" and scheme == "iid":
+        augmented = np.asarray(samples, dtype=float).reshape(-1, n_cells)
+        for s, statistic in enumerate(statistics):
+            theta_hat[s, drawn] = statistic.fn(augmented)
+            jack_values[s, drawn], jack_weights[s, drawn] = iid_jackknife(augmented, statistic)
+    elif interval == "bca":
         for j, augmented in zip(drawn.tolist(), samples, strict=True):
-            total = augmented if scheme == "iid" else augmented.sum(0)
             for s, statistic in enumerate(statistics):
-                theta_hat[s, j] = statistic.fn(total.astype(float))
-                jack[s][j] = jackknife(augmented, scheme, statistic)
+                theta_hat[s, j] = statistic.fn(augmented.sum(0).astype(float))
+                values, weights = jackknife(augmented, scheme, statistic)
+                jack_values[s, j, : values.size] = values
+                jack_weights[s, j, : values.size] = weights
     return [
         _intervals(
             replicates[s],
             estimate[s],
             theta_hat[s],
-            jack[s],
+            jack_values[s],
+            jack_weights[s],
             interval=interval,
             n_resamples=n_resamples,
             confidence_level=confidence_level,
@@ -340,7 +379,8 @@ def _intervals(
     replicates: np.ndarray,
     estimate: np.ndarray,
     theta_hat: np.ndarray,
-    jack: list[tuple[np.ndarray, np.ndarray]],
+    jack_values: np.ndarray,
+    jack_weights: np.ndarray,
     *,
     interval: str,
     n_resamples: int,
@@ -359,12 +399,6 @@ def _intervals(
     a = np.full(size, np.nan)
     fallback = np.zeros(size, dtype=np.int64)
     if interval == "bca":
-        width = max((v.size for v, _ in jack), default=0)
-        jack_values = np.zeros((size, width))
-        jack_weights = np.zeros((size, width))
-        for k, (values, weights) in enumerate(jack):
-            jack_values[k, : values.size] = values
-            jack_weights[k, : weights.size] = weights
         usable = ~empty & ~no_valid & ~one_person
         if usable.any():
             bca = bca_levels(
@@ -379,9 +413,14 @@ def _intervals(
             a[usable] = bca.acceleration
             fallback[usable] = bca.fallback
     ends = type7_quantiles(replicates, levels)
+    complete = n_valid == replicates.shape[-1]
+    se = np.full(size, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # rows with fewer than 2 values
-        se = np.nanstd(replicates, axis=-1, ddof=1)
+        if complete.all():  # no NaN to skip: the plain SD, without nanstd's copies
+            se = replicates.std(axis=-1, ddof=1) if replicates.shape[-1] > 1 else se
+        else:
+            se = np.nanstd(replicates, axis=-1, ddof=1)
     se = np.where(n_valid > 1, se, np.nan)
     return {
         "estimate": estimate,

@@ -34,8 +34,16 @@ from typing import Any
 
 import numpy as np
 
+from .cell_draws import (
+    EVALUATION_ELEMENTS,
+    HierarchicalTables,
+    IidTables,
+    expand_pooled,
+    pool_matrix,
+)
 from .registry import MAX_RESAMPLES
 from .resources import check_memory
+from .streams import DataSetStreams, StreamSubset
 
 __all__ = [
     "AUTO_BATCH_ELEMENTS",
@@ -48,10 +56,13 @@ __all__ = [
     "draw_replicates",
     "draw_replicates_batch",
     "draw_replicates_many",
+    "iid_jackknife",
     "jackknife",
     "min_resamples",
     "proportion_statistic",
+    "renumbered",
     "replicate_cells",
+    "shared_pooling",
     "weighted_multiplicities",
 ]
 
@@ -64,8 +75,7 @@ EXACT_GRID_CELLS = 1 << 22
 MIN_RESAMPLES_PER_TAIL = 1
 #: Numbers held per batch of resamples when `batch` is None.
 AUTO_BATCH_ELEMENTS = 4_000_000
-# Resampled cells evaluated at once: few enough that the metric's temporaries stay in cache.
-_EVALUATION_ELEMENTS = 1 << 18
+
 
 # Costs that choose between exact paths and simulation, in nanoseconds, measured on a
 # 2-core x86-64 machine (validation/benchmarks/bench_scale.py times the choices).
@@ -75,23 +85,6 @@ _FFT_FIXED_NS = 300_000.0  # set-up of the exact path
 _PART_NS = 7.0  # one alias draw of a part (one uniform)
 _CDF_NS = 150.0  # one binomial CDF value (scipy.special.bdtr) of one pick's distribution
 _PICK_NS = {"cluster": 6.0, "hierarchical": 20.0}  # per person drawn, per resample
-_BINOMIAL_NS = 100.0  # one draw of NumPy's binomial with new parameters
-_PERSON_NS = 15.0  # one taken person of the hierarchical tree kernel
-# The tree kernel's cost of a taken person, a fixed part and a binomial a cell walked,
-# against one uniform a text for drawing its texts one by one
-_TREE_PERSON_NS = 15.0
-_TREE_CELL_NS = 25.0
-_TEXT_NS = 7.0
-# Multiplicities w up to which the (person, w) tables of the first binomial are built; a
-# person is taken more often than 8 times in a resample with probability below 1e-5.
-_W_TABLE = 8
-# Standard deviations above which a binomial is drawn by NumPy's BTPE, not from the mode,
-# and the most texts drawn from the mode (the length of its table of reciprocals).
-_FROM_MODE_MAX_SD = 30.0
-_FROM_MODE_MAX_TEXTS = 1 << 16
-# Standard deviations of the texts left before an iid stage covered by CDF windows: n
-# farther out (probability below 1e-8) are searched from the mode instead.
-_WINDOW_SD = 6.0
 
 
 @dataclass(frozen=True)
@@ -100,12 +93,37 @@ class Statistic:
 
     `proportion` marks the pooled proportion ``cells[..., 0] / cells.sum(-1)`` of
     two-cell counts, whose person-resampling distribution can be computed exactly.
+    `pooling` (one group number per cell, groups numbered from 0 in order of their first
+    cell) says which cells the statistic only reads through their sum: its value is the
+    same when each group's total stands in the group's first cell and its other cells
+    hold 0. The iid scheme then draws the groups' totals, a multinomial over fewer cells
+    (the marginal law of the resampled cells' sums, so the same distribution of the
+    statistic) in fewer binomials; None reads every cell.
     """
 
     metric: str
     n_cells: int
     fn: Callable[[np.ndarray], np.ndarray]
     proportion: bool = False
+    pooling: tuple[int, ...] | None = None
+
+
+def renumbered(groups: Sequence[int]) -> tuple[int, ...]:
+    """Return cell groups numbered from 0 in order of their first cell."""
+    order: dict[int, int] = {}
+    return tuple(order.setdefault(g, len(order)) for g in groups)
+
+
+def shared_pooling(statistics: Sequence[Statistic]) -> tuple[int, ...] | None:
+    """Return the cell groups every statistic reads only through their sums, or None.
+
+    Cells share a group when they do in every statistic (the partitions' common
+    refinement); None when some statistic reads every cell or no two cells pool.
+    """
+    if not statistics or any(s.pooling is None for s in statistics):
+        return None
+    groups = renumbered(list(zip(*(s.pooling for s in statistics), strict=True)))  # type: ignore[arg-type]
+    return None if len(set(groups)) == len(groups) else groups
 
 
 def proportion_statistic() -> Statistic:
@@ -238,14 +256,6 @@ def augment(cells: np.ndarray, scheme: str, pseudo_count: int) -> np.ndarray:
     return cells
 
 
-def _conditional_shares(cells: np.ndarray) -> np.ndarray:
-    """P(cell c | not in cells before c) for each row of cell counts, c < C - 1."""
-    remaining = np.cumsum(cells[..., ::-1], axis=-1)[..., ::-1]  # counts of cells c..C-1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cond = np.where(remaining > 0, cells / np.where(remaining > 0, remaining, 1), 0.0)
-    return np.clip(cond[..., :-1], 0.0, 1.0)
-
-
 def _padded_length(n: int) -> int:
     from scipy import fft as scipy_fft
 
@@ -360,260 +370,6 @@ def _proportion_parts(cells: np.ndarray, scheme: str, n_resamples: int) -> _Part
     )
 
 
-def _unique_within(owner: np.ndarray, rows: np.ndarray, sets: int):
-    """Distinct rows within each data set, in the order :func:`numpy.unique` gives them.
-
-    `owner` is each row's data set (sorted). Returns each row's index among its data
-    set's distinct rows, the distinct rows (data set after data set, each data set's in
-    lexicographic order, as ``np.unique(rows_of_that_set, axis=0)`` orders them) and
-    where each data set's distinct rows start (``sets + 1`` offsets).
-    """
-    unique, inverse = np.unique(np.c_[owner, rows], axis=0, return_inverse=True)
-    starts = np.searchsorted(unique[:, 0], np.arange(sets + 1))
-    return inverse.reshape(-1) - starts[owner], unique[:, 1:], starts
-
-
-def _reduced(counts: np.ndarray) -> np.ndarray:
-    """Each row divided by the greatest common divisor of its entries (0 rows stay 0)."""
-    divisor = np.gcd.reduce(counts, axis=-1)
-    return counts // np.where(divisor > 0, divisor, 1)[:, None]
-
-
-class _Hierarchical:
-    """Tables of the hierarchical scheme for K samples, and the kernels that use them.
-
-    Exact ways to draw the texts of the taken persons, chosen by cost (draws differ,
-    distributions do not): if a sample's persons fall into few kinds with the same cell
-    shares, a kind's texts are one multinomial per resample; otherwise a person with few
-    texts over many cells has them drawn one by one (one uniform each), and any other
-    taken person's texts are split between two halves of the cells by a binomial drawn
-    from the mode with (person, w) tables, and the last two cells of each half pool over
-    persons with the same share (:func:`perfci._core.kernels.tree_resamples`).
-
-    The tables of all samples are computed together, over their persons stacked (distinct
-    rows found within each sample, in the order a sample alone gives them; the binomial
-    tables once per distinct (n_i, texts in the first half) of all samples): sample k's
-    tables are those it would get alone, entry for entry.
-    """
-
-    def __init__(self, samples: Sequence[np.ndarray]) -> None:
-        from scipy import stats
-
-        sets = len(samples)
-        persons = np.array([len(cells) for cells in samples], dtype=np.int64)
-        self.offsets = np.zeros(sets + 1, dtype=np.int64)
-        np.cumsum(persons, out=self.offsets[1:])
-        owner = np.repeat(np.arange(sets), persons)
-        counts = np.concatenate([np.asarray(c) for c in samples]).astype(np.int64)
-        n_cells = counts.shape[-1]
-        self.sizes = counts.sum(-1)
-        self.kind, kinds, self.kind_starts = _unique_within(owner, _reduced(counts), sets)
-        n_kinds = np.diff(self.kind_starts)
-        self.by_kind = n_kinds * (n_cells - 1) * _BINOMIAL_NS <= persons * _PERSON_NS
-        self.kind_conditional = _conditional_shares(kinds.astype(float))
-        half = n_cells // 2
-        self.halves = np.array([[0, half], [half, n_cells]], dtype=np.int64)
-        first = counts[:, :half].sum(-1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.root = first / self.sizes
-        root = self.root
-        # (person, w) tables of Binomial(w n_i, root_i) at its mode, computed once per
-        # distinct (n_i, texts in the first half) of the samples drawn person by person
-        tree = ~self.by_kind[owner]
-        pairs, person_pair = np.unique(np.c_[self.sizes, first][tree], axis=0, return_inverse=True)
-        w = np.arange(_W_TABLE + 1)
-        n = w[None, :] * pairs[:, :1]
-        p = pairs[:, 1:] / pairs[:, :1]
-        mode = np.minimum(np.floor((n + 1) * p), n).astype(np.int64)
-        pmf_mode = stats.binom.pmf(mode, n, p)
-        by_mode = (
-            (p > 0)
-            & (p < 1)
-            & (w[None, :] > 0)
-            & (np.sqrt(n * p * (1 - p)) <= _FROM_MODE_MAX_SD)
-            & (n <= _FROM_MODE_MAX_TEXTS)
-            & (pmf_mode > 0)
-        )
-        shape = (counts.shape[0], _W_TABLE + 1)
-        self.mode = np.zeros(shape, dtype=np.int64)
-        self.pmf_mode, self.cdf_mode = np.zeros(shape), np.zeros(shape)
-        self.by_mode = np.zeros(shape, dtype=np.bool_)
-        at = person_pair.reshape(-1)
-        self.mode[tree], self.pmf_mode[tree] = mode[at], pmf_mode[at]
-        self.cdf_mode[tree] = stats.binom.cdf(mode, n, p)[at]
-        self.by_mode[tree] = by_mode[at]
-        # 1 / j up to the longest binomial drawn from the mode (the same numbers for all)
-        longest = int(n[by_mode].max(initial=0))
-        with np.errstate(divide="ignore"):
-            self.reciprocal = 1.0 / np.arange(longest + 2, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.odds = np.where((root > 0) & (root < 1), root / (1 - root), 1.0)
-        # conditional shares within each half (cells but the half's last two), and the
-        # pools of the last two cells of each half
-        self.conditional = np.zeros((counts.shape[0], n_cells))
-        self.pools: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, int]] = []
-        for h, (lo, hi) in enumerate(self.halves.tolist()):
-            if hi - lo >= 3:
-                self.conditional[:, lo : hi - 2] = _conditional_shares(counts[:, lo:hi])[
-                    :, : hi - lo - 2
-                ]
-            if hi - lo >= 2:
-                a, b = counts[:, hi - 2], counts[:, hi - 1]
-                pool, key, starts = _unique_within(
-                    owner, _reduced(np.stack([a, a + b], axis=-1)), sets
-                )
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    share = np.where(
-                        key[:, 1] > 0, key[:, 0] / np.where(key[:, 1] > 0, key[:, 1], 1), 0.0
-                    )
-                self.pools.append((h, pool, share, starts, hi - 2))
-        # persons whose texts are drawn one by one (kernels.tree_resamples), and up to
-        # how many times taken: one uniform a text against a binomial a cell walked, up
-        # to each half's last occupied cell
-        walked = np.zeros(counts.shape[0])
-        for lo, hi in self.halves.tolist():
-            filled = counts[:, lo:hi] > 0
-            last = np.where(filled.any(-1), hi - lo - np.argmax(filled[:, ::-1], -1), 0)
-            walked += np.minimum(last, max(hi - lo - 2, 0))
-        tree_ns = _TREE_PERSON_NS + _TREE_CELL_NS * walked
-        upto = np.floor(tree_ns / (_TEXT_NS * np.maximum(self.sizes, 1)))
-        self.direct_upto = np.where(tree, np.minimum(upto, _W_TABLE), 0).astype(np.int64)
-        direct = self.direct_upto > 0
-        self.text_start = np.zeros(counts.shape[0], dtype=np.int64)
-        np.cumsum(np.where(direct, self.sizes, 0)[:-1], out=self.text_start[1:])
-        kept = counts[direct]
-        self.text_cell = np.repeat(
-            np.tile(np.arange(n_cells, dtype=np.int32), kept.shape[0]), kept.ravel()
-        )
-
-    def fill(self, k: int, picks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
-        """Add sample k's resampled cells of the resamples in `picks` to `out`, in order."""
-        from . import kernels
-
-        rows = slice(self.offsets[k], self.offsets[k + 1])
-        if self.by_kind[k]:
-            kinds = slice(self.kind_starts[k], self.kind_starts[k + 1])
-            kernels.kind_resamples(
-                picks, self.sizes[rows], self.kind[rows], self.kind_conditional[kinds], rng, out
-            )
-            return
-        group = np.zeros((rows.stop - rows.start, 2), dtype=np.int64)
-        shares: list[np.ndarray] = []
-        cells: list[np.ndarray] = []
-        for h, pool, share, starts, cell in self.pools:
-            group[:, h] = pool[rows] + sum(s.size for s in shares)
-            shares.append(share[starts[k] : starts[k + 1]])
-            cells.append(np.full(shares[-1].size, cell, dtype=np.int64))
-        kernels.tree_resamples(
-            picks,
-            self.sizes[rows],
-            self.root[rows],
-            self.odds[rows],
-            self.mode[rows],
-            self.pmf_mode[rows],
-            self.cdf_mode[rows],
-            self.by_mode[rows],
-            self.reciprocal,
-            self.conditional[rows],
-            self.halves,
-            group,
-            np.concatenate(shares) if shares else np.zeros(0),
-            np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64),
-            self.direct_upto[rows],
-            self.text_start[rows],
-            self.text_cell,
-            rng,
-            out,
-        )
-
-
-class _Iid:
-    """Tables of the iid scheme for K samples: their conditional binomials by inversion.
-
-    A resample of N texts is Multinomial(N, shares). When N is at most
-    :data:`_FROM_MODE_MAX_TEXTS` and every conditional binomial's standard deviation at
-    most :data:`_FROM_MODE_MAX_SD`, it is drawn as C - 1 binomials of the texts left, each
-    the inverse CDF of one uniform (:func:`perfci._core.kernels.iid_cells`); otherwise by
-    NumPy's multinomial. The n of a binomial depends on the cells before it:
-    :func:`perfci._core.kernels.mode_tables` tabulates every n <= N at its mode, and
-    :func:`perfci._core.kernels.window_tables` a CDF window around the mode for the n
-    within :data:`_WINDOW_SD` standard deviations of their mean (the texts left are
-    Binomial(N, share of the cells from c on)). The shares are computed for all samples
-    at once; the tables one sample at a time, in one set of buffers.
-    """
-
-    def __init__(self, samples: np.ndarray) -> None:
-        from . import kernels
-
-        counts = np.asarray(samples, dtype=np.int64).reshape(-1, samples.shape[-1])
-        self.sizes = counts.sum(-1)
-        self.shares = counts / np.maximum(self.sizes, 1)[:, None]
-        p = self.conditional = _conditional_shares(counts.astype(float))
-        self.from_uniforms = (self.sizes <= _FROM_MODE_MAX_TEXTS) & np.all(
-            np.sqrt(self.sizes[:, None] * p * (1 - p)) <= _FROM_MODE_MAX_SD, axis=-1
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.odds = np.where((p > 0) & (p < 1), p / (1 - p), 1.0)
-        # texts left before stage c: Binomial(N, share of cells c..C-1); its likely range
-        sizes = self.sizes[:, None].astype(float)
-        left = np.cumsum(self.shares[:, ::-1], axis=-1)[:, ::-1][:, : p.shape[-1]]
-        spread = _WINDOW_SD * np.sqrt(sizes * left * np.clip(1 - left, 0, 1))
-        self.base = np.clip(np.floor(sizes * left - spread) - 1, 0, sizes).astype(np.int64)
-        top = np.clip(np.ceil(sizes * left + spread) + 1, 0, sizes).astype(np.int64)
-        self.first = np.zeros((counts.shape[0], p.shape[-1] + 1), dtype=np.int64)
-        np.cumsum(top - self.base + 1, axis=-1, out=self.first[:, 1:])
-        width = int(self.sizes[self.from_uniforms].max(initial=0)) + 1
-        rows = int(self.first[self.from_uniforms, -1].max(initial=0))
-        stages = p.shape[-1]
-        self.mode = np.zeros((stages, width), dtype=np.int64)
-        self.pmf = np.zeros((stages, width))
-        self.cdf = np.zeros((stages, width))
-        self.below = np.zeros(rows)
-        self.window = np.zeros((rows, kernels.WINDOW))
-        with np.errstate(divide="ignore"):
-            self.reciprocal = 1.0 / np.arange(width + 1, dtype=float)
-        self._tabled = -1  # the sample whose tables the buffers hold
-
-    def fill(self, k: int, rng: np.random.Generator, out: np.ndarray) -> None:
-        """Write sample k's next ``out.shape[0]`` resamples' cells into `out`, in order."""
-        from . import kernels
-
-        size = int(self.sizes[k])
-        if not self.from_uniforms[k]:
-            out[:] = rng.multinomial(size, self.shares[k], size=out.shape[0])
-            return
-        conditional, first, base = self.conditional[k], self.first[k], self.base[k]
-        if self._tabled != k:
-            kernels.mode_tables(size, conditional, self.mode, self.pmf, self.cdf)
-            kernels.window_tables(
-                conditional,
-                self.mode,
-                self.pmf,
-                self.cdf,
-                self.reciprocal,
-                first,
-                base,
-                self.below,
-                self.window,
-            )
-            self._tabled = k
-        kernels.iid_cells(
-            size,
-            conditional,
-            self.odds[k],
-            self.mode,
-            self.pmf,
-            self.cdf,
-            self.reciprocal,
-            first,
-            base,
-            self.below,
-            self.window,
-            rng.random((out.shape[0], conditional.size)),
-            out,
-        )
-
-
 def _auto_batch(augmented: np.ndarray, scheme: str, batch: int | None) -> int:
     if batch is not None:
         return batch
@@ -629,22 +385,33 @@ def replicate_cells(
     rng: np.random.Generator,
     *,
     batch: int | None = None,
+    pooling: tuple[int, ...] | None = None,
 ) -> Iterator[np.ndarray]:
     """Yield the resampled cell counts, ``(b, C)`` floats per batch, in draw order.
 
     Parameters are those of :func:`draw_replicates`; the blocks together hold
     `n_resamples` rows whatever `batch` is, and the same rows for every `batch`.
+    `pooling` (:attr:`Statistic.pooling`): draw the groups' totals (a person's cells
+    pooled as well) and write each in its group's first cell.
     """
     batch = _auto_batch(augmented, scheme, batch)
     if scheme == "iid":
-        texts = _Iid(augmented[None, :])
+        pooled = augmented if pooling is None else augmented @ pool_matrix(pooling)
+        texts = IidTables(pooled[None, :])
         for start in range(0, n_resamples, batch):
             b = min(batch, n_resamples - start)
             out = np.empty((b, augmented.shape[-1]))
-            texts.fill(0, rng, out)
+            texts.fill(0, rng, out, pooling)
             yield out
         return
-    yield from _person_cells(augmented, scheme, n_resamples, rng, batch, None, 0)
+    if pooling is None:
+        yield from _person_cells(augmented, scheme, n_resamples, rng, batch, None, 0)
+        return
+    pooled = augmented @ pool_matrix(pooling)
+    for block in _person_cells(pooled, scheme, n_resamples, rng, batch, None, 0):
+        out = np.empty((block.shape[0], augmented.shape[-1]))
+        expand_pooled(block, pooling, out)
+        yield out
 
 
 def _person_cells(
@@ -653,7 +420,7 @@ def _person_cells(
     n_resamples: int,
     rng: np.random.Generator,
     batch: int,
-    hierarchical: _Hierarchical | None,
+    hierarchical: HierarchicalTables | None,
     k: int,
 ) -> Iterator[np.ndarray]:
     """Blocks of resampled cells of a person scheme (`hierarchical`: tables, sample k)."""
@@ -662,7 +429,7 @@ def _person_cells(
     person_rng, text_rng = rng.spawn(2)
     m = augmented.shape[0]
     if scheme == "hierarchical" and hierarchical is None:
-        hierarchical = _Hierarchical([augmented])
+        hierarchical = HierarchicalTables([augmented])
     cells = np.ascontiguousarray(augmented, dtype=float)
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
@@ -711,7 +478,9 @@ def draw_replicates_many(
     """
     out = np.empty((len(statistics), n_resamples))
     start = 0
-    for block in replicate_cells(augmented, scheme, n_resamples, rng, batch=batch):
+    pooling = shared_pooling(statistics)
+    blocks = replicate_cells(augmented, scheme, n_resamples, rng, batch=batch, pooling=pooling)
+    for block in blocks:
         for s, statistic in enumerate(statistics):
             out[s, start : start + block.shape[0]] = statistic.fn(block)
         start += block.shape[0]
@@ -728,7 +497,7 @@ class _Evaluation:
     def __init__(self, statistics: Sequence[Statistic], out: np.ndarray, n_cells: int) -> None:
         self.statistics = statistics
         self.flat = out.reshape(out.shape[0], -1)  # (S, K * B): data set k's row at k * B
-        self.rows = max(1, min(AUTO_BATCH_ELEMENTS, _EVALUATION_ELEMENTS) // n_cells)
+        self.rows = max(1, min(AUTO_BATCH_ELEMENTS, EVALUATION_ELEMENTS) // n_cells)
         self.buffer = np.empty((self.rows, n_cells))
         self.filled = 0
         self.segments: list[tuple[int, int]] = []  # (first row of `flat`, rows)
@@ -779,7 +548,12 @@ def draw_replicates_batch(
     draw for draw. What is shared across data sets is the work around the draws: the iid
     scheme's shares, and the evaluation of the statistics, which runs on the resampled
     cells of many data sets at once (about 2^18 numbers, at most
-    :data:`AUTO_BATCH_ELEMENTS`).
+    :data:`AUTO_BATCH_ELEMENTS`). Under the iid scheme, when `generators` are a batch's
+    keyed streams (:class:`~perfci._core.streams.DataSetStreams`) not yet handed out,
+    the data sets drawn from uniforms are drawn in compiled code, many a call, from their
+    Philox keys (:meth:`IidTables.fill_keyed`): the same cells, without a generator built or a
+    Python step per data set. Cells a statistic reads only through their sums
+    (:attr:`Statistic.pooling`, common to all `statistics`) are drawn as their sums.
     """
     size = len(samples)
     out = np.empty((len(statistics), size, n_resamples))
@@ -792,11 +566,31 @@ def draw_replicates_batch(
         _proportion_parts(sample, scheme, n_resamples) if exact else None for sample in samples
     ]
     simulated = [k for k, plan in enumerate(plans) if plan is None]
-    texts = _Iid(np.stack(samples)) if scheme == "iid" else None
+    pooling = shared_pooling(statistics)
+    if pooling is not None:  # each sample's (or person's) groups' totals
+        matrix = pool_matrix(pooling)
+        if isinstance(samples, np.ndarray):
+            samples = samples @ matrix
+        else:
+            samples = [sample @ matrix for sample in samples]
+    texts = IidTables(np.stack(samples)) if scheme == "iid" else None
     hierarchical = scheme == "hierarchical" and bool(simulated)
-    tables = _Hierarchical([samples[k] for k in simulated]) if hierarchical else None
+    tables = HierarchicalTables([samples[k] for k in simulated]) if hierarchical else None
     index = {k: j for j, k in enumerate(simulated)}  # sample k's place in the tables
-    for k, (sample, rng, plan) in enumerate(zip(samples, generators, plans, strict=True)):
+    keyed = np.zeros(size, dtype=bool)
+    if texts is not None and isinstance(generators, DataSetStreams | StreamSubset):
+        # samples drawn from uniforms, whose streams are unbuilt: in compiled code, from
+        # their Philox keys, many samples a call (the same cells as the loop below)
+        chosen = np.flatnonzero(texts.from_uniforms)
+        keys = generators.unbuilt_keys(chosen) if chosen.size else None
+        if keys is not None:
+            texts.fill_keyed(chosen, keys, n_resamples, pooling, [s.fn for s in statistics], out)
+            generators.mark_drawn(chosen, n_resamples * texts.conditional.shape[-1])
+            keyed[chosen] = True
+    for k, (sample, plan) in enumerate(zip(samples, plans, strict=True)):
+        if keyed[k]:
+            continue
+        rng = generators[k]
         if plan is not None:
             out[0, k] = _draw_parts(plan, n_resamples, rng, batch)
             continue
@@ -805,11 +599,14 @@ def draw_replicates_batch(
         if texts is not None:
             for start in range(0, n_resamples, step):
                 rows = min(step, n_resamples - start)
-                texts.fill(k, rng, evaluation.space(rows))
+                texts.fill(k, rng, evaluation.space(rows), pooling)
                 evaluation.add(position + start, rows)
             continue
         for block in _person_cells(sample, scheme, n_resamples, rng, step, tables, index[k]):
-            evaluation.space(block.shape[0])[:] = block
+            if pooling is None:
+                evaluation.space(block.shape[0])[:] = block
+            else:
+                expand_pooled(block, pooling, evaluation.space(block.shape[0]))
             evaluation.add(position, block.shape[0])
             position += block.shape[0]
     evaluation.flush()
@@ -858,6 +655,21 @@ def draw_replicates(
         if plan is not None:
             return _draw_parts(plan, n_resamples, rng, batch)
     return draw_replicates_many(augmented, scheme, n_resamples, (statistic,), rng, batch=batch)[0]
+
+
+def iid_jackknife(cells: np.ndarray, statistic: Statistic) -> tuple[np.ndarray, np.ndarray]:
+    """Leave-one-text-out values and weights of K data sets' cells ``(K, C)``: ``(K, C)`` each.
+
+    Entry c leaves out one text of cell c, weighted by how many texts cell c holds; an
+    empty cell has weight 0 and value 0 (:func:`jackknife` of one data set lists only the
+    cells with texts, in the same order).
+    """
+    cells = np.asarray(cells, dtype=float)
+    left_out = cells[:, None, :] - np.eye(cells.shape[-1])[None]
+    present = cells > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = statistic.fn(np.where(present[..., None], left_out, cells[:, None, :]))
+    return np.where(present, values, 0.0), np.where(present, cells, 0.0)
 
 
 def jackknife(

@@ -14,7 +14,11 @@ built one by one. :class:`DataSetStreams` builds a data set's
 set alone), and draws the first uniforms
 of every data set's stream in one vectorized call (:meth:`DataSetStreams.uniforms`):
 NumPy's own algorithms, SeedSequence's hash and Philox4x64-10, written on arrays, and
-equal to NumPy's draws bit for bit (``tests/test_streams.py``).
+equal to NumPy's draws bit for bit (``tests/test_streams.py``). Compiled kernels draw
+from streams not yet handed out by their keys (:meth:`DataSetStreams.unbuilt_keys`,
+:func:`perfci._core.kernels.philox_doubles`) and record how far
+(:meth:`DataSetStreams.mark_drawn`), so that a generator asked for afterwards goes on
+from there.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["DataSetStreams", "child_keys", "philox_uniforms"]
+__all__ = ["DataSetStreams", "StreamSubset", "child_keys", "philox_uniforms"]
 
 # SeedSequence's hash constants (numpy/random/bit_generator.pyx)
 _INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
@@ -142,6 +146,7 @@ class DataSetStreams(Sequence[np.random.Generator]):
         self._single = None if batched else generator
         self._parent = None
         self._made: dict[int, np.random.Generator] = {}
+        self._drawn: dict[int, int] = {}  # words drawn from an unbuilt stream (compiled)
         if batched:
             seed_seq = generator.bit_generator.seed_seq
             assert isinstance(seed_seq, np.random.SeedSequence)  # check_rng's promise
@@ -172,10 +177,36 @@ class DataSetStreams(Sequence[np.random.Generator]):
                 parent.entropy, spawn_key=(*parent.spawn_key, index), pool_size=parent.pool_size
             )
             made = self._made[index] = np.random.Generator(np.random.Philox(child))
+            skipped = self._drawn.pop(index, 0)
+            if skipped:  # words already drawn by a compiled kernel: the stream goes on
+                made.random(skipped)
         return made
+
+    def unbuilt_keys(self, indices: np.ndarray) -> np.ndarray | None:
+        """Return the Philox keys ``(len(indices), 2)`` of streams not yet built, or None.
+
+        For compiled kernels that draw from data sets' streams themselves
+        (:func:`perfci._core.kernels.philox_doubles`), then record it with
+        :meth:`mark_drawn`. None for a single data set (its generator is the caller's)
+        or when one of these streams has been handed out or drawn from (each stream
+        is drawn from its first word here).
+        """
+        taken = self._made.keys() | self._drawn.keys()
+        if self._parent is None or any(int(k) in taken for k in indices):
+            return None
+        return child_keys(self._parent, np.asarray(indices))
+
+    def mark_drawn(self, indices: np.ndarray, words: int) -> None:
+        """Record that `words` more uniforms of these unbuilt streams were drawn."""
+        for k in np.asarray(indices).tolist():
+            self._drawn[k] = self._drawn.get(k, 0) + int(words)
 
     def __iter__(self) -> Iterator[np.random.Generator]:
         return (self[i] for i in range(self._count))
+
+    def subset(self, indices: np.ndarray) -> StreamSubset:
+        """Return the streams of data sets `indices`, item j being data set ``indices[j]``'s."""
+        return StreamSubset(self, np.asarray(indices, dtype=np.int64))
 
     def uniforms(self, count: int, indices: np.ndarray | None = None) -> np.ndarray:
         """Return ``(len(indices), count)``: the first `count` uniforms of those data sets.
@@ -192,3 +223,36 @@ class DataSetStreams(Sequence[np.random.Generator]):
             return np.stack([self._single.random(count) for _ in chosen]).reshape(-1, count)
         assert self._parent is not None
         return philox_uniforms(child_keys(self._parent, chosen), count)
+
+
+class StreamSubset(Sequence[np.random.Generator]):
+    """Some data sets' streams of a :class:`DataSetStreams`, built only when asked for."""
+
+    def __init__(self, streams: DataSetStreams, indices: np.ndarray) -> None:
+        self._streams = streams
+        self._indices = indices
+
+    def __len__(self) -> int:
+        return int(self._indices.size)
+
+    @overload
+    def __getitem__(self, index: int) -> np.random.Generator: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[np.random.Generator]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._streams[int(self._indices[index])]
+
+    def __iter__(self) -> Iterator[np.random.Generator]:
+        return (self[i] for i in range(len(self)))
+
+    def unbuilt_keys(self, positions: np.ndarray) -> np.ndarray | None:
+        """:meth:`DataSetStreams.unbuilt_keys` of items `positions`."""
+        return self._streams.unbuilt_keys(self._indices[np.asarray(positions, dtype=np.int64)])
+
+    def mark_drawn(self, positions: np.ndarray, words: int) -> None:
+        """:meth:`DataSetStreams.mark_drawn` of items `positions`."""
+        self._streams.mark_drawn(self._indices[np.asarray(positions, dtype=np.int64)], words)
