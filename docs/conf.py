@@ -13,6 +13,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 copied into _static/mathjax and loaded from there, not from a CDN, so the
+    # formulas render offline (the extension sets `mathjax_path`; do not set it here).
+    "sphinx-mathjax-offline",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
