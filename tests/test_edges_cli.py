@@ -103,3 +103,26 @@ def test_bootstrap_names_trials_not_cells(capsys):
     assert main(["bootstrap", "--successes", "0", "--trials", "0"]) == 2
     err = capsys.readouterr().err
     assert "`--trials` must be at least 1" in err and "--cells" not in err
+
+
+def test_a_report_with_every_row_left_out_is_an_error_not_an_empty_table(data, capsys):
+    """An empty table said nothing and exited 0; now one line says why, exit 2."""
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--metrics", "f1"]
+    assert main([*argv, "--confidence-level", "0.9999"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("perfci: error: no metric could be reported: f1")
+    frame = perfci.load_example()
+    with pytest.raises(ValueError, match="no metric could be reported: recall"):
+        perfci.report(frame["human"], frame["model"], metrics=["recall"], groups=["p"] * len(frame))
+
+
+def test_an_error_whose_message_starts_with_a_line_break_shows_its_first_line(monkeypatch, capsys):
+    """A message beginning with a line break printed `perfci: error: ` and nothing else."""
+    from perfci.cli import commands
+
+    def fail(args):
+        raise ValueError("\n\nthe real reason\nmore")
+
+    monkeypatch.setitem(commands.COMMANDS, "demo", fail)
+    assert main(["demo"]) == 2
+    assert capsys.readouterr().err.strip() == "perfci: error: the real reason"

@@ -116,3 +116,92 @@ def test_small_pseudo_count_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pc.bootstrap_ci([50, 10, 20, 900], "recall", pseudo_count=1, rng=1)
+
+
+# --------------------------------------------------------------- held-out probe, round 2
+
+
+def test_too_few_defined_resamples_give_nan_and_say_how_many():
+    # 40 resamples are the minimum at 95%, but recall is undefined in 3 of them here:
+    # the 37 left cannot hold both tails, so the interval is NaN, warned with the counts.
+    with pytest.warns(pc.UndefinedMetricWarning, match="needs 40 resamples.*only 37 of 40"):
+        ci = pc.bootstrap_ci([1, 0, 1, 5], "recall", n_resamples=40, rng=0)
+    assert np.isnan(ci.low) and np.isnan(ci.high) and ci.estimate == 0.5
+    with pytest.warns(pc.UndefinedMetricWarning, match="in 1 of 2 data sets"):
+        batch = pc.bootstrap_ci(
+            [[1, 0, 1, 5], [5, 1, 1, 5]], "recall", n_resamples=40, rng=0, nested=False
+        )
+    assert np.isnan(batch.low[0]) and not np.isnan(batch.low[1])
+
+
+def test_trials_beyond_the_exact_intervals_digits_are_refused():
+    # Clopper-Pearson and Jeffreys had NaN ends at 1e17 trials, silently
+    with pytest.raises(ValueError, match="`n` must be at most 1e\\+15"):
+        pc.proportion_ci(10**16, 10**17, method="clopper_pearson")
+    assert np.isfinite(pc.proportion_ci(10**14, 10**15, method="clopper_pearson").low)
+
+
+def test_a_float_nan_among_text_labels_is_a_missing_value_not_the_label_nan():
+    with pytest.raises(ValueError, match="`y_true` contains missing values.*1 of 4"):
+        pc.metric_ci(["a", np.nan, "b", "a"], ["a", "a", "b", "b"], "recall", positive="a")
+
+
+def test_the_jackknife_of_two_persons_does_not_warn_of_a_delong_interval():
+    rng = np.random.default_rng(0)
+    y, s = np.array([1, 0] * 10), rng.random(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at all: the interval has width
+        ci = pc.auc_ci(y, s, groups=np.repeat([0, 1], 10), method="jackknife")
+    assert ci.high > ci.low
+
+
+@pytest.mark.parametrize("method", ["delong", "bootstrap"])
+def test_scores_in_the_same_order_have_no_auc_difference_interval(method):
+    rng = np.random.default_rng(0)
+    y, s = np.array([1, 0] * 10), rng.random(20)
+    with pytest.warns(pc.UndefinedMetricWarning, match="order every positive and negative"):
+        result = pc.compare_auc(y, s, s**2, method=method, rng=1)
+    assert np.isnan(result.low) and np.isnan(result.high) and result.p_value == 1.0
+
+
+def test_figure_labels_from_data_are_literal_text():
+    # control and bidi characters shown as escapes, a `$` a dollar (no mathtext, which
+    # failed with an empty message on `$\frac{a$`), in the forest's rows and axis label
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from perfci import plotting
+
+    names = ["T01\x1b[31m\u202e\u200b", "$\\frac{a$", "$x^2$"]
+    ax = plotting.forest(
+        [0.5, 0.6, 0.7],
+        [0.4, 0.5, 0.6],
+        [0.6, 0.7, 0.8],
+        labels=names,
+        xlabel="recall of $x$",
+        sort=False,
+    )
+    ax.figure.canvas.draw()  # mathtext would be parsed here
+    shown = [t.get_text() for t in ax.get_yticklabels()]
+    assert "T01\\x1b[31m\\u202e\\u200b" in shown and "\\$\\frac{a\\$" in shown
+    assert ax.get_xlabel() == "recall of \\$x\\$"
+    plt.close(ax.figure)
+
+
+def test_weights_say_what_the_poststratified_interval_assumes():
+    # weights alone: each stratum's corpus is its weights' total, and the label says so;
+    # weights of 1 make the sample the corpus (zero width, warned); weights below 1 give
+    # no corpus sizes (the logit interval); totals beyond 1e15 texts are refused
+    texts = pc.load_example()
+    y, p = texts["human"], texts["model"]
+    n = len(texts)
+    with pytest.warns(pc.DegenerateIntervalWarning, match="whole corpus"):
+        one = pc.metric_ci(y, p, "recall", weights=np.ones(n))
+    assert one.low == one.high == one.estimate
+    assert "as many texts as its weights add up to" in one.method
+    half = pc.metric_ci(y, p, "recall", weights=np.full(n, 0.5))
+    assert half.method.startswith("logit") and half.low < half.high
+    with pytest.raises(ValueError, match="`weights` must add up to at most 1e\\+15"):
+        pc.metric_ci(y, p, "recall", weights=np.full(n, 1e16))

@@ -19,7 +19,7 @@ from ._core import registry
 from ._core.blocks import any_blockwise, blockwise
 from ._core.normal import two_sided_z
 from ._core.results import IntervalResult
-from ._core.validation import check_confidence_level, check_real_array
+from ._core.validation import MAX_COUNT, check_confidence_level, check_real_array
 
 __all__ = ["ANALYTIC_METHODS", "ProportionCI", "proportion_ci"]
 
@@ -257,6 +257,9 @@ def _proportion_ci_iv(
     # reductions, not elementwise comparisons: no temporary array (the values are finite)
     if n.size and n.min() <= 0:
         raise ValueError("`n` must be positive.")
+    if n.size and n.max() > MAX_COUNT:
+        # beyond it the exact intervals' incomplete beta has no usable digits (NaN ends)
+        raise ValueError(f"`n` must be at most {MAX_COUNT:.0e} trials; got {n.max():.3g}.")
     if x.size and x.min() < 0:
         raise ValueError("`x` must be non-negative.")
     try:

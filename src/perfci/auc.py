@@ -797,7 +797,9 @@ def _jackknife_result(
         hull = few & ~np.isnan(low)
         low = np.where(hull, np.fmin(low, logit.low), low)
         high = np.where(hull, np.fmax(high, logit.high), high)
-    warn_delong(estimate, se, "delong_logit", bool(shape))
+    warn_delong(
+        estimate, se, "delong_logit", bool(shape), name="jackknife-of-persons", width=high - low
+    )
     return RocAucCI(
         low=batch_shaped(low, shape),
         high=batch_shaped(high, shape),

@@ -11,6 +11,7 @@ interval (:mod:`perfci.auc_kernels`).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -26,7 +27,7 @@ from ._core.replicates import (
 )
 from ._core.resampling import Statistic, check_resample_count
 from ._core.results import IntervalResult, sources_of
-from ._core.validation import UNSET, Unset, dataset_generators
+from ._core.validation import UNSET, UndefinedMetricWarning, Unset, dataset_generators
 from .auc_kernels import CellAUC, check_some_valid, delong_parts, placements, warn_zero_width
 from .bootstrap import BootstrapCI, assemble
 from .design import two_sided_quantile
@@ -323,15 +324,32 @@ def compare_auc_named(
     se = math.sqrt(variance)
     with np.errstate(invalid="ignore", divide="ignore"):
         correlation = float((var_a + var_b - variance) / (2 * np.sqrt(var_a * var_b)))
-    if se == 0:
+    # the scores order every text alike (one is an increasing function of the other):
+    # the difference is 0 in every resample too, and no interval says anything
+    same_order = bool(np.array_equal(dev_a, dev_b)) and diff == 0
+    if same_order:
+        warnings.warn(
+            "the two scores order every positive and negative text alike (one is an "
+            "increasing function of the other): their ROC AUCs are equal by construction "
+            "and the difference has no interval; returning NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        p_value = 1.0
+    elif se == 0 and method != "bootstrap":
         warn_zero_width("DeLong interval of the ROC AUC difference")
+        p_value = 1.0 if diff == 0 else 0.0
+    elif se == 0:
         p_value = 1.0 if diff == 0 else 0.0
     else:
         t = diff / se
         p_value = float(2 * special.stdtr(df, -abs(t)))  # the normal tail at df = inf
     test = "clustered paired DeLong t" if clustered else "paired DeLong z"
     boot = None
-    if method == "bootstrap":
+    if same_order:
+        low = high = math.nan
+        label = "none: the scores order the texts alike"
+    elif method == "bootstrap":
         boot, used = _paired_bootstrap(
             data,
             f"{ROC_AUC} difference",

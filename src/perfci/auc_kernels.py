@@ -215,10 +215,20 @@ def warn_zero_width(what: str, stacklevel: int = 3) -> None:
     )
 
 
-def warn_delong(estimate: np.ndarray, se: np.ndarray, method: str, batched: bool) -> None:
+def warn_delong(
+    estimate: np.ndarray,
+    se: np.ndarray,
+    method: str,
+    batched: bool,
+    *,
+    name: str | None = None,
+    width: np.ndarray | None = None,
+) -> None:
     """Warn of zero-width DeLong intervals and of logit intervals at an AUC of 0 or 1.
 
-    Once per kind; for a batch, the warning says in how many data sets.
+    Once per kind; for a batch, the warning says in how many data sets. `name` is the
+    interval's name in the messages (default the DeLong method's); with `width` (the
+    final intervals' widths) only intervals of zero width are warned of as such.
     """
     defined = ~np.isnan(estimate) & ~np.isnan(se)
     edge = defined & ((estimate == 0) | (estimate == 1))
@@ -229,17 +239,19 @@ def warn_delong(estimate: np.ndarray, se: np.ndarray, method: str, batched: bool
             else f"the AUC is 0 or 1 in {int(edge.sum())} of {estimate.size} data sets"
         )
         warnings.warn(
-            f"the logit-scale DeLong interval of the ROC AUC is undefined: {what} (the "
+            f"the {name or 'logit-scale DeLong'} interval of the ROC AUC is undefined: {what} (the "
             "classes are perfectly separated), whose logit is infinite, and the standard "
             "error is 0; returning NaN.",
             UndefinedMetricWarning,
             stacklevel=4,
         )
     zero = defined & (se == 0)
+    if width is not None:
+        zero &= np.asarray(width) == 0
     if method == "delong_logit":
         zero &= ~edge  # no interval at all there, warned above
     if zero.any():
-        name = "DeLong" if method == "delong" else "logit-scale DeLong"
+        name = name or ("DeLong" if method == "delong" else "logit-scale DeLong")
         count = "" if not batched else f" in {int(zero.sum())} of {estimate.size} data sets"
         warn_zero_width(f"{name} interval of the ROC AUC{count}", stacklevel=5)
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from ._core.files import remove_stale_temporaries, write_bytes_atomic
 from ._core.registry import choice_message
+from ._core.text import single_line, visible_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,6 +55,7 @@ __all__ = [
     "forest",
     "forest_height",
     "save_figure",
+    "figure_text",
     "shorten_labels",
     "style",
 ]
@@ -237,7 +239,9 @@ def save_figure(
             target = base.with_name(f"{base.name}.{fmt}")
             buffer = io.BytesIO()
             fig.savefig(buffer, format=fmt, metadata=_METADATA[fmt])
-            write_bytes_atomic(target, buffer.getbuffer())  # whole or absent
+            # bytes, not a getbuffer() view: a view held by an exception's traceback in
+            # a reference cycle can crash CPython 3.12.1 when collected (gh-111049)
+            write_bytes_atomic(target, buffer.getvalue())  # whole or absent
             written.append(target)
     if close:
         import matplotlib.pyplot as plt
@@ -267,6 +271,34 @@ def _label_step(rows: int, height: float) -> int:
     row = (height - _FOREST_MARGIN) / max(rows, 1)
     step = max(1, math.ceil(_LABEL_SPACING / row - 1e-9))
     return step if step <= _MAX_LABEL_STEP else 0
+
+
+def figure_text(text: Any) -> str:
+    r"""Return text from data as a matplotlib label shows it literally.
+
+    One line (:func:`perfci._core.text.single_line`), control and invisible format
+    characters shown as escapes (:func:`perfci._core.text.visible_text`), and every
+    unescaped ``$`` escaped, so that no name starts matplotlib's mathtext.
+
+    Parameters
+    ----------
+    text : object
+        The text (``str(text)`` is used).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from perfci import plotting
+    >>> plotting.figure_text("$x^2$ \x1b[31mred\u202e")
+    '\\$x^2\\$ \\x1b[31mred\\u202e'
+    >>> plotting.figure_text(plotting.figure_text("$5"))  # escaping twice changes nothing
+    '\\$5'
+    """
+    shown = visible_text(single_line(str(text)))
+    return re.sub(r"(?<!\\)\$", r"\\$", shown)
 
 
 def _units(text: str) -> list[str]:
@@ -483,7 +515,7 @@ def forest(
     est, lo, hi, in_lo, in_hi, names, y, n, b = _forest_iv(
         estimate, low, high, inner, labels, observed, band
     )
-    names = np.array(shorten_labels(list(names)), dtype=object)
+    names = np.array(shorten_labels([figure_text(name) for name in names]), dtype=object)
     m = est.size
     # highest at the top; NaN estimates last (at the bottom)
     order = np.argsort(np.where(np.isnan(est), np.inf, -est), kind="stable") if sort else None
@@ -565,7 +597,7 @@ def forest(
             ax.set_ylabel(f"{m} persons" + (f", sorted by {estimate_label}" if sort else ""))
         ax.set_ylim(-0.6, m - 0.4)
         ax.spines["left"].set_visible(False)
-        ax.set_xlabel(xlabel)
+        ax.set_xlabel(figure_text(xlabel))
         # above the rows, where it hides nothing
         ax.legend(
             [h for h, _ in handles],

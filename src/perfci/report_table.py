@@ -195,7 +195,13 @@ def metric_row(ci: MetricCI) -> dict:
 
 
 def assembled_table(frames: list[pd.DataFrame], skipped: list[str]) -> pd.DataFrame:
-    """Return the report's table of `frames`, warning of the rows left out (`skipped`)."""
+    """Return the report's table of `frames`, warning of the rows left out (`skipped`).
+
+    Raises a ValueError that says why when every row was left out: an empty table is
+    no report.
+    """
+    if skipped and not any(len(frame) for frame in frames):
+        raise ValueError("no metric could be reported: " + "; ".join(skipped))
     if skipped:
         warnings.warn(
             "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3

@@ -716,6 +716,8 @@ def _annotators_report(
                     sources=", ".join(ci.sources),
                 )
             )
+    if skipped and not rows:  # an empty table is no report: say why instead
+        raise ValueError("no metric could be reported: " + "; ".join(skipped))
     if skipped:
         warnings.warn(
             "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3

@@ -90,7 +90,13 @@ from ._core.recommended import (
 )
 from ._core.results import IntervalResult, sources_of
 from ._core.strata import possible_cells
-from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_real_array
+from ._core.validation import (
+    MAX_COUNT,
+    UndefinedMetricWarning,
+    check_confidence_level,
+    check_real_array,
+)
+from .auc_kernels import DegenerateIntervalWarning
 from .bayes.stratified import PREVALENCE, corpus_metric, stratified_posterior
 from .counting import normalize_labels
 from .metrics import RELEVANT_TEXTS
@@ -225,6 +231,11 @@ def _check_weights(weights: Any, n: int) -> np.ndarray:
         raise ValueError(
             f"`weights` must be positive finite numbers (inverse inclusion probabilities); "
             f"{int(bad.sum())} of {n} are not, the first at position {first} ({arr[first]!r})."
+        )
+    if arr.sum() > MAX_COUNT:
+        raise ValueError(
+            f"`weights` must add up to at most {MAX_COUNT:.0e} corpus texts (they are inverse "
+            f"inclusion probabilities); got {arr.sum():.3g}."
         )
     return arr
 
@@ -602,6 +613,11 @@ def poststratified_cells(cells: DesignCells) -> tuple[np.ndarray, np.ndarray] | 
     sizes = cells.stratum_sizes
     if not np.all(np.isfinite(sizes)):
         sizes = np.round(cells.per_stratum(weight))
+        if np.any(sizes < per.sum(-1)):
+            return (
+                "the weights' totals are fewer texts than were sampled (weights below 1 are "
+                "not inverse inclusion probabilities, so they give no corpus sizes)"
+            )
     return per, np.broadcast_to(sizes, per.shape[:-1])
 
 
@@ -712,6 +728,16 @@ def weighted_ci(
             confidence_level=level,
             rng=rng,
         )
+        if not np.all(np.isfinite(cells.stratum_sizes)) and np.any(
+            np.all(sizes == per.sum(-1), axis=-1)
+        ):
+            warnings.warn(
+                "the weights add up to the sampled texts in every stratum (each text drawn "
+                "with probability 1), so the sample is the whole corpus and the interval "
+                "about it has zero width; give `stratum_sizes` for a larger corpus.",
+                DegenerateIntervalWarning,
+                stacklevel=3,
+            )
         # the posterior's interval keeps the design-based estimate, as the others do
         low = np.minimum(post.low, np.where(np.isfinite(estimate), estimate, np.inf))
         high = np.maximum(post.high, np.where(np.isfinite(estimate), estimate, -np.inf))
@@ -757,7 +783,14 @@ def weighted_ci(
         n_eff=_scalar_or_array(n_eff),
         relevant_n=int(relevant_n) if np.ndim(relevant_n) == 0 else relevant_n.astype(np.int64),
         units=int(units) if np.ndim(units) == 0 else units,
-        design=cells.description,
+        design=(
+            cells.description.replace(
+                "no finite population correction",
+                "the corpus of each stratum as many texts as its weights add up to",
+            )
+            if method == "poststratified" and not np.all(np.isfinite(cells.stratum_sizes))
+            else cells.description
+        ),
         population=_population(cells),
         clustered=cells.clustered,
         note=str(note) if np.ndim(note) == 0 else note,

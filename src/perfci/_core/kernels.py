@@ -301,7 +301,8 @@ def philox_doubles(key0, key1, first_word, out):  # pragma: no cover - compiled
             if rnd:
                 k0 += _PHILOX_W0
                 k1 += _PHILOX_W1
-            hi0, lo0 = _mulhilo(c0, _PHILOX_M0)
+            # an intrinsic: numba passes the typing context (mypy sees three arguments)
+            hi0, lo0 = _mulhilo(c0, _PHILOX_M0)  # type: ignore[call-arg,var-annotated]
             hi1, lo1 = _mulhilo(c2, _PHILOX_M1)
             c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
         block += 1

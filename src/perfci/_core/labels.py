@@ -90,6 +90,11 @@ def label_array(
         where = places(np.isinf(arr), arr.shape, rows)
         raise ValueError(f"{shown} holds infinity, which is not a label, at {where}.")
     missing = np.asarray(pd.isna(arr))
+    if arr.dtype.kind in "US" and not isinstance(values, np.ndarray | pd.Series | pd.Index):
+        # a list mixing text and float NaN became the text 'nan': read the values as given
+        given = np.asarray(values, dtype=object)
+        if given.shape == arr.shape:
+            missing = np.asarray(pd.isna(given))
     if missing.any():
         raise ValueError(
             f"{shown} contains missing values (NaN or None): {int(missing.sum())} of "

@@ -39,6 +39,7 @@ from .resampling import (
     draw_replicates_batch,
     iid_jackknife,
     jackknife,
+    min_resamples,
     renumbered,
 )
 from .streams import DataSetStreams
@@ -322,7 +323,7 @@ def resample_intervals_many(
     for s, statistic in enumerate(statistics):
         estimate[s, ~empty] = statistic.fn(observed[~empty])
     drawn = np.flatnonzero(~empty & ~one_person)
-    samples: Sequence[np.ndarray]
+    samples: Any  # (K, C) for iid, else one (m, C) array a data set
     if scheme == "iid":
         samples = observed[drawn].astype(np.int64) + pseudo_count
     else:
@@ -413,6 +414,9 @@ def _intervals(
             a[usable] = bca.acceleration
             fallback[usable] = bca.fallback
     ends = type7_quantiles(replicates, levels)
+    # too few defined replicates for the tails the level asks for: no interval (warned)
+    few_valid = (n_valid > 0) & (n_valid < min_resamples(confidence_level))
+    ends[few_valid] = np.nan
     complete = n_valid == replicates.shape[-1]
     se = np.full(size, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -435,6 +439,8 @@ def _intervals(
         "empty": empty,
         "one_person": one_person,
         "no_valid": no_valid,
+        "few_valid": few_valid,
+        "min_valid": np.full(size, min_resamples(confidence_level)),
         "n_texts": n_texts,
         "n_clusters": n_clusters,
     }
@@ -482,6 +488,20 @@ def warn_about(
         warnings.warn(
             f"{int(parts['one_person'].sum())} of {sets} data sets have a single person with "
             f"texts: {ONE_PERSON}; their intervals are NaN.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    few = parts.get("few_valid")
+    if few is not None and few.any():
+        need = int(parts["min_valid"].max())
+        if single:
+            valid = n_resamples - int(parts["n_invalid"][0])
+            what = f"in only {valid} of {n_resamples} resamples"
+        else:
+            what = f"in fewer resamples than that in {int(few.sum())} of {sets} data sets"
+        warnings.warn(
+            f"an interval at this level needs {need} resamples where {metric} is defined; "
+            f"it is defined {what}. The interval is NaN: draw more resamples.",
             UndefinedMetricWarning,
             stacklevel=3,
         )

@@ -28,7 +28,7 @@ depend on `batch`. Person draws are the same for ``"cluster"`` and ``"hierarchic
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,9 +108,9 @@ class Statistic:
     pooling: tuple[int, ...] | None = None
 
 
-def renumbered(groups: Sequence[int]) -> tuple[int, ...]:
-    """Return cell groups numbered from 0 in order of their first cell."""
-    order: dict[int, int] = {}
+def renumbered(groups: Sequence[Hashable]) -> tuple[int, ...]:
+    """Return cell groups (any labels) numbered from 0 in order of their first cell."""
+    order: dict[Hashable, int] = {}
     return tuple(order.setdefault(g, len(order)) for g in groups)
 
 
@@ -122,7 +122,7 @@ def shared_pooling(statistics: Sequence[Statistic]) -> tuple[int, ...] | None:
     """
     if not statistics or any(s.pooling is None for s in statistics):
         return None
-    groups = renumbered(list(zip(*(s.pooling for s in statistics), strict=True)))  # type: ignore[arg-type]
+    groups = renumbered(list(zip(*(s.pooling for s in statistics), strict=True)))
     return None if len(set(groups)) == len(groups) else groups
 
 

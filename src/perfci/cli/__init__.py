@@ -59,7 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     activity = Activity("perfci", enabled=False)
 
     def words(message: object) -> str:
-        text = str(message).splitlines()[0] if str(message) else type(message).__name__
+        # the first line that says something (a message may start with a line break)
+        lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+        text = lines[0] if lines else type(message).__name__
         return text if args is None else in_user_words(text, args)
 
     def show_warning(message: Warning | str, *_: Any, **__: Any) -> None:
