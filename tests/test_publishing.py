@@ -408,15 +408,10 @@ def test_warnings_are_listed_and_issued_again():
     assert html.escape(rep.warnings[0]) in rep.to_html()
 
 
-def test_a_report_without_any_metric_says_so_and_still_renders():
-    with pytest.warns(pc.UndefinedMetricWarning, match="left out of the report: recall"):
-        rep = publishing.validation_report([0, 0, 0, 0], [0, 1, 0, 0], metrics=["recall"])
-    assert rep.table.empty and rep.figure_names() == () and rep.person_rates is None
-    assert "No interval could be computed" in rep.methods and "Each interval" not in rep.methods
-    page = rep.to_html()
-    assert "<img " not in page and "No figure: every metric was left out" in page
-    with pytest.raises(ValueError, match="^`which` 'metrics' needs a metric in the table"):
-        rep.figure("metrics")
+def test_a_report_without_any_metric_is_refused_saying_why():
+    # an empty table is no report (as perfci.report and `perfci report` refuse it)
+    with pytest.raises(ValueError, match="no metric could be reported: recall"):
+        publishing.validation_report([0, 0, 0, 0], [0, 1, 0, 0], metrics=["recall"])
 
 
 # ---------------------------------------------------------------- LaTeX, Markdown
@@ -536,12 +531,24 @@ def test_bad_options_name_the_argument(texts, options, match):
 
 
 def test_runs_annotators_and_multiclass_comparisons_are_refused(texts):
-    with pytest.raises(
-        ValueError, match="^`y_pred` must have one label per text: a column per run"
+    runs, annotators = texts[["run1", "run2"]], texts[["human", "human_b"]]
+    with pytest.raises(ValueError, match="^`pred_b` must have one label per text: a column per"):
+        publishing.validation_report(texts["human"], texts["model"], pred_b=runs)
+    with pytest.raises(ValueError, match="^`y_true` with a column per annotator and `y_pred`"):
+        publishing.validation_report(annotators, runs)
+    for options, name in (
+        ({"pred_b": texts["model_b"]}, "pred_b"),
+        ({"classifiers": texts[["model_b"]]}, "classifiers"),
+        ({"covariates": texts[["site"]]}, "covariates"),
+        ({"forest_metric": "recall"}, "forest_metric"),
+        ({"weights": np.ones(len(texts))}, "weights"),
     ):
-        publishing.validation_report(texts["human"], texts[["run1", "run2"]])
-    with pytest.raises(ValueError, match="^`y_true` must have one label per text"):
-        publishing.validation_report(texts[["human", "human_b"]], texts["model"])
+        for y_true, y_pred, what in (
+            (annotators, texts["model"], "several annotators"),
+            (texts["human"], runs, "repeated runs"),
+        ):
+            with pytest.raises(ValueError, match=f"^`{name}` is not available with {what}"):
+                publishing.validation_report(y_true, y_pred, **options)
     with pytest.raises(ValueError, match="^`pred_b` is compared on binary metrics"):
         publishing.validation_report(
             texts["human_topic"], texts["model_topic"], pred_b=texts["model_topic"]
@@ -611,7 +618,14 @@ def test_cli_latex_and_markdown_tables_without_html(capsys, example_csv):
         (["--html", "out.txt"], r"`--html` must end in .html or .htm; got 'out.txt'"),
         (["--html", "{tmp}"], "`--html` '.*' is a folder; give a file name"),
         (["--html", "{tmp}/no/r.html"], "`--html` '.*' is in a folder that does not exist"),
-        (["--html", "r.html", "--pred", "run1", "run2"], "`--html` takes one `--truth` column"),
+        (
+            ["--html", "r.html", "--pred", "run1", "run2", "--truth", "human", "human_b"],
+            r"`--html` takes several `--truth` \(annotators\) or `--pred` columns \(runs\), not",
+        ),
+        (["--html", "r.html", "--pred", "run1", "run2", "--pred-b", "model_b"], "`--pred-b` is"),
+        (["--html", "r.html", "--truth", "human", "human_b", "--covariates", "site"], "`--cov"),
+        (["--title", "A page"], "`--title` titles the HTML report: it needs `--html`"),
+        (["--html", "r.html", "--title", " "], "`--title` must be a non-empty text; got ' '"),
         (["--html", "{tmp}/r.html", "--pred-b", "nope"], "`--pred-b` column 'nope' is not in"),
     ],
 )
@@ -702,10 +716,10 @@ def test_the_bayes_html_report_renders_in_a_browser_with_every_image(capsys, exa
     status, _, _ = _cli(capsys, *argv, "--seed", "1", "--html", out_file, "--bayes", "--quiet")
     assert status == 0
     result = render(out_file, tmp_path)
-    assert len(result["images"]) == 2
+    assert len(result["images"]) == 3  # metrics, persons and their Bayesian forest
     assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in result["images"])
     assert result["errors"] == [] and result["console"] == []
-    assert result["tables"] == 3 and result["text"] > 5000  # data, design, metrics
+    assert result["tables"] == 4 and result["text"] > 5000  # data, confusion, design, metrics
 
 
 # --------------------------------------------------------------- many classifiers
@@ -796,3 +810,467 @@ def test_cli_report_html_with_classifiers(tmp_path, capsys):
     assert "`--classifiers` adds a comparison" in capsys.readouterr().err
     assert main([*argv, "--html", str(out), "--classifiers", "model", "--quiet"]) == 2
     assert "`--classifiers` must name each other classifier once" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- the confusion matrix
+
+
+def _matrix_rows(page: str, key: str = "confusion") -> list[list[str]]:
+    return _tables(page)[f"table-{key}"]
+
+
+def test_the_confusion_matrix_is_that_of_confusion_with_its_totals(texts, nested):
+    tp, fp, fn, tn = (int(v) for v in pc.confusion(texts["human"], texts["model"]).counts)
+    assert nested.confusion == (
+        {
+            "reference": "human",
+            "classifier": "model",
+            "labels": ["1", "0"],
+            "binary": True,
+            "matrix": [[tp, fn], [fp, tn]],
+        },
+    )
+    rows = _matrix_rows(nested.to_html())
+    assert rows[0] == ["Reference: human", "Classifier: model", "Total"]
+    assert rows[1] == ["1 (positive)", "0"]
+    assert rows[2] == ["1 (positive)", f"tp {tp}", f"fn {fn}", f"{tp + fn}"]
+    assert rows[3] == ["0", f"fp {fp}", f"tn {tn}", f"{fp + tn}"]
+    assert rows[4] == ["Total", f"{tp + fp}", f"{fn + tn}", "1,069"]
+    page = nested.to_html()  # near the top: in the data section, before the metrics
+    assert page.index('id="table-confusion"') < page.index('<section id="metrics">')
+
+
+def test_a_multiclass_confusion_matrix_has_every_class(texts):
+    rep = publishing.validation_report(
+        texts["human_topic"], texts["model_topic"], metrics=["macro_f1"], rng=1
+    )
+    counts = pd.crosstab(texts["human_topic"], texts["model_topic"])
+    [matrix] = rep.confusion
+    assert matrix["labels"] == ["other", "question", "reflection"] and not matrix["binary"]
+    assert matrix["matrix"] == counts.to_numpy().tolist()
+    rows = _matrix_rows(rep.to_html())
+    assert rows[1] == ["other", "question", "reflection"]
+    assert rows[-1] == ["Total", *(f"{v:,}" for v in counts.sum(axis=0)), "1,069"]
+
+
+# ------------------------------------------------------------ several annotators
+
+
+@pytest.fixture(scope="module")
+def annotated(texts):
+    return publishing.validation_report(
+        texts[["human", "human_b"]],
+        texts["model"],
+        groups=texts["person"],
+        metrics=["recall", "precision"],
+        rng=1,
+    )
+
+
+def test_several_annotators_show_the_report_and_each_annotators_table(texts, annotated):
+    annotators = texts[["human", "human_b"]]
+    table = pc.report(
+        annotators, texts["model"], groups=texts["person"], metrics=["recall", "precision"], rng=1
+    )
+    assert annotated.table.equals(table)  # the new-annotator rows, computed once
+    assert set(table["sources"]) == {"texts, persons, annotators"}
+    for metric in ("recall", "precision"):
+        # analytic intervals and variance components: no random draw, any rng
+        expected = pc.annotator_table(annotators, texts["model"], metric, groups=texts["person"])
+        rows = annotated.annotators[annotated.annotators["metric"] == metric]
+        pd.testing.assert_frame_equal(rows.drop(columns="metric").reset_index(drop=True), expected)
+        [new] = rows[rows["reference"] == "new annotator"].to_dict("records")
+        [row] = table[table["metric"] == metric].to_dict("records")
+        assert (new["estimate"], new["low"], new["high"]) == (
+            row["estimate"],
+            row["low"],
+            row["high"],
+        )
+    assert annotated.person_rates is None and annotated.figure_names() == ("metrics",)
+    assert annotated.title == "Validation of model against human and human_b"
+    json.dumps(annotated.to_dict(), allow_nan=False)
+
+
+def test_several_annotators_have_a_matrix_each_and_their_summary(texts, annotated):
+    for matrix, name in zip(annotated.confusion, ("human", "human_b"), strict=True):
+        coded = texts[name].notna()
+        tp, fp, fn, tn = pc.confusion(texts.loc[coded, name], texts.loc[coded, "model"]).counts
+        assert matrix["reference"] == name and matrix["matrix"] == [[tp, fn], [fp, tn]]
+    summary = annotated.summary
+    assert summary["annotators"] == ["human", "human_b"]
+    assert summary["annotator_texts"] == [int(texts[c].notna().sum()) for c in ("human", "human_b")]
+    assert summary["annotator_positives"] == [int(texts[c].sum()) for c in ("human", "human_b")]
+    assert summary["reference_positives"] is None and summary["persons"] == 40
+    page = annotated.to_html()
+    assert {"table-confusion", "table-confusion-2", "table-annotators"} <= set(_tables(page))
+    assert "human coded 1,069 texts, 251 positive; human_b coded 649 texts" in page
+
+
+def test_the_page_of_annotators_has_their_section_and_sentence(annotated):
+    page = annotated.to_html()
+    assert '<section id="annotators"><h2>Annotators</h2>' in page
+    assert page.index('<section id="annotators">') < page.index('<section id="figures">')
+    rows = _tables(page)["table-annotators"]
+    assert rows[0] == ["Reference", "Estimate", "95% CI", "Method", "Sources", "Texts"]
+    assert rows[1] == ["Metric: recall"]
+    assert [r[0] for r in rows[2:7]] == [
+        "human", "human_b", "majority", "these annotators", "new annotator",
+    ]  # fmt: skip
+    assert rows[6][4] == "texts, persons, annotators" and rows[2][4] == "texts, persons"
+    cited = re.search(r"Satterthwaite's degrees of freedom \[(\d+)\]", annotated.methods)
+    assert cited, annotated.methods
+    number = int(cited.group(1))
+    assert annotated.references[number - 1].startswith(f"[{number}] Satterthwaite, F. E. (1946)")
+    assert "those of 2 annotators (human and human_b; texts coded: human 1,069, human_b 649)" in (
+        annotated.methods
+    )
+    assert "| Metric | Reference | Estimate | 95% CI | Method | Sources | Texts |" in (
+        annotated.to_markdown()
+    )
+
+
+def test_cli_html_of_several_annotators(capsys, example_csv, tmp_path):
+    out_file = tmp_path / "annotators.html"
+    argv = ["report", example_csv, "--truth", "human", "human_b", "--pred", "model"]
+    status, out, err = _cli(
+        capsys, *argv, "--group", "person", "--metrics", "recall", "--html", out_file, "--quiet"
+    )
+    assert (status, out, err) == (0, "", "")
+    page = out_file.read_text()
+    assert "<h1>Validation of model against human and human_b</h1>" in page
+    assert '<section id="annotators">' in page and 'id="table-confusion-2"' in page
+
+
+# ----------------------------------------------------------------- repeated runs
+
+
+@pytest.fixture(scope="module")
+def repeated(texts):
+    return publishing.validation_report(
+        texts["human"],
+        texts[["run1", "run2", "run3"]],
+        groups=texts["person"],
+        metrics=["recall", "f1", "kappa"],
+        rng=1,
+    )
+
+
+def test_repeated_runs_show_the_runs_interval_and_each_runs_estimate(texts, repeated):
+    runs = texts[["run1", "run2", "run3"]]
+    table = pc.report(
+        texts["human"], runs, groups=texts["person"], metrics=["recall", "f1", "kappa"], rng=1
+    )
+    assert repeated.table.equals(table)
+    for metric in ("recall", "f1", "kappa"):
+        ci = pc.runs_ci(texts["human"], runs, metric, groups=texts["person"])
+        [row] = table[table["metric"] == metric].to_dict("records")
+        assert row["sources"] == ", ".join(ci.sources) == "texts, persons, runs"
+        assert (row["low"], row["high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+        each = repeated.runs[repeated.runs["metric"] == metric]
+        assert each["run"].tolist() == ["run1", "run2", "run3"]
+        np.testing.assert_allclose(each["estimate"], ci.run_estimates, rtol=0, atol=1e-12)
+        assert each["estimate"].mean() == pytest.approx(row["estimate"], abs=1e-12)
+    assert repeated.summary["runs"] == ["run1", "run2", "run3"]
+    assert repeated.summary["run_positives"] == [int(texts[c].sum()) for c in runs]
+    assert [m["classifier"] for m in repeated.confusion] == ["run1", "run2", "run3"]
+    assert repeated.title == "Validation of run1, run2 and run3 against human"
+    json.dumps(repeated.to_dict(), allow_nan=False)
+
+
+def test_the_page_of_repeated_runs_has_their_section_and_sentence(repeated):
+    page = repeated.to_html()
+    assert '<section id="runs"><h2>Repeated runs</h2>' in page
+    rows = _tables(page)["table-runs"]
+    assert rows[0] == ["Metric", "New run", "95% CI", "Method", "Sources", "run1", "run2", "run3"]
+    assert rows[1][:2] == ["recall", "0.888"] and rows[1][4:] == [
+        "texts, persons, runs", "0.880", "0.912", "0.873",
+    ]  # fmt: skip
+    assert "The classifier was run 3 times on every text (run1, run2 and run3)" in repeated.methods
+    assert "the intervals include the variation of texts, persons and runs" in repeated.methods
+
+
+def test_many_runs_get_a_table_of_their_own(texts):
+    rng = np.random.default_rng(5)
+    runs = pd.DataFrame(
+        {
+            f"temperature-0.7-seed-{r:02d}": np.where(
+                rng.random(len(texts)) < 0.05, 1 - texts["model"], texts["model"]
+            )
+            for r in range(12)
+        }
+    )
+    rep = publishing.validation_report(texts["human"], runs, metrics=["recall", "f1"], rng=1)
+    tables = _tables(rep.to_html())
+    assert tables["table-runs"][0] == ["Metric", "New run", "95% CI", "Method", "Sources"]
+    each = tables["table-runs-per-run"]
+    assert each[0] == ["Run", "recall", "f1"] and len(each) == 13
+    assert each[1][0] == "temperature-0.7-seed-00"
+
+
+def test_cli_html_of_a_long_table_of_runs(capsys, tmp_path, texts):
+    long = texts.melt(
+        id_vars=["text_id", "person", "human"], value_vars=["run1", "run2", "run3"],
+        var_name="run", value_name="label",
+    )  # fmt: skip
+    path = tmp_path / "runs_long.csv"
+    long.to_csv(path, index=False)
+    out_file = tmp_path / "runs.html"
+    argv = ["report", path, "--truth", "human", "--pred", "label", "--run", "run"]
+    argv += ["--text", "text_id", "--group", "person", "--metrics", "recall", "--seed", "1"]
+    status, out, err = _cli(capsys, *argv, "--html", out_file, "--quiet")
+    assert (status, out, err) == (0, "", "")
+    page = out_file.read_text()
+    assert "<h1>Validation of label against human</h1>" in page
+    assert _tables(page)["table-runs"][0][-3:] == ["label[run1]", "label[run2]", "label[run3]"]
+
+
+# ---------------------------------------------------------- title and warnings
+
+
+def test_the_title_is_given_and_escaped(texts, capsys, example_csv, tmp_path):
+    rep = publishing.validation_report(
+        texts["human"], texts["model"], metrics=["recall"], title="Coder <b> & \u202e model"
+    )
+    page = rep.to_html()
+    shown = "Coder &lt;b&gt; &amp; \\u202e model"
+    assert f"<title>{shown}</title>" in page and f"<h1>{shown}</h1>" in page
+    out_file = tmp_path / "titled.html"
+    argv = ["report", example_csv, "--truth", "human", "--pred", "model", "--metrics", "recall"]
+    status, _, _ = _cli(capsys, *argv, "--html", out_file, "--title", "A <page>", "--quiet")
+    assert status == 0 and "<h1>A &lt;page&gt;</h1>" in out_file.read_text()
+
+
+def test_no_warning_is_said_in_the_texts_colour_not_the_warnings(texts):
+    rep = publishing.validation_report(texts["human"], texts["model"], metrics=["recall"])
+    assert rep.warnings == ()
+    page = rep.to_html()
+    assert '<ul class="warnings">' not in page
+    assert '<h3>Warnings raised while computing</h3><p class="none">None.</p>' in page
+    css = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    assert ".warnings li { color" in css and ".none" not in css  # the body's colour
+
+
+# -------------------------------------------------------------- many persons
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    """150 persons of 3 to 24 texts: more than a forest can name."""
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(3, 25, 150)
+    person = np.repeat([f"person-{i:03d}" for i in range(150)], sizes)
+    human = (rng.random(person.size) < 0.4).astype(int)
+    human[np.r_[0, np.cumsum(sizes)[:-1]]] = 1  # every person has a human positive
+    rate = np.repeat(rng.beta(8, 2, 150), sizes)
+    model = np.where(human == 1, rng.random(person.size) < rate, rng.random(person.size) < 0.1)
+    return publishing.validation_report(
+        human, model.astype(int), groups=person, metrics=["recall"], bayes=True,
+        bayes_sampler="grid", rng=1,
+    )  # fmt: skip
+
+
+def _tick_labels_apart(figure) -> list:
+    """The y tick labels of a figure, checked not to overlap once drawn."""
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    labels = [t for t in figure.axes[0].get_yticklabels() if t.get_text()]
+    boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.y0)
+    assert all(a.y1 <= b.y0 for a, b in zip(boxes, boxes[1:], strict=False)), "labels overlap"
+    return labels
+
+
+@pytest.mark.parametrize("which", ["persons", "bayes_persons"])
+def test_a_forest_of_150_persons_ranks_them_with_few_labels_apart(crowd, which):
+    import matplotlib.pyplot as plt
+
+    assert len(crowd.person_rates) == 150
+    figure = crowd.figure(which)
+    labels = _tick_labels_apart(figure)
+    assert 2 <= len(labels) <= 7  # ranks, not 150 (or every third) person ids
+    assert labels[0].get_text() == "1" and not any("person" in t.get_text() for t in labels)
+    assert figure.axes[0].get_ylabel() == "150 persons, ranked by their rate (1: the highest)"
+    assert len(figure.axes[0].texts) == 0  # no column of y/n beside unnamed rows
+    plt.close(figure)
+
+
+def test_a_forest_of_few_persons_names_each(nested):
+    import matplotlib.pyplot as plt
+
+    figure = nested.figure("persons")
+    labels = _tick_labels_apart(figure)
+    assert {t.get_text() for t in labels} == set(nested.person_rates["person"])
+    plt.close(figure)
+
+
+def test_the_page_of_150_persons_says_they_are_ranked(crowd):
+    page = crowd.to_html()
+    assert page.count("with more than 60 persons the rows are ranked, not named") == 2
+
+
+# --------------------------------------------------------------- Bayesian forest
+
+
+def test_the_bayesian_forest_is_the_forest_metrics_beta_binomial(texts):
+    rep = publishing.validation_report(
+        texts["human"], texts["model"], groups=texts["person"], metrics=["recall", "f1"],
+        bayes=True, bayes_sampler="grid", rng=1,
+    )  # fmt: skip
+    assert rep.figure_names() == ("metrics", "persons", "bayes_persons")
+    fit = rep.bayes_fit
+    assert fit.sampler == "grid" and list(fit.successes) == list(rep.person_rates["successes"])
+    [row] = rep.table[rep.table["method"] == "bayes beta-binomial, population (grid, eti)"].to_dict(
+        "records"
+    )
+    band = fit.interval("population", "eti", 0.95)
+    # fitted again (report keeps rows, not fits), from another stream: the same posterior
+    # up to its 4,000 draws' Monte Carlo error (0.004 at the low end here)
+    assert (band.estimate, band.low, band.high) == pytest.approx(
+        (row["estimate"], row["low"], row["high"]), abs=0.01
+    )
+    figure = rep.figure("bayes_persons")
+    shown = {t.get_text() for t in figure.axes[0].get_yticklabels()}
+    assert shown == set(rep.person_rates["person"])
+    page = rep.to_html()
+    assert page.count("<img ") == 3 and 'id="figure-bayes_persons"' in page
+    assert html.escape("beta-binomial model of the table's Bayesian row") in page
+    plain = publishing.validation_report(texts["human"], texts["model"], metrics=["recall"])
+    with pytest.raises(ValueError, match="^`which` 'bayes_persons' needs a report with `bayes`"):
+        plain.figure("bayes_persons")
+
+
+# ------------------------------------------------------------------ printing
+
+
+#: Added to a copy of the page to print: every cell with text gets its text wrapped in a
+#: link to a made-up address naming the cell (table, row, column), and the page's title
+#: says how many cells there are. Chromium writes each link of a printed page as a link
+#: annotation with the rectangle the text was printed in, and writes none for text it
+#: did not print (cut off at the page's edge or hidden in a scrolled box); the PDF's
+#: /Title is the document's title.
+PRINT_PROBE = """<script>
+document.addEventListener("DOMContentLoaded", function () {
+  var cells = 0;
+  Array.prototype.forEach.call(document.querySelectorAll("table"), function (table, t) {
+    Array.prototype.forEach.call(table.rows, function (row, r) {
+      Array.prototype.forEach.call(row.cells, function (cell, c) {
+        if (!cell.textContent.trim()) { return; }
+        var a = document.createElement("a");
+        a.href = "https://cell.invalid/" + (table.id || "t" + t) + "/" + r + "/" + c;
+        while (cell.firstChild) { a.appendChild(cell.firstChild); }
+        cell.appendChild(a);
+        cells += 1;
+      });
+    });
+  });
+  document.title = "cells " + cells;
+});
+</script>"""
+#: The page's @page margin left and right, in points (11 mm).
+PRINT_MARGIN = 11 / 25.4 * 72
+
+
+def print_cells(page: Path, workdir: Path) -> tuple[int, dict[str, list[tuple[float, ...]]], float]:
+    """Print a page to PDF in headless Chromium; return its cells and where each printed.
+
+    Returns the number of cells with text, each printed cell's rectangles (x0, y0, x1,
+    y1 in points) by its address, and the page width.
+    """
+    probed = workdir / f"{page.stem}.print.html"
+    probed.write_text(page.read_text().replace("<head>", "<head>" + PRINT_PROBE, 1))
+    pdf = workdir / f"{page.stem}.pdf"
+    argv = [
+        _browser(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        f"--user-data-dir={workdir / 'profile'}",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--no-pdf-header-footer",
+        "--print-to-pdf-no-header",  # the flag's former name
+        f"--print-to-pdf={pdf}",
+        probed.as_uri(),
+    ]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+    assert pdf.exists(), f"no PDF (status {proc.returncode}): {proc.stderr[-2000:]}"
+    data = pdf.read_bytes()
+    (title,) = re.findall(rb"/Title \(cells (\d+)\)", data)
+    widths = {float(m.split()[2]) for m in re.findall(rb"/MediaBox \[([^\]]*)\]", data)}
+    assert len(widths) == 1, widths
+    printed: dict[str, list[tuple[float, ...]]] = {}
+    for rect, address in re.findall(
+        rb"/Rect \[([^\]]*)\][^>]*?/URI \(https://cell\.invalid/([^)]*)\)", data, re.S
+    ):
+        printed.setdefault(address.decode(), []).append(tuple(map(float, rect.split())))
+    return int(title), printed, widths.pop()
+
+
+def lost_cells(page: Path, workdir: Path) -> list[str]:
+    """Return the cells of a page's tables that its printed PDF lacks or cuts off."""
+    cells, printed, width = print_cells(page, workdir)
+    assert width == pytest.approx(595, abs=1)  # A4, from the page's @page
+    outside = [
+        address
+        for address, rects in printed.items()
+        if any(x0 < PRINT_MARGIN - 1 or x1 > width - PRINT_MARGIN + 1 for x0, _, x1, _ in rects)
+    ]
+    missing = cells - len(printed)
+    return outside + [f"{missing} cells not printed"] * (missing > 0)
+
+
+@needs_browser
+def test_the_print_check_sees_a_column_cut_off(tmp_path):
+    columns = "".join(f"<th>column number {i}</th>" for i in range(30))
+    page = tmp_path / "cut.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><style>th { white-space: nowrap; }'
+        "@page { size: A4; margin: 12mm 11mm; }</style></head><body>"
+        "<div style='overflow-x: auto'><table id='wide'><tr>"
+        f"{columns}</tr></table></div><table id='narrow'><tr><td>fits</td></tr></table>"
+        "</body></html>"
+    )
+    assert lost_cells(page, tmp_path)  # the right columns are hidden in the scrolled box
+    cells, printed, _ = print_cells(page, tmp_path)
+    assert cells == 31 and "narrow/0/0" in printed and "wide/0/0" in printed
+
+
+@needs_browser
+@pytest.mark.slow
+def test_printing_the_widest_pages_keeps_every_column(texts, annotated, tmp_path):
+    # A column is lost when a cell of it with text is not in the printed PDF at all, or
+    # is printed outside the page's margins (cut off at the paper's edge): each cell is
+    # found by the link annotation Chromium writes for a link around its text
+    # (PRINT_PROBE). This needs no PDF library and no text extraction, and it sees what
+    # the printer laid out, not an imitation of print in a browser window.
+    wide = publishing.validation_report(
+        texts["human"],
+        texts["model"],
+        groups=texts["person"],
+        by=texts["site"],
+        pred_b=texts["model_b"],
+        classifiers=texts[["model_b", "run2", "run3"]],
+        metrics=["recall", "precision", "balanced_accuracy", "kappa"],
+        bayes=True,
+        bayes_sampler="grid",
+        bayes_prior_sensitivity=True,
+        names={"by": "the clinic where the therapist works", "pred_b": "classifier_b_long_name"},
+        rng=1,
+    )
+    rng = np.random.default_rng(7)
+    flipped = {
+        f"temperature-0.7-seed-{r:02d}": np.where(
+            rng.random(len(texts)) < 0.05, 1 - texts["model"], texts["model"]
+        )
+        for r in range(8)  # the most runs whose estimates are columns of one table
+    }
+    runs = publishing.validation_report(
+        texts["human"], pd.DataFrame(flipped), groups=texts["person"], rng=1
+    )
+    for name, report in (("wide", wide), ("annotators", annotated), ("runs", runs)):
+        page = report.save(tmp_path / f"{name}.html")
+        assert lost_cells(page, tmp_path) == [], name
+    headers = _tables(wide.to_html())
+    assert headers["table-comparison"][0][-2:] == ["Test", "p"]
+    assert (
+        "Bayesian model" in headers["table-metrics"][0] and "Notes" in headers["table-metrics"][0]
+    )

@@ -117,22 +117,17 @@ def report(args: argparse.Namespace) -> None:
     html = _html_target(args)  # a bad --html fails before any work
     frame = inputs.read_table(args.file, sep=args.sep)
     truths = list(args.truth)
-    if html is not None and (len(truths) > 1 or len(args.pred) > 1 or args.run is not None):
+    if html is not None and len(truths) > 1 and len(args.pred) > 1:
         raise ValueError(
-            "`--html` takes one `--truth` column and one `--pred` column (several columns "
-            "or `--run` are annotators or runs: report those without `--html`)."
+            "`--html` takes several `--truth` (annotators) or `--pred` columns (runs), not both."
         )
     args.truth = truths[0]  # one reference; several are read below as annotators' codes
     if len(truths) > 1:
         if args.run is not None:
             raise ValueError("`--run` (a long table of runs) takes one `--truth` column.")
-        for flag, value in (
-            ("--by", args.by),
-            ("--score", args.score),
-            ("--threshold", args.threshold),
-        ):
-            if value is not None:
-                raise ValueError(f"`{flag}` is not available with several `--truth` columns.")
+        unavailable = {"--by": args.by, "--score": args.score, "--threshold": args.threshold}
+        for flag in (flag for flag, value in unavailable.items() if value is not None):
+            raise ValueError(f"`{flag}` is not available with several `--truth` columns.")
     preds = list(args.pred)
     if args.run is not None:
         frame, preds = inputs.wide_runs(args, frame)
@@ -157,17 +152,14 @@ def report(args: argparse.Namespace) -> None:
         )
     else:  # repeated runs: a column per run, read by the library's one label contract
         positive = args.positive
-        values = {
-            "y_true": inputs.read_column(
-                frame, args.truth, "--truth", args.file, labels=True
-            ).to_numpy(),
-            "y_pred": inputs.read_runs(frame, preds, "--pred", args.file),
-        }
+        truth = inputs.read_column(frame, args.truth, "--truth", args.file, labels=True)
+        values = {"y_true": truth.to_numpy()}
+        values["y_pred"] = inputs.read_runs(frame, preds, "--pred", args.file)
     groups = inputs.read_column(frame, args.group, "--group", args.file)
     by = inputs.read_column(frame, args.by, "--by", args.file)
     design = inputs.read_design(args, frame)
     if html is not None:
-        _html_report(args, frame, values, positive, groups, by, score, preds[0], html, design)
+        _html_report(args, frame, values, positive, groups, by, score, preds, html, design)
         return
     table = report_(
         values["y_true"],
@@ -237,7 +229,11 @@ def _html_target(args: argparse.Namespace) -> Path | None:
             raise ValueError(
                 "`--covariates` adds a performance model to the HTML report: it needs `--html`."
             )
+        if args.title is not None:
+            raise ValueError("`--title` titles the HTML report: it needs `--html`.")
         return None
+    if args.title is not None and not args.title.strip():
+        raise ValueError(f"`--title` must be a non-empty text; got {args.title!r}.")
     from ..publishing.report import check_output_path
 
     return check_output_path(args.html, "`--html`", (".html", ".htm"))
@@ -251,13 +247,29 @@ def _html_report(
     groups: Any,
     by: Any,
     score: Any,
-    pred: str,
+    preds: list[str],
     html: Path,
     design: dict[str, Any],
 ) -> None:
-    """``perfci report --html``: the validation report, written whole, and its table."""
+    """``perfci report --html``: the validation report, written whole, and its table.
+
+    Annotators and runs are named by their columns and take no comparison or model.
+    """
+    import pandas as pd
+
     from ..publishing import validation_report
 
+    pred = preds[0]
+    if len(preds) > 1:  # a table of runs, a column per run by its name
+        values = {**values, "y_pred": pd.DataFrame(values["y_pred"], columns=preds)}
+    crossed = [isinstance(values[key], pd.DataFrame) for key in ("y_true", "y_pred")]
+    flags = {"--pred-b": args.pred_b, "--classifiers": args.classifiers}
+    for flag, value in {**flags, "--covariates": args.covariates}.items():
+        if any(crossed) and value is not None:
+            raise ValueError(
+                f"`{flag}` is not available in the HTML report of several `--truth` or "
+                "`--pred` columns (annotators or runs)."
+            )
     pred_b, classifiers = None, None
     others = list(args.classifiers or [])
     if len(set(others)) != len(others) or pred in others:
@@ -278,8 +290,8 @@ def _html_report(
         if others:
             classifiers = {c: values[f"_{j}"] for j, c in enumerate(others)}
     given = {
-        "y_true": args.truth,
-        "y_pred": pred,
+        "y_true": None if crossed[0] else args.truth,  # else named by the columns
+        "y_pred": (args.pred[0] if args.run is not None else None) if crossed[1] else pred,
         "pred_b": args.pred_b,
         "groups": args.group,
         "by": args.by,
@@ -299,6 +311,7 @@ def _html_report(
         target=target,
         target_weight=target_weight,
         names={key: value for key, value in given.items() if value is not None},
+        title=args.title,
         **_report_options(args, by, score, positive),
         **design,
     )

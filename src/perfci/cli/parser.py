@@ -481,6 +481,11 @@ def _report(sub: argparse._SubParsersAction[Parser]) -> None:
         "--quiet (default: none)",
     )
     p.add_argument(
+        "--title",
+        metavar="TEXT",
+        help="with --html, the page's title (default: Validation of <--pred> against <--truth>)",
+    )
+    p.add_argument(
         "--pred-b",
         metavar="COL",
         help="with --html, a second classifier's labels: the report adds the paired "

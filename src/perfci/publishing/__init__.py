@@ -4,8 +4,8 @@
 :func:`perfci.compare`) once and keeps what they return; everything it shows is read
 from those public results, never computed a second way:
 
-- the data summary (texts, persons, relevant n per metric, ICC and design effect: the
-  report's columns, and the counts of :func:`perfci.confusion`);
+- the data summary and the confusion matrix (texts, persons, relevant n per metric, ICC
+  and design effect: the report's columns, and the counts of :func:`perfci.confusion`);
 - the table of metrics with short method names (the report's long labels in footnotes),
   the Bayesian credible intervals beside the frequentist ones (``bayes=True``), the
   subgroups and their differences (``by``) and the paired comparison (``pred_b``);
@@ -25,7 +25,11 @@ and ``--format markdown``).
 The modules: :mod:`~perfci.publishing.tables` (short method names, the tables and their
 LaTeX and Markdown), :mod:`~perfci.publishing.methods` (the methods paragraph and its
 references), :mod:`~perfci.publishing.report` (the report and its figures),
-:mod:`~perfci.publishing.page` (its HTML page).
+:mod:`~perfci.publishing.page` (its HTML page, with its print style),
+:mod:`~perfci.publishing.person_figures` (the per-person forests, Bayesian too),
+:mod:`~perfci.publishing.design_sections` (several annotators, repeated runs),
+:mod:`~perfci.publishing.many_section` and :mod:`~perfci.publishing.performance_section`
+(other classifiers, the performance model).
 """
 
 from __future__ import annotations

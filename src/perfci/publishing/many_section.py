@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._core import registry
 from .._core.recommended import MANY_ADJUSTMENT
 from .tables import Marks, Table, interval, level_text, missing, number
 
@@ -30,6 +31,7 @@ __all__ = [
     "many_comparisons",
     "many_figure",
     "many_metric",
+    "many_part",
     "many_sentence",
     "many_table",
 ]
@@ -117,6 +119,44 @@ def many_comparisons(
         frames.append(joint[list(MANY_COLUMNS)])
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=MANY_COLUMNS)
     return frame, left_out
+
+
+def many_part(
+    classifiers: Any,
+    weighted: bool,
+    main: pd.DataFrame,
+    y_true: Any,
+    y_pred: Any,
+    name: str,
+    groups: Any,
+    positive: Any,
+    level: float,
+    forest_metric: str | None,
+) -> tuple[pd.DataFrame | None, str | None, list[str]]:
+    """Compare the other `classifiers` with the reported one: rows, forest metric, notes.
+
+    `main` holds the frequentist rows of the report over all texts: every binary metric
+    of it is compared. Without `classifiers`, nothing.
+    """
+    if classifiers is None:
+        return None, None, []
+    if weighted:
+        raise ValueError(
+            "`classifiers` cannot be compared on a weighted design yet: compare "
+            "them without `weights`, `strata` and `stratum_sizes`."
+        )
+    compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
+    many, left_out = many_comparisons(
+        y_true,
+        y_pred,
+        classifiers,
+        compared,
+        name=name,
+        groups=groups,
+        positive=positive,
+        confidence_level=level,
+    )
+    return many, many_metric(many, forest_metric), left_out
 
 
 def many_table(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._core.text import single_line
+from .person_figures import PERSONS_NAMED
 from .tables import MethodCell, Table, all_texts, count, is_bayes, level_text, number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,9 +87,31 @@ figcaption { font-size: 0.88em; color: #333; margin-top: 6px; max-width: 900px; 
   max-width: 900px; }
 .references { font-size: 0.86em; max-width: 900px; padding-left: 0; list-style: none; }
 .warnings li { color: #8a3b00; }
+div.matrices { display: flex; flex-wrap: wrap; gap: 4px 28px; }
+table.confusion td.num span { color: #666; font-size: 0.86em; }
+table.confusion th[scope=row] { text-align: left; font-weight: 600; }
+table.confusion tr.total > * { border-top: 1px solid #999; }
 footer { margin-top: 36px; font-size: 0.8em; color: #777; }
-@media print { main { max-width: none; padding: 0; } h2 { break-after: avoid; }
-  figure, table { break-inside: avoid; } }
+@page { size: A4; margin: 12mm 11mm 14mm; }
+@media print {
+  body { font-size: 9.5pt; line-height: 1.3; }
+  main { max-width: none; padding: 0; }
+  h2 { break-after: avoid; margin-top: 18px; }
+  /* every column on the page: the table takes the page's width and its cells wrap,
+     where on the screen they keep one line and the table scrolls */
+  div.wide { overflow: visible; }
+  table { font-size: 7.5pt; width: 100%; table-layout: auto; break-inside: auto; }
+  table.facts, table.confusion { width: auto; }
+  th, td { white-space: normal; overflow-wrap: anywhere; padding: 1.5pt 3pt; }
+  td.num { white-space: nowrap; overflow-wrap: normal; }  /* a number stays whole */
+  td.ci { overflow-wrap: normal; }  /* an interval may wrap after its comma */
+  td.note { min-width: 0; }
+  thead { display: table-header-group; }
+  tr { break-inside: avoid; }
+  figure { break-inside: avoid; }
+  figure img { max-width: 100%; max-height: 240mm; width: auto; }
+  .footnotes, .methods, .references, figcaption { max-width: none; }
+}
 """
 
 
@@ -179,13 +202,22 @@ def html_page(
     sections = [
         '<section id="data"><h2>Data</h2>'
         + _facts_table(_facts(report))
+        + _confusion_html(report)
         + _design_html(report)
         + "</section>",
         '<section id="metrics"><h2>Metrics</h2>'
         + "".join(_html_table(t, footnotes) for t in tables if t.key == "metrics")
         + "</section>",
-        _figures_html(report, level),
     ]
+    crossed = {"annotators": "Annotators", "runs": "Repeated runs"}
+    sections += [
+        f'<section id="{t.key}"><h2>{crossed[t.key]}</h2>'
+        + "".join(_html_table(u, footnotes) for u in tables if u.key.startswith(t.key))
+        + "</section>"
+        for t in tables
+        if t.key in crossed
+    ]
+    sections.append(_figures_html(report, level))
     titles = {
         "differences": "Subgroup differences",
         "comparison": "Paired comparison",
@@ -200,13 +232,15 @@ def html_page(
                 + _html_table(t, footnotes)
                 + "</section>"
             )
-    notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes) or "<li>None.</li>"
-    caught = "".join(f"<li>{_e(w)}</li>" for w in report.warnings) or "<li>None.</li>"
+    # "None." in the text's colour: the warnings' colour is for warnings
+    notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
+    caught = "".join(f"<li>{_e(w)}</li>" for w in report.warnings)
     sections.append(
-        '<section id="notes"><h2>Notes and warnings</h2>'
-        f'<h3>Notes on the rows</h3><ul class="notes">{notes}</ul>'
-        f'<h3>Warnings raised while computing</h3><ul class="warnings">{caught}</ul>'
-        "</section>"
+        '<section id="notes"><h2>Notes and warnings</h2><h3>Notes on the rows</h3>'
+        + (f'<ul class="notes">{notes}</ul>' if notes else '<p class="none">None.</p>')
+        + "<h3>Warnings raised while computing</h3>"
+        + (f'<ul class="warnings">{caught}</ul>' if caught else '<p class="none">None.</p>')
+        + "</section>"
     )
     references = "".join(f"<li>{_e(r)}</li>" for r in report.references)
     sections.append(
@@ -241,7 +275,35 @@ def _facts(report: ValidationReport) -> list[tuple[str, str]]:
                 f"{s['persons']:,}, with {low:,} to {high:,} texts each (median {median:g})",
             )
         )
-    if s["positive"] is not None:
+    if s.get("annotators") is not None:
+        coded = zip(s["annotators"], s["annotator_texts"], s["annotator_positives"], strict=True)
+        facts += [
+            (
+                f"Annotators ({names['y_true']})",
+                f"{len(s['annotators'])}, the positive label {s['positive']}: "
+                + "; ".join(f"{a} coded {n:,} texts, {k:,} positive" for a, n, k in coded),
+            ),
+            (
+                f"Classifier ({names['y_pred']})",
+                f"{s['classifier_positives']:,} positive, "
+                f"{s['classifier_positives'] / s['texts']:.1%} of the texts",
+            ),
+        ]
+    elif s.get("runs") is not None:
+        runs = zip(s["runs"], s["run_positives"], strict=True)
+        facts += [
+            (
+                f"Reference ({names['y_true']})",
+                f"{s['reference_positives']:,} positive ({s['positive']}), "
+                f"{s['reference_positives'] / s['texts']:.1%} of the texts",
+            ),
+            (
+                f"Classifier ({names['y_pred']})",
+                f"{len(s['runs'])} runs on every text: "
+                + "; ".join(f"{r} {k:,} positive" for r, k in runs),
+            ),
+        ]
+    elif s["positive"] is not None:
         facts += [
             (
                 f"Reference ({names['y_true']})",
@@ -274,24 +336,95 @@ def _facts(report: ValidationReport) -> list[tuple[str, str]]:
     return facts
 
 
+def _matrix_html(matrix: Mapping[str, Any], key: str, caption: str) -> str:
+    """Return one confusion matrix as a table: reference by rows, classifier by columns."""
+    labels, cells = list(matrix["labels"]), [list(r) for r in matrix["matrix"]]
+    names = [["tp", "fn"], ["fp", "tn"]] if matrix["binary"] else None
+    shown = [f"{labels[0]} (positive)", labels[1]] if matrix["binary"] else labels
+    head = (
+        f'<tr><th rowspan="2" scope="col">Reference: {_e(matrix["reference"])}</th>'
+        f'<th colspan="{len(labels)}" scope="colgroup">Classifier: '
+        f'{_e(matrix["classifier"])}</th><th rowspan="2" class="num" scope="col">Total</th></tr>'
+        "<tr>" + "".join(f'<th class="num" scope="col">{_e(h)}</th>' for h in shown) + "</tr>"
+    )
+    body = []
+    for i, (label, row) in enumerate(zip(shown, cells, strict=True)):
+        tds = "".join(
+            '<td class="num">'
+            + (f"<span>{names[i][j]}</span> " if names is not None else "")
+            + f"{count(v)}</td>"
+            for j, v in enumerate(row)
+        )
+        body.append(
+            f'<tr><th scope="row">{_e(label)}</th>{tds}<td class="num">{count(sum(row))}</td></tr>'
+        )
+    totals = [sum(r[j] for r in cells) for j in range(len(labels))]
+    body.append(
+        '<tr class="total"><th scope="row">Total</th>'
+        + "".join(f'<td class="num">{count(v)}</td>' for v in totals)
+        + f'<td class="num">{count(sum(totals))}</td></tr>'
+    )
+    return (
+        f'<table class="confusion rule" id="table-{key}"><caption>{_e(caption)}</caption>'
+        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _confusion_html(report: ValidationReport) -> str:
+    """Return the confusion matrix (one per annotator or run) with its totals."""
+    matrices = report.confusion
+    if not matrices:
+        return ""
+    s = report.summary
+    words = (
+        "The confusion matrix: the texts by the reference's label (rows) and the "
+        "classifier's (columns), with their totals"
+        + (" over all persons" if s["persons"] is not None else "")
+        + ("; tp, fp, fn and tn are the true and false positives and negatives" if
+           matrices[0]["binary"] else "")
+        + ("; the sample's texts, unweighted" if s.get("design") is not None else "")
+    )  # fmt: skip
+    if len(matrices) == 1:
+        return _matrix_html(matrices[0], "confusion", words + ".")
+    annotators = s.get("annotators") is not None
+    parts = [
+        _matrix_html(
+            m,
+            "confusion" if i == 0 else f"confusion-{i + 1}",
+            f"Against {m['reference']}" if annotators else str(m["classifier"]),
+        )
+        for i, m in enumerate(matrices)
+    ]
+    per = "annotator (of the texts the annotator coded)" if annotators else "run"
+    return (
+        f'<p class="matrices">{_e(words)}; one matrix per {per}.</p>'
+        f'<div class="matrices">{"".join(parts)}</div>'
+    )
+
+
 def _design_html(report: ValidationReport) -> str:
-    """Return the design table: relevant n, persons, ICC, design effect, n_eff per metric."""
+    """Return the design table: relevant n, persons, ICC, design effect, n_eff per metric.
+
+    A column of ICC, design effect or n_eff that no row has (no interval adjusted for the
+    nesting) is left out.
+    """
     rows = all_texts(report.table)
     rows = rows[~rows["method"].map(is_bayes).astype(bool)]
     nested = report.summary["persons"] is not None
-    head = ["Metric", "Relevant n"]
-    head += ["Persons", "ICC", "Design effect", "n_eff"] if nested else []
+    adjusted = {
+        column: nested and column in rows.columns and bool(rows[column].notna().any())
+        for column in ("icc", "design_effect", "n_eff")
+    }
+    head = ["Metric", "Relevant n"] + (["Persons"] if nested else [])
+    head += [h for c, h in (("icc", "ICC"), ("design_effect", "Design effect"),
+                            ("n_eff", "n_eff")) if adjusted[c]]  # fmt: skip
     body = []
     for r in rows.to_dict("records"):
         name = str(r["metric"]) + (f" ({r['class']})" if str(r.get("class", "")) else "")
-        cells = [name, count(r["relevant_n"])]
-        if nested:
-            cells += [
-                count(r["persons"]),
-                number(r["icc"], 3),
-                number(r["design_effect"], 3),
-                number(r["n_eff"], 1),
-            ]
+        cells = [name, count(r["relevant_n"])] + ([count(r["persons"])] if nested else [])
+        cells += [number(r["icc"], 3)] if adjusted["icc"] else []
+        cells += [number(r["design_effect"], 3)] if adjusted["design_effect"] else []
+        cells += [number(r["n_eff"], 1)] if adjusted["n_eff"] else []
         body.append(
             "<tr>" + "".join(_cell(c, ["num"] if i else []) for i, c in enumerate(cells)) + "</tr>"
         )
@@ -302,6 +435,8 @@ def _design_html(report: ValidationReport) -> str:
         ", the persons with a relevant text and, for the intervals adjusted for the "
         "nesting of texts in persons, the intra-class correlation (ICC), the design "
         "effect and the effective sample size n_eff = n / design effect."
+        if any(adjusted.values())
+        else ", the persons with a relevant text."
         if nested
         else "."
     )
@@ -309,6 +444,13 @@ def _design_html(report: ValidationReport) -> str:
         f'<table class="rule" id="table-design"><caption>{_e(caption)}</caption>'
         f"<thead><tr>{heads}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def _named(persons: int) -> str:
+    """Say, beyond the persons a figure names, that its rows are ranked instead."""
+    if persons <= PERSONS_NAMED:
+        return ""
+    return f"; with more than {PERSONS_NAMED} persons the rows are ranked, not named"
 
 
 def _figures_html(report: ValidationReport, level: str) -> str:
@@ -341,6 +483,17 @@ def _figures_html(report: ValidationReport, level: str) -> str:
                 "interval of the comparison alone; the vertical line is no difference."
             )
             alt = f"Forest plot of the differences in {report.many_metric} between classifiers"
+        elif name == "bayes_persons":
+            persons = 0 if report.person_rates is None else len(report.person_rates)
+            caption = (
+                f"Figure {position}. The Bayesian {report.forest_metric} of each of the "
+                f"{persons} persons: the posterior median of the person's rate under the "
+                "hierarchical beta-binomial model of the table's Bayesian row (pulled from "
+                f"the person's observed rate, the circle, towards the others), with its 50% "
+                f"and {level} credible intervals; the band is the model's population "
+                f"{report.forest_metric} with its {level} interval{_named(persons)}."
+            )
+            alt = f"Forest plot of the posterior {report.forest_metric} of each person"
         else:
             persons = 0 if report.person_rates is None else len(report.person_rates)
             caption = (
@@ -348,7 +501,8 @@ def _figures_html(report: ValidationReport, level: str) -> str:
                 f"persons with a relevant text, sorted, with its {level} "
                 f"{report.person_method} interval; the circles are the observed rates, "
                 "their area proportional to the person's relevant texts; the band is the "
-                f"{report.forest_metric} of all persons with its interval in the table."
+                f"{report.forest_metric} of all persons with its interval in the "
+                f"table{_named(persons)}."
             )
             alt = f"Forest plot of the {report.forest_metric} of each person"
         encoded = base64.b64encode(data).decode("ascii")

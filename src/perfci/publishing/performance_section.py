@@ -27,6 +27,7 @@ __all__ = [
     "coefficient_table",
     "effect_figure",
     "effect_table",
+    "performance_part",
     "performance_parts",
     "performance_sentence",
 ]
@@ -37,6 +38,46 @@ PERFORMANCE_REFERENCE = (
     "poststratification: state-level estimates from national polls. Political Analysis "
     "12(4): 375-385."
 )
+
+
+def performance_part(
+    covariates: Any,
+    target: Any,
+    target_weight: str | None,
+    weighted: bool,
+    counts: Any,
+    chosen: str | None,
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    level: float,
+    generator: Any,
+) -> tuple[Any, Any, dict[str, Any] | None]:
+    """Fit the performance model of the main metric `chosen` (with `covariates`), or nothing.
+
+    `counts` are :func:`perfci.confusion`'s of the report; the model draws from one child
+    stream of `generator`.
+    """
+    if covariates is None:
+        return None, None, None
+    if weighted or counts.classes is not None or chosen is None:
+        raise ValueError(
+            "`covariates` fit a performance model of a binary proportion metric of an "
+            "unweighted sample: give binary labels (or `positive`), a proportion metric "
+            "and no `weights`, `strata` or `stratum_sizes`."
+        )
+    return performance_parts(
+        y_true,
+        y_pred,
+        chosen,
+        groups=groups,
+        covariates=covariates,
+        target=target,
+        target_weight=target_weight,
+        positive=counts.positive,
+        confidence_level=level,
+        rng=generator.spawn(1)[0],
+    )
 
 
 def performance_parts(

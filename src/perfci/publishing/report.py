@@ -2,10 +2,12 @@
 
 :func:`validation_report` runs :func:`perfci.report` once (and :func:`perfci.compare` per
 metric with a second classifier) and keeps what they return; a :class:`ValidationReport`
-shows only those public results: the data summary, the tables
-(:mod:`perfci.publishing.tables`), forest figures drawn by :func:`perfci.plotting.forest`,
-the notes and the warnings raised while computing, and the methods paragraph
-(:mod:`perfci.publishing.methods`); :mod:`perfci.publishing.page` writes its HTML page.
+shows only those public results: the data summary and the confusion matrix, the tables
+(:mod:`perfci.publishing.tables`), forest figures drawn by :func:`perfci.plotting.forest`
+(:mod:`perfci.publishing.person_figures`), the notes and the warnings raised while
+computing, and the methods paragraph (:mod:`perfci.publishing.methods`). Several
+annotators and repeated runs add their sections (:mod:`perfci.publishing.design_sections`);
+:mod:`perfci.publishing.page` writes the HTML page.
 """
 
 from __future__ import annotations
@@ -23,14 +25,18 @@ from .._core.deprecation import hide_parameters, positional_groups
 from .._core.files import check_replaceable, remove_stale_temporaries, write_bytes_atomic
 from .._core.results import to_jsonable
 from .._core.validation import check_positive_int, check_rng
-from .many_section import (
-    MANY_REFERENCE,
-    many_comparisons,
-    many_figure,
-    many_sentence,
-    many_table,
+from ..plotting import figure_text
+from .design_sections import (
+    CROSSED_REFERENCE,
+    annotator_section,
+    crossed_parts,
+    crossed_sentence,
+    crossed_source,
+    listing,
+    refuse_with_crossed,
+    runs_section,
 )
-from .many_section import many_metric as many_metric_of
+from .many_section import MANY_REFERENCE, many_figure, many_part, many_sentence, many_table
 from .methods import Choices, methods_paragraph
 from .page import html_page
 from .performance_section import (
@@ -38,10 +44,12 @@ from .performance_section import (
     coefficient_table,
     effect_figure,
     effect_table,
-    performance_parts,
+    performance_part,
     performance_sentence,
 )
+from .person_figures import bayes_person_fit, bayes_persons_figure, persons_figure
 from .report_parts import (
+    confusion_matrices,
     data_summary,
     design_summary,
     library_versions,
@@ -61,7 +69,6 @@ from .tables import (
     prior_of,
     render_latex,
     render_markdown,
-    short_method,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,6 +76,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
     from matplotlib.figure import Figure
 
+    from ..bayes import BayesFit
 
 __all__ = ["ValidationReport", "validation_report"]
 
@@ -91,11 +99,6 @@ SUFFIXES = (".html", ".htm", ".tex", ".md")
 # --------------------------------------------------------------------------- figures
 
 
-def _figure_text(text: Any) -> str:
-    """Return text for a matplotlib label: a ``$`` is a dollar, never the start of math."""
-    return str(text).replace("$", r"\$")
-
-
 def _bayes_suffix(label: str) -> str:
     """Return how the metrics' figure marks a Bayesian row (and its prior, if not the default)."""
     prior = prior_of(label)
@@ -111,8 +114,9 @@ class ValidationReport:
 
     Made by :func:`validation_report`; every number in it is from the public results of
     :func:`perfci.report` (:attr:`table`), :func:`perfci.compare` (:attr:`comparisons`),
-    :func:`perfci.confusion` (:attr:`summary`) and :func:`perfci.proportion_ci`
-    (:attr:`person_rates`).
+    :func:`perfci.confusion` (:attr:`summary`, :attr:`confusion`, :attr:`runs`),
+    :func:`perfci.proportion_ci` (:attr:`person_rates`), :func:`perfci.annotator_table`
+    (:attr:`annotators`) and :func:`perfci.bayes.fit_proportion_counts` (:attr:`bayes_fit`).
 
     Attributes
     ----------
@@ -126,7 +130,11 @@ class ValidationReport:
         ``texts``, ``persons`` (None for independent texts), ``texts_per_person``
         (smallest, median, largest; None for independent texts), ``positive`` (the
         positive label; None for multi-class labels), ``reference_positives``,
-        ``classifier_positives`` and ``classes`` (multi-class labels).
+        ``classifier_positives`` and ``classes`` (multi-class labels); with several
+        annotators ``annotators`` (their names), ``annotator_texts`` (the texts each
+        coded) and ``annotator_positives``, and ``reference_positives`` None; with
+        repeated runs ``runs`` (their names) and ``run_positives``, and
+        ``classifier_positives`` None.
     person_rates : pandas.DataFrame or None
         For texts nested in persons and binary labels, each person's ``successes``,
         ``trials`` (relevant texts), rate (``estimate``) of :attr:`forest_metric` and its
@@ -177,6 +185,23 @@ class ValidationReport:
         Its metric, margins, terms, persons, the metric over the sample's mix
         (``population``) and the target's (``target``), diagnostics and flags, and the
         posterior predictive p-values (``ppc_p_value``).
+    confusion : tuple of dict
+        The confusion matrix over all texts (and persons), one per annotator or run in a
+        crossed design: ``reference`` and ``classifier`` (their names), ``labels`` (the
+        reference's labels by row, the classifier's by column: positive first for binary
+        labels), ``binary`` and ``matrix`` (counts, rows by columns; binary
+        ``[[tp, fn], [fp, tn]]``). Unweighted, also for a weighted sample.
+    annotators : pandas.DataFrame or None
+        With several annotators, :func:`perfci.annotator_table` of every binary metric of
+        the table, a ``metric`` column first: each annotator, ``"majority"``, ``"these
+        annotators"`` and ``"new annotator"``.
+    runs : pandas.DataFrame or None
+        With repeated runs, each run's estimate of every metric of the table (the metric
+        of its confusion matrix over all texts): ``metric``, ``run``, ``estimate``.
+    bayes_fit : perfci.bayes.BayesFit or None
+        With `bayes` and a per-person forest, the hierarchical beta-binomial of
+        :attr:`forest_metric` fitted again to the persons' counts by the sampler of its
+        Bayesian row, for the figure ``"bayes_persons"``.
 
     Examples
     --------
@@ -224,12 +249,20 @@ class ValidationReport:
     performance_coefficients: pd.DataFrame | None = None
     performance_effects: pd.DataFrame | None = None
     performance: dict[str, Any] | None = None
+    confusion: tuple[dict[str, Any], ...] = ()
+    annotators: pd.DataFrame | None = None
+    runs: pd.DataFrame | None = None
+    bayes_fit: BayesFit | None = None
 
     def _tables(self) -> tuple[list[Table], Marks]:
         """Return the report's tables and the footnote marks of their methods."""
         marks = Marks()
         level, digits = self.confidence_level, self.digits
         tables = metric_tables(self.table, level, digits, marks, self.names)
+        if self.annotators is not None and len(self.annotators):
+            tables.append(annotator_section(self.annotators, level, digits, marks))
+        if self.runs is not None and len(self.runs):
+            tables += runs_section(self.table, self.runs, level, digits, marks)
         if self.comparisons is not None and len(self.comparisons):
             tables.append(comparison_table(self.comparisons, level, digits, marks, self.names))
         if self.many is not None and len(self.many):
@@ -300,31 +333,41 @@ class ValidationReport:
 
         Parameters
         ----------
-        which : {"metrics", "persons", "classifiers"}, default "metrics"
-            ``"metrics"``: every metric's interval over all texts (and the Bayesian
-            ones, labelled so), one row each, in the table's order. ``"persons"``: each
-            person's rate of :attr:`forest_metric` with its interval, sorted, the
-            observed rates as circles sized by the person's relevant texts, and the
-            metric's interval over all persons as a band (texts nested in persons).
-            ``"classifiers"``: each other classifier's difference from the reported one
-            in :attr:`many_metric`, its simultaneous interval and (inner) the
-            unadjusted one. ``"effects"``: the performance model's effects on its
-            metric, with their credible intervals.
+        which : {"metrics", "persons", "bayes_persons", "classifiers", "effects"}
+            ``"metrics"`` (the default): every metric's interval over all texts (and the
+            Bayesian ones, labelled so), one row each, in the table's order.
+            ``"persons"``: each person's rate of :attr:`forest_metric` with its interval,
+            sorted, the observed rates as circles sized by the person's relevant texts,
+            and the metric's interval over all persons as a band (texts nested in
+            persons); beyond :data:`perfci.publishing.person_figures.PERSONS_NAMED`
+            persons a caterpillar plot, its y-axis the persons' ranks instead of their
+            ids. ``"bayes_persons"``: the persons' posterior rates of the same metric
+            (partial pooling, :func:`perfci.bayes.plot_forest` of :attr:`bayes_fit`),
+            against the band of its population estimand. ``"classifiers"``: each other
+            classifier's difference from the reported one in :attr:`many_metric`, its
+            simultaneous interval and (inner) the unadjusted one. ``"effects"``: the
+            performance model's effects on its metric, with their credible intervals.
 
         Raises
         ------
         ValueError
             If `which` is not one of these, or is ``"persons"`` in a report without a
             per-person forest (independent texts, multi-class labels, no proportion
-            metric).
+            metric, several annotators or repeated runs), or ``"bayes_persons"`` in one
+            without `bayes` too.
         """
         from ..plotting import forest
 
-        if which not in ("classifiers", "effects", "metrics", "persons"):
-            raise ValueError(
-                "`which` must be one of ['classifiers', 'effects', 'metrics', 'persons']; "
-                f"got {which!r}."
-            )
+        known = ["bayes_persons", "classifiers", "effects", "metrics", "persons"]
+        if which not in known:
+            raise ValueError(f"`which` must be one of {known}; got {which!r}.")
+        if which == "bayes_persons":
+            if self.bayes_fit is None or self.forest_metric is None:
+                raise ValueError(
+                    "`which` 'bayes_persons' needs a report with `bayes` and a per-person "
+                    "forest (texts nested in persons, a proportion metric of binary labels)."
+                )
+            return bayes_persons_figure(self.bayes_fit, self.forest_metric, self.confidence_level)
         if which == "effects":
             if self.performance_effects is None or self.performance is None:
                 raise ValueError("`which` 'effects' needs a report with `covariates`.")
@@ -348,7 +391,7 @@ class ValidationReport:
                     "of the report (its `warnings` say why)."
                 )
             labels = [
-                _figure_text(
+                figure_text(
                     f"{r['metric']}"
                     + (f" ({r['class']})" if str(r.get("class", "")) else "")
                     + (_bayes_suffix(str(r["method"])) if is_bayes(r["method"]) else "")
@@ -366,33 +409,19 @@ class ValidationReport:
             )
             return cast("Figure", ax.figure)
         rates, metric = self.person_rates, self.forest_metric
-        if rates is None or metric is None:
+        if rates is None or metric is None or self.person_method is None:
             raise ValueError(
                 "`which` 'persons' needs texts nested in persons and a proportion metric of "
                 "binary labels; this report has no per-person forest."
             )
-        [row] = rows[
-            (rows["metric"] == metric) & ~rows["method"].map(is_bayes).astype(bool)
-        ].to_dict("records")
-        ax = forest(
-            rates["estimate"].to_numpy(float),
-            rates["low"].to_numpy(float),
-            rates["high"].to_numpy(float),
-            labels=[_figure_text(p) for p in rates["person"]],
-            observed=(rates["successes"].to_numpy(float), rates["trials"].to_numpy(float)),
-            band=(float(row["estimate"]), float(row["low"]), float(row["high"])),
-            band_label=f"all persons, {short_method(str(row['method']))} {level}",
-            interval_label=f"{level} interval of the person ({self.person_method})",
-            estimate_label="the person's rate",
-            xlabel=_figure_text(f"{metric} of each person"),
-        )
-        return cast("Figure", ax.figure)
+        return persons_figure(self.table, rates, metric, self.person_method, self.confidence_level)
 
     def figure_names(self) -> tuple[str, ...]:
         """Return the names of the report's figures (the `which` of :meth:`figure`)."""
         if all_texts(self.table).empty:
             return ()
         names = ("metrics", "persons") if self.person_rates is not None else ("metrics",)
+        names = (*names, "bayes_persons") if self.bayes_fit is not None else names
         names = (*names, "classifiers") if self.many_metric is not None else names
         effects = self.performance_effects
         return (*names, "effects") if effects is not None and len(effects) else names
@@ -523,16 +552,15 @@ def _validation_report_iv(
     names: Any, title: Any, forest_metric: Any, digits: Any, inputs: Mapping[str, Any]
 ) -> dict[str, str]:
     """Check the options :func:`perfci.report` does not; return the inputs' display names."""
+    import pandas as pd
+
     from .._core.labels import has_columns
 
-    for key in ("y_true", "y_pred", "pred_b"):
-        if inputs[key] is not None and has_columns(inputs[key]):
-            what = "annotator" if key == "y_true" else "run"
-            raise ValueError(
-                f"`{key}` must have one label per text: a column per {what} is not available "
-                "in validation_report (give one, or their majority vote, or use "
-                "perfci.report for the table alone)."
-            )
+    if inputs["pred_b"] is not None and has_columns(inputs["pred_b"]):
+        raise ValueError(
+            "`pred_b` must have one label per text: a column per run is not available for "
+            "the paired comparison (give one run, or their majority vote)."
+        )
     if names is not None and not isinstance(names, Mapping):
         raise ValueError(f"`names` must be a mapping of inputs to display names; got {names!r}.")
     given = dict(names or {})
@@ -548,6 +576,8 @@ def _validation_report_iv(
     check_positive_int("digits", digits)
 
     def own_name(value: Any) -> str | None:
+        if isinstance(value, pd.DataFrame) and len(value.columns):  # annotators, runs
+            return listing([str(c) for c in value.columns])
         name = getattr(value, "name", None)  # a pandas Series' name
         return name if isinstance(name, str) and name.strip() else None
 
@@ -555,76 +585,6 @@ def _validation_report_iv(
         key: given.get(key) or own_name(inputs.get(key)) or default
         for key, default in NAME_DEFAULTS.items()
     }
-
-
-def _many_part(
-    classifiers: Any,
-    weighted: bool,
-    main: Any,
-    y_true: Any,
-    y_pred: Any,
-    name: str,
-    groups: Any,
-    counts: Any,
-    level: float,
-    forest_metric: str | None,
-) -> tuple[Any, str | None, list[str]]:
-    """Compare the other `classifiers` with the reported one: rows, forest metric, notes."""
-    if classifiers is None:
-        return None, None, []
-    if weighted:
-        raise ValueError(
-            "`classifiers` cannot be compared on a weighted design yet: compare "
-            "them without `weights`, `strata` and `stratum_sizes`."
-        )
-    compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
-    many, left_out = many_comparisons(
-        y_true,
-        y_pred,
-        classifiers,
-        compared,
-        name=name,
-        groups=groups,
-        positive=counts.positive,
-        confidence_level=level,
-    )
-    return many, many_metric_of(many, forest_metric), left_out
-
-
-def _performance_part(
-    covariates: Any,
-    target: Any,
-    target_weight: str | None,
-    weighted: bool,
-    counts: Any,
-    chosen: str | None,
-    y_true: Any,
-    y_pred: Any,
-    groups: Any,
-    level: float,
-    generator: Any,
-) -> tuple[Any, Any, dict[str, Any] | None]:
-    """Fit the performance model of the main metric (with `covariates`), or nothing."""
-    if covariates is None:
-        return None, None, None
-    if weighted or counts.classes is not None or chosen is None:
-        raise ValueError(
-            "`covariates` fit a performance model of a binary proportion metric of an "
-            "unweighted sample: give binary labels (or `positive`), a proportion metric "
-            "and no `weights`, `strata` or `stratum_sizes`."
-        )
-    return performance_parts(
-        y_true,
-        y_pred,
-        chosen,
-        groups=groups,
-        covariates=covariates,
-        target=target,
-        target_weight=target_weight,
-        positive=counts.positive,
-        confidence_level=level,
-        rng=generator.spawn(1)[0],
-    )
 
 
 def validation_report(
@@ -799,12 +759,18 @@ def validation_report(
     names_ = _validation_report_iv(
         names, title, forest_metric, digits, {**inputs, "by": by, "score": score}
     )
+    source = crossed_source(y_true, y_pred)  # several annotators, or repeated runs
+    refuse_with_crossed(
+        source,
+        {"pred_b": pred_b, "classifiers": classifiers, "covariates": covariates}
+        | {"target": target, "forest_metric": forest_metric, **design_args},
+    )
     generator = check_rng(rng)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        counts = confusion(y_true, y_pred, positive=positive, groups=groups)
-        if pred_b is not None and counts.classes is not None:  # before any interval
-            raise ValueError(
+        counts = None if source else confusion(y_true, y_pred, positive=positive, groups=groups)
+        if pred_b is not None and counts is not None and counts.classes is not None:
+            raise ValueError(  # before any interval
                 "`pred_b` is compared on binary metrics: give `positive` (the class to "
                 "compare) with multi-class labels."
             )
@@ -832,7 +798,7 @@ def validation_report(
         main = all_texts(table)
         main = main[~main["method"].map(is_bayes).astype(bool)]
         comparisons, left_out = None, list[str]()
-        if pred_b is not None:
+        if pred_b is not None and counts is not None:
             compared = [m for m in dict.fromkeys(main["metric"]) if m in registry.BINARY_METRIC]
             comparisons, left_out = paired_comparisons(
                 y_true,
@@ -845,36 +811,39 @@ def validation_report(
                 generator,
                 design_args,
             )
-        many, many_metric, many_left_out = _many_part(
-            classifiers, weighted, main, y_true, y_pred, names_["y_pred"], groups, counts,
-            level, forest_metric,
+        many, many_metric, many_left_out = many_part(
+            classifiers, weighted, main, y_true, y_pred, names_["y_pred"], groups,
+            None if counts is None else counts.positive, level, forest_metric,
         )  # fmt: skip
         left_out += many_left_out
         if target is not None and covariates is None:
             raise ValueError(
                 "`target` is poststratified by the performance model: give `covariates`."
             )
-        proportions = [m for m in main["metric"] if m in registry.PROPORTION_METRIC]
-        if forest_metric is not None and forest_metric not in proportions:
-            raise ValueError(
-                f"`forest_metric` {forest_metric!r} is not a proportion metric of the table; "
-                f"its proportion metrics are {proportions}."
-            )
-        chosen = forest_metric or ("recall" if "recall" in proportions else None)
-        chosen = chosen or (proportions[0] if proportions else None)
-        person_rates, person_method = None, None
-        forest = counts.groups is not None and counts.classes is None and not weighted
-        if forest and chosen is not None:
-            label = str(main.loc[main["metric"] == chosen, "method"].iloc[0])
-            person_rates, person_method = person_rate_table(counts, chosen, label, level)
-        performance_coefficients, performance_effects, performance = _performance_part(
+        chosen, person_rates, person_method = _person_part(
+            counts, main, forest_metric, weighted, level
+        )
+        performance_coefficients, performance_effects, performance = performance_part(
             covariates, target, target_weight, weighted, counts, chosen, y_true, y_pred,
             groups, level, generator,
         )  # fmt: skip
+        bayes_fit = None
+        if bayes and person_rates is not None and chosen is not None:
+            bayes_fit = bayes_person_fit(table, person_rates, chosen, level, generator.spawn(1)[0])
+        crossed = None
+        if source is not None:
+            crossed = crossed_parts(
+                source, y_true, y_pred, list(dict.fromkeys(main["metric"])), names=names_,
+                groups=groups, positive=positive, confidence_level=level, rng=generator,
+            )  # fmt: skip
     messages = tuple(dict.fromkeys(f"{type(w.message).__name__}: {w.message}" for w in caught))
     for w in caught:  # nothing silent: the caller sees them as usual
         warnings.warn(w.message, w.category, stacklevel=2)
-    summary = data_summary(counts)
+    if crossed is not None:
+        summary, matrices = dict(crossed.summary), crossed.confusion
+    else:
+        summary = data_summary(counts)
+        matrices = confusion_matrices(counts, y_true, y_pred, positive, names_)
     summary |= design_summary(y_true, y_pred, positive, groups, design_args)
     seed = seed_words(rng)
     # the samplers that ran, as the Bayesian rows name them ("auto" resolves per model)
@@ -892,15 +861,10 @@ def validation_report(
     methods, references = methods_paragraph(
         table, comparisons, summary, names_, level, choices, versions
     )
-    if many is not None and len(many):
-        cited = f"[{len(references) + 1}]"
-        sentence = many_sentence(many, names_["y_pred"], groups is not None, cited)
-        methods, references = f"{methods} {sentence}", (*references, f"{cited} {MANY_REFERENCE}")
-    if performance is not None:
-        cited = f"[{len(references) + 1}]"
-        methods = f"{methods} {performance_sentence(performance, cited)}"
-        if performance.get("target") is not None:
-            references = (*references, f"{cited} {PERFORMANCE_REFERENCE}")
+    methods, references = _more_methods(
+        methods, references, table, summary, crossed, many, performance, names_["y_pred"],
+        groups is not None,
+    )  # fmt: skip
     result = ValidationReport(
         table=table,
         comparisons=comparisons,
@@ -923,10 +887,72 @@ def validation_report(
         performance_coefficients=performance_coefficients,
         performance_effects=performance_effects,
         performance=performance,
+        confusion=matrices,
+        annotators=None if crossed is None else crossed.annotators,
+        runs=None if crossed is None else crossed.runs,
+        bayes_fit=bayes_fit,
     )
     tables, _ = result._tables()
     notes = tuple(text for t in tables for _, text in t.notes) + tuple(left_out)
     return dataclasses.replace(result, notes=notes)
+
+
+def _more_methods(
+    methods: str,
+    references: tuple[str, ...],
+    table: pd.DataFrame,
+    summary: dict[str, Any],
+    crossed: Any,
+    many: pd.DataFrame | None,
+    performance: dict[str, Any] | None,
+    name: str,
+    persons: bool,
+) -> tuple[str, tuple[str, ...]]:
+    """Add the sentences of the crossed design, the classifiers and the model to `methods`.
+
+    Each sentence that cites a reference numbers it after those cited so far.
+    """
+    if crossed is not None and len(table):
+        cited = f"[{len(references) + 1}]"
+        sentence, cites = crossed_sentence(crossed.kind, table, summary, cited)
+        methods = f"{methods} {sentence}"
+        references = (*references, f"{cited} {CROSSED_REFERENCE}") if cites else references
+    if many is not None and len(many):
+        cited = f"[{len(references) + 1}]"
+        sentence = many_sentence(many, name, persons, cited)
+        methods, references = f"{methods} {sentence}", (*references, f"{cited} {MANY_REFERENCE}")
+    if performance is not None:
+        cited = f"[{len(references) + 1}]"
+        methods = f"{methods} {performance_sentence(performance, cited)}"
+        if performance.get("target") is not None:
+            references = (*references, f"{cited} {PERFORMANCE_REFERENCE}")
+    return methods, references
+
+
+def _person_part(
+    counts: Any, main: Any, forest_metric: str | None, weighted: bool, level: float
+) -> tuple[str | None, pd.DataFrame | None, str | None]:
+    """Return the main metric, each person's rate of it and their interval's method.
+
+    The main metric is `forest_metric`, else recall when it is in the table, else its
+    first proportion metric (None without one); the persons' rates need texts nested in
+    persons, binary labels and an unweighted sample (`counts` None: a crossed design).
+    """
+    proportions = [m for m in main["metric"] if m in registry.PROPORTION_METRIC]
+    if forest_metric is not None and forest_metric not in proportions:
+        raise ValueError(
+            f"`forest_metric` {forest_metric!r} is not a proportion metric of the table; "
+            f"its proportion metrics are {proportions}."
+        )
+    chosen = forest_metric or ("recall" if "recall" in proportions else None)
+    chosen = chosen or (proportions[0] if proportions else None)
+    if counts is None or counts.groups is None or counts.classes is not None or weighted:
+        return chosen, None, None
+    if chosen is None:
+        return None, None, None
+    label = str(main.loc[main["metric"] == chosen, "method"].iloc[0])
+    rates, method = person_rate_table(counts, chosen, label, level)
+    return chosen, rates, method
 
 
 hide_parameters(validation_report, positional=True)

@@ -5,7 +5,8 @@ from these: the words for how the draws were seeded (:func:`seed_words`,
 :func:`seed_clause`), the versions of the libraries (:func:`library_versions`), the data
 summary and the sample design (:func:`data_summary`, :func:`design_summary`), each
 person's rate (:func:`person_rate_table`) and the paired comparison of two classifiers
-(:func:`paired_comparisons`).
+(:func:`paired_comparisons`), and the confusion matrices (:func:`confusion_matrices`,
+:func:`matrix_of`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..paired import Comparison
 
 __all__ = [
+    "binary_labels",
+    "confusion_matrices",
     "data_summary",
     "design_summary",
     "library_versions",
+    "matrix_of",
     "paired_comparisons",
     "person_rate_table",
     "seed_clause",
@@ -104,6 +108,57 @@ def data_summary(counts: Any) -> dict[str, Any]:
         else (int(sizes.min()), float(np.median(sizes)), int(sizes.max())),
         **labels,
     }
+
+
+def binary_labels(classes: Any, positive: Any) -> tuple[str, str]:
+    """Return the names of the rows of a binary confusion matrix: positive, then negative."""
+    shown = [c.item() if isinstance(c, np.generic) else c for c in np.asarray(classes).ravel()]
+    others = [c for c in shown if c != positive]
+    name = positive.item() if isinstance(positive, np.generic) else positive
+    return str(name), str(others[0]) if len(others) == 1 else f"not {name}"
+
+
+def matrix_of(
+    counts: Any, labels: Sequence[str], reference: str, classifier: str
+) -> dict[str, Any]:
+    """Return one confusion matrix of :func:`perfci.confusion`'s counts, summed over persons.
+
+    Rows are the reference's labels, columns the classifier's; a binary matrix is
+    ``[[tp, fn], [fp, tn]]`` under the labels (positive, negative).
+    """
+    binary = counts.classes is None
+    if binary:
+        tp, fp, fn, tn = (int(v) for v in np.asarray(counts.counts).reshape(-1, 4).sum(0))
+        matrix = [[tp, fn], [fp, tn]]
+    else:
+        cells = np.asarray(counts.matrix)
+        cells = cells.reshape(-1, *cells.shape[-2:]).sum(0)
+        matrix = cells.astype(int).tolist()
+    return {
+        "reference": reference,
+        "classifier": classifier,
+        "labels": [str(label) for label in labels],
+        "binary": binary,
+        "matrix": matrix,
+    }
+
+
+def confusion_matrices(
+    counts: Any, y_true: Any, y_pred: Any, positive: Any, names: dict[str, str]
+) -> tuple[dict[str, Any], ...]:
+    """Return the confusion matrix of the report's counts, with the labels' names.
+
+    `counts` are :func:`perfci.confusion`'s of `y_true` and `y_pred`; the labels are read
+    once more by :func:`perfci.counting.normalize_labels` only for their names.
+    """
+    from ..counting import normalize_labels
+
+    if counts.classes is not None:
+        labels = [str(c.item() if isinstance(c, np.generic) else c) for c in counts.classes]
+    else:
+        given = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
+        labels = list(binary_labels(given.classes, counts.positive))
+    return (matrix_of(counts, labels, names["y_true"], names["y_pred"]),)
 
 
 def design_summary(
