@@ -1,21 +1,45 @@
 """Edges of the validation harness: impossible result files, figure names that collide,
-method names that look alike, seeds too large to write, single replications and
-impossible half-widths on resume."""
+method names that look alike, seeds too large to write, single replications, impossible
+half-widths and flags on resume, cell files copied over another's, folders in the way of
+outputs, partial output before a refusal, the user's own files beside temporaries, a
+write error that crashed the interpreter, grid sizes no run can take, a misplaced
+``grid`` and hidden characters in scale names.
+
+Each policy is written in ``docs/validation.md`` and in the docstrings of the code that
+holds it."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
 import xarray as xr
 
 from perfci import harness
+from perfci._core.files import WriteError, pid_alive, write_bytes_atomic
+from perfci._core.validation import MAX_COUNT
 from perfci.cli import main
-from perfci.harness.figures import file_stem
+from perfci.harness.execution import widest_half_width
+from perfci.harness.families import can_flag
+from perfci.harness.figures import file_stem, make_figures
 from perfci.harness.results import load_result
 from perfci.harness.schema import MAX_SEED, method_name_key
-from perfci.harness.storage import CellFileError, read_cell
+from perfci.harness.storage import (
+    CELL_IDENTITY_MARK,
+    CellFileError,
+    RecomputedCellWarning,
+    cell_identity,
+    read_cell,
+    remove_stale_temporaries,
+    write_atomic,
+)
 
 TINY = """
 name = "tiny-edges"
@@ -262,7 +286,7 @@ def test_resume_refuses_a_cell_whose_half_width_sum_exceeds_n_valid(tmp_path):
     scores = np.load(cell)
     scores[0, 3] = 1e9
     np.save(cell, scores)
-    with pytest.raises(CellFileError, match=r"half-width sum 1000000000\.0, more than 1"):
+    with pytest.raises(CellFileError, match=r"half-width sum 1000000000\.0, more than 0\.5"):
         harness.run_suite(str(path), "smoke", out, resume=True)
     # without the bound (a logit-scale coefficient) the same file is read
     read_cell(cell, ["wilson", "wald"], 20)
@@ -272,3 +296,456 @@ def test_a_half_width_sum_at_n_valid_is_accepted(tmp_path):
     cell = tmp_path / "cell.npy"
     np.save(cell, np.array([[18.0, 1, 1, 20.0, 20, 0], [20.0, 0, 0, 0.5, 20, 0]]))
     read_cell(cell, ["a", "b"], 20, max_half_width=1.0)
+
+
+# ------------------------------------------------------------------ shared helpers
+
+
+def _run(tmp_path, text=TINY, name="edges.toml", out="out", **kw):
+    """Run the smoke scale of a suite; return the suite's path and the output folder."""
+    path = _suite(tmp_path, text, name)
+    harness.run_suite(str(path), "smoke", tmp_path / out, **kw)
+    return path, tmp_path / out
+
+
+def _dead_pid() -> int:
+    """The pid of a process that ran and ended (and was reaped)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(done.stdout)
+    assert not pid_alive(pid)
+    return pid
+
+
+def _files(folder):
+    """Every file under `folder`, with its bytes."""
+    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _one_line_error(status, err):
+    assert status == 2, (status, err)
+    assert err.startswith("perfci: error: ") and err.count("\n") == 1, err
+
+
+# ---------------------------------------------- P10. cells and results no run could write
+
+
+def test_resume_refuses_flags_on_a_method_that_never_flags(tmp_path):
+    path, out = _run(tmp_path)
+    cell = out / "tiny-edges.cells" / "n-10_p-0.9.npy"
+    scores = np.load(cell)
+    scores[1, 5] = 7  # the analytic `wald`: no run flags it
+    write_atomic(cell, scores, cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    before = _files(out)
+    with pytest.raises(CellFileError) as err:
+        harness.run_suite(str(path), "smoke", out, resume=True)
+    assert str(err.value).startswith(
+        f"cell file {cell} cannot be resumed: method 'wald' has flags 7, but its fits are "
+        "never flagged"
+    )
+    assert _files(out) == before
+
+
+def test_only_bayesian_fits_can_be_flagged():
+    assert not can_flag("analytic", {"method": "wald"})
+    assert not can_flag("bootstrap", {"interval": "bca"})
+    assert not can_flag("bayes", {"sampler": "grid"})
+    assert can_flag("bayes", {"sampler": "nutpie"})
+    assert can_flag("performance", {"method": "bayes"})
+    assert not can_flag("performance", {"method": "weighted"})
+    assert can_flag("bayes_nested_confusion", {}) and can_flag("bayes_comparison", {})
+
+
+def test_resume_refuses_a_half_width_above_one_half_for_a_rate(tmp_path):
+    path, out = _run(tmp_path)
+    cell = out / "tiny-edges.cells" / "n-10_p-0.9.npy"
+    scores = np.load(cell)
+    scores[0, 3] = 0.9 * scores[0, 4]  # a mean half-width of 0.9 for a proportion
+    write_atomic(cell, scores, cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    with pytest.raises(CellFileError, match=r"more than 0\.5 per valid interval \(20\)"):
+        harness.run_suite(str(path), "smoke", out, resume=True)
+    scores[0, 3] = 0.5 * scores[0, 4]  # [0, 1] itself: the widest interval of a rate
+    write_atomic(cell, scores, cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    harness.run_suite(str(path), "smoke", out, resume=True)
+
+
+@pytest.mark.parametrize(
+    ("population", "cell", "widest"),
+    [
+        ({"kind": "bernoulli"}, {"n": 10, "p": 0.5}, 0.5),
+        ({"kind": "confusion", "prevalence": 0.1}, {"n": 10}, 0.5),  # F1 by default
+        ({"kind": "confusion", "prevalence": 0.1}, {"metric": "kappa"}, 1.0),
+        ({"kind": "nested_confusion", "metric": "macro_mcc"}, {}, 1.0),
+        ({"kind": "paired_nested", "metric": "recall"}, {}, 1.0),
+        ({"kind": "paired_nested"}, {"metric": "kappa"}, 2.0),
+        ({"kind": "runs_nested", "metric": "f1"}, {}, 0.5),
+        ({"kind": "runs_nested", "metric": "kappa"}, {}, None),  # its t interval: unclipped
+        ({"kind": "many_nested"}, {}, None),
+        ({"kind": "covariates_nested"}, {}, None),
+    ],
+)
+def test_the_widest_half_width_follows_the_targets_range(population, cell, widest):
+    suite = harness.Suite("s", "", 1, 0.95, population, {}, (), {})
+    assert widest_half_width(suite, cell) == widest
+
+
+def test_resume_refuses_a_cell_file_copied_over_another_naming_both(tmp_path):
+    path, out = _run(tmp_path)
+    cells = out / "tiny-edges.cells"
+    (cells / "n-10_p-0.9.npy").write_bytes((cells / "n-40_p-0.9.npy").read_bytes())
+    before = _files(out)
+    with pytest.raises(CellFileError) as err:
+        harness.run_suite(str(path), "smoke", out, resume=True)
+    assert str(err.value) == (
+        f"cell file {cells / 'n-10_p-0.9.npy'} cannot be resumed: it holds the scores of "
+        "another cell (suite 'tiny-edges', scale 'smoke', n=40, p=0.9), not of this one "
+        "(suite 'tiny-edges', scale 'smoke', n=10, p=0.9), as a cell file copied over "
+        "another's does; delete it to compute that cell again, or run without `resume` to "
+        "start again."
+    )
+    assert _files(out) == before
+
+
+def test_a_cell_file_carries_its_identity_and_numpy_still_reads_it(tmp_path):
+    _, out = _run(tmp_path)
+    cell = out / "tiny-edges.cells" / "n-40_p-0.6.npy"
+    raw = cell.read_bytes()
+    identity = raw[raw.index(CELL_IDENTITY_MARK) + len(CELL_IDENTITY_MARK) :]
+    assert json.loads(identity) == {
+        "cell": {"n": 40, "p": 0.6},
+        "scale": "smoke",
+        "suite": "tiny-edges",
+    }
+    assert np.load(cell).shape == (2, 6)
+    cell.write_bytes(raw + b"junk")
+    with pytest.raises(CellFileError, match="the identity after its array is not readable"):
+        read_cell(cell, ["wilson", "wald"], 20)
+    cell.write_bytes(raw[: raw.index(CELL_IDENTITY_MARK)] + b"junk")
+    with pytest.raises(CellFileError, match="4 bytes after its array that are no cell's"):
+        read_cell(cell, ["wilson", "wald"], 20)
+
+
+def test_a_cell_file_of_an_earlier_version_is_computed_again_with_a_note(tmp_path):
+    path, out = _run(tmp_path)
+    fresh = xr.load_dataset(out / "tiny-edges.nc", engine="h5netcdf")
+    cells = out / "tiny-edges.cells"
+    for name in ("n-10_p-0.9.npy", "n-40_p-0.6.npy"):  # as an earlier version wrote them
+        np.save(cells / name, np.load(cells / name))
+    kept = (cells / "n-10_p-0.6.npy").stat().st_mtime_ns
+    with pytest.warns(RecomputedCellWarning) as caught:
+        resumed = harness.run_suite(str(path), "smoke", out, resume=True)
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        f"2 cell file(s) in {cells} carry no identity of their cell (an earlier version of "
+        "perfci wrote them, first n-10_p-0.9.npy); they are computed again."
+    )
+    xr.testing.assert_identical(resumed, fresh)
+    assert CELL_IDENTITY_MARK in (cells / "n-10_p-0.9.npy").read_bytes()
+    assert (cells / "n-10_p-0.6.npy").stat().st_mtime_ns == kept  # valid and named: kept
+
+
+def test_a_result_with_more_valid_intervals_than_replications_is_refused(tmp_path):
+    ds = _result()
+    ds["n_valid"][0, 0] = 1_000_000  # the attribute says 1000 replications
+    with pytest.raises(ValueError) as err:
+        load_result(_write(ds, tmp_path / "bad.nc"))
+    assert str(err.value) == (
+        f"{str(tmp_path / 'bad.nc')!r} is not a result perfci could have written: `n_valid` "
+        "holds 1000000, more than the attribute `replications` (1000): one interval per "
+        "replication."
+    )
+    ds = _result()
+    ds["n_flagged"][1, 1] = 1001
+    with pytest.raises(ValueError, match=r"`n_flagged` holds 1001, more than the attribute"):
+        load_result(_write(ds, tmp_path / "flags.nc"))
+
+
+# ----------------------------------------------------- P11. a folder at an output path
+
+
+def test_a_folder_at_the_result_path_is_refused_before_any_work(tmp_path, capsys):
+    path = _suite(tmp_path, TINY)
+    out = tmp_path / "out"
+    (out / "tiny-edges.nc").mkdir(parents=True)
+    with pytest.raises(ValueError) as err:
+        harness.run_suite(str(path), "smoke", out)
+    assert str(err.value) == (
+        f"`out` {str(out)!r} holds a folder tiny-edges.nc where the run writes a file, which "
+        "perfci does not replace with a folder in the way; remove or rename it, or write to "
+        "another folder."
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["tiny-edges.nc"]  # no cells, no lock
+    status, out_text, err_text = _cli(capsys, "validate", "run", path, "--out", out, "--quiet")
+    _one_line_error(status, err_text)
+    assert "`--out`" in err_text and "holds a folder tiny-edges.nc" in err_text
+    assert "bytes free" not in err_text and "make room" not in err_text
+
+
+@pytest.mark.parametrize(
+    "where", ["perfci.lock", "tiny-edges.cells/fingerprint.txt", "tiny-edges.cells/n-40_p-0.6.npy"]
+)
+def test_a_folder_at_any_file_of_the_run_is_refused_naming_it(tmp_path, where):
+    path, out = _run(tmp_path)
+    (out / where).unlink(missing_ok=True)
+    (out / where).mkdir()
+    before = _files(out)
+    for resume in (False, True):
+        with pytest.raises(ValueError, match=f"holds a folder {where} where the run writes"):
+            harness.run_suite(str(path), "smoke", out, resume=resume)
+    assert _files(out) == before
+
+
+def test_a_file_at_the_folder_of_cells_is_refused(tmp_path):
+    path = _suite(tmp_path, TINY)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "tiny-edges.cells").write_text("mine")
+    with pytest.raises(ValueError, match="holds a file tiny-edges.cells where the run keeps"):
+        harness.run_suite(str(path), "smoke", tmp_path / "out")
+    assert (tmp_path / "out" / "tiny-edges.cells").read_text() == "mine"
+
+
+def test_a_write_onto_a_folder_says_folder_and_nothing_of_disk_space(tmp_path):
+    target = tmp_path / "SUMMARY.md"
+    target.mkdir()
+    with pytest.raises(WriteError) as err:
+        write_bytes_atomic(target, b"text")
+    assert str(err.value) == (
+        f"could not write {target}: it is a folder, which perfci does not replace (remove or "
+        "rename it, or write elsewhere)"
+    )
+    assert err.value.errno == errno.EISDIR and list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.parametrize(("code", "room"), [(errno.ENOSPC, True), (errno.EIO, False)])
+def test_only_a_full_disk_reports_bytes_free(tmp_path, monkeypatch, code, room):
+    def fail(fd, *args):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "posix_fallocate", fail)
+    with pytest.raises(WriteError) as err:
+        write_bytes_atomic(tmp_path / "x.txt", b"text")
+    assert ("bytes free, 4 needed)" in str(err.value)) is room
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_result_write_says_make_room_only_for_a_full_disk(tmp_path, monkeypatch):
+    path, out = _run(tmp_path)
+
+    def fail(fd, *args):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "posix_fallocate", fail)
+    with pytest.raises(WriteError) as err:
+        harness.run_suite(str(path), "smoke", out, resume=True)
+    assert str(err.value).endswith(
+        f"Input/output error; every cell is kept in {out / 'tiny-edges.cells'}: fix that and "
+        "run again with `resume` to write the result"
+    )
+
+
+# ------------------------------------------------ P12. validate report checks every target
+
+
+@pytest.mark.parametrize("kind", ["read-only", "folder"])
+def test_validate_report_refuses_its_summary_before_writing_any_figure(capsys, tmp_path, kind):
+    _write(_result(), tmp_path / "r.nc")
+    summary = tmp_path / "SUMMARY.md"
+    if kind == "folder":
+        summary.mkdir()
+    else:
+        summary.write_text("old")
+        summary.chmod(0o444)
+    status, _, err = _cli(capsys, "validate", "report", tmp_path, "--formats", "svg")
+    _one_line_error(status, err)
+    words = "is a folder, not a file" if kind == "folder" else "is a read-only file"
+    assert f"the summary of `validate report` {str(summary)!r} {words}" in err
+    assert not (tmp_path / "figures").exists()
+    if kind != "folder":
+        assert summary.read_text() == "old"
+
+
+def test_make_figures_checks_every_file_before_writing_any(tmp_path):
+    ds = _result()
+    folder = tmp_path / "figs"
+    folder.mkdir()
+    locked = folder / "half_width_edges.svg"  # the last of the figures written
+    locked.write_text("old")
+    locked.chmod(0o444)
+    with pytest.raises(ValueError, match=r"figure .*half_width_edges\.svg' is a read-only"):
+        make_figures(ds, folder, formats=("png", "svg"))
+    assert sorted(p.name for p in folder.iterdir()) == ["half_width_edges.svg"]
+    locked.chmod(0o644)
+    locked.unlink()
+    (folder / "coverage_edges.png").mkdir()
+    with pytest.raises(ValueError, match=r"coverage_edges\.png' is a folder, not a file"):
+        make_figures(ds, folder, formats=("png",))
+    (folder / "coverage_edges.png").rmdir()
+    (tmp_path / "plain").write_text("a file")
+    with pytest.raises(ValueError, match=r"`folder` .*plain' is a file, not a folder"):
+        make_figures(ds, tmp_path / "plain", formats=("png",))
+
+
+# ------------------------------------------------- P13. the user's own files beside temps
+
+
+def test_a_run_deletes_only_perfcis_own_dead_temporaries(tmp_path):
+    path, out = _run(tmp_path)
+    cells = out / "tiny-edges.cells"
+    dead = _dead_pid()
+    mine = [
+        out / ".my notes.tmp",
+        out / "tmp_scratch.tmp",
+        out / ".tiny-edges.nc.0a1b2c3d.tmp",  # an earlier version's pattern: could be mine
+        out / ".notes.12.ZZZZZZZZ.tmp",  # not 8 hex digits
+        cells / "tmpq9w8e7ab.tmp",
+    ]
+    gone = [out / f".tiny-edges.nc.{dead}.0a1b2c3d.tmp", cells / f".x.npy.{dead}.00ff00ff.tmp"]
+    for p in (*mine, *gone):
+        p.write_text("keep")
+    harness.run_suite(str(path), "smoke", out, resume=True)
+    assert all(p.read_text() == "keep" for p in mine)
+    assert not any(p.exists() for p in gone)
+    assert remove_stale_temporaries(out) == []
+
+
+# ------------------------------------------- P14. a refused cell write and the next GC
+
+
+SEGV = textwrap.dedent(
+    """
+    import gc, sys
+    from pathlib import Path
+    import numpy as np
+    from perfci.harness import storage
+
+    target = Path(sys.argv[1])
+    target.mkdir()
+
+    def case():
+        try:
+            storage.write_atomic(target, np.zeros((2, 6)))
+        except Exception as exc:
+            error = exc
+        raise AssertionError(str(error))
+
+    try:
+        case()
+    except AssertionError:
+        pass
+    gc.collect()
+    print("collected")
+    """
+)
+
+
+def test_a_refused_cell_write_does_not_crash_the_next_garbage_collection(tmp_path):
+    # the traceback of a refused write sits in a reference cycle: with a BytesIO view
+    # among its locals, CPython 3.12.1 crashed when collecting it (gh-111049)
+    done = subprocess.run(
+        [sys.executable, "-c", SEGV, str(tmp_path / "cell.npy")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    assert done.stdout == "collected\n"
+
+
+# ------------------------------------------------------ P15. grid sizes that can be run
+
+
+def test_a_grid_size_beyond_what_a_data_set_holds_is_refused_at_load(tmp_path):
+    text = TINY.replace("n = [10, 40]", "n = [9223372036854775807]")
+    with pytest.raises(harness.SuiteError) as err:
+        harness.load_suite(_suite(tmp_path, text))
+    assert str(err.value) == (
+        f"suite edges.toml: `grid.n` values must each be an integer from 1 to {MAX_COUNT}; "
+        "got 9223372036854775807."
+    )
+    text = TINY.replace("[scales.exact]", "[scales.exact]\ngrid = { n = [1000000000000001] }")
+    with pytest.raises(harness.SuiteError, match=r"`scales\.exact\.grid\.n` values must"):
+        harness.load_suite(_suite(tmp_path, text))
+    harness.load_suite(_suite(tmp_path, TINY.replace("n = [10, 40]", f"n = [{MAX_COUNT}]")))
+
+
+BOOTSTRAP = """
+[[methods]]
+name = "pp1"
+family = "bootstrap"
+interval = "percentile"
+pseudo_count = 1
+"""
+
+
+def test_a_bootstrap_batch_beyond_what_it_takes_is_refused_at_load(tmp_path):
+    text = TINY.replace("n = [10, 40]", f"n = [10, {MAX_COUNT // 10}]").replace(
+        "resamples = 0\n[scales.exact]", "resamples = 100\n[scales.exact]"
+    )
+    with pytest.raises(harness.SuiteError) as err:
+        harness.load_suite(_suite(tmp_path, text + BOOTSTRAP))
+    assert str(err.value) == (
+        f"suite edges.toml: `grid.n` value {MAX_COUNT // 10} times `scales.smoke.replications` "
+        f"(20) is {2 * MAX_COUNT} texts, more than the {MAX_COUNT} a bootstrap (pp1) takes at "
+        "once for a cell's data sets; give a smaller n or fewer replications."
+    )
+    harness.load_suite(_suite(tmp_path, text))  # analytic methods take each data set alone
+
+
+# --------------------------------------------------------------- P16. a misplaced grid
+
+
+def test_a_grid_that_is_not_a_table_is_refused_as_such(tmp_path):
+    below = TINY.replace("[grid]\nn = [10, 40]\np = [0.6, 0.9]\n", "grid = [1, 2]\n")
+    with pytest.raises(harness.SuiteError) as err:
+        harness.load_suite(_suite(tmp_path, below))
+    assert str(err.value) == (
+        "suite edges.toml: `grid` must be a table at the top level ([grid]): the dims of the "
+        "grid of cells and their values; the file gives `population.grid` instead (a key "
+        "written below a table's header belongs to that table)."
+    )
+    top = "grid = [1, 2]\n" + below.replace("grid = [1, 2]\n", "")
+    with pytest.raises(harness.SuiteError, match=r"`grid` must be a table of dims"):
+        harness.load_suite(_suite(tmp_path, top))
+
+
+# ------------------------------------------------------ P1. the names of scales are names
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("t\\u202ei\\u001b[31mny\\n", "must not begin or end with whitespace"),  # probe 31
+        ("t\\u202ei\\u001b[31mny", "must not hold format or control characters"),
+        ("ti\\u200bny", "must not hold format or control characters"),
+        ("sm\u043ekе", "must not mix letters of several scripts"),  # Cyrillic o, e
+        (" smoke2", "must not begin or end with whitespace"),
+        ("", "must not be empty"),
+        ("Smoke", "must differ in more than case, '-', '_', spaces and Unicode form"),
+        ("\uff53moke", "must differ in more than case"),  # a full-width s
+    ],
+)
+def test_scale_names_are_held_to_the_rules_of_method_names(tmp_path, name, words):
+    text = TINY.replace("[scales.exact]", f'[scales."{name}"]\nreplications = 5\n[scales.exact]')
+    with pytest.raises(harness.SuiteError) as err:
+        harness.load_suite(_suite(tmp_path, text))
+    message = str(err.value)
+    assert message.startswith("suite edges.toml: `scales` names ") and words in message
+    assert "\n" not in message and "\x1b" not in message and "\u202e" not in message
+
+
+def test_a_scale_name_with_spaces_or_another_script_loads(tmp_path):
+    text = TINY.replace(
+        "[scales.exact]",
+        '[scales."quick look"]\nreplications = 5\nresamples = 0\n[scales."быстро"]\n'
+        "replications = 5\nresamples = 0\n[scales.exact]",
+    )
+    assert list(harness.load_suite(_suite(tmp_path, text)).scales) == [
+        "smoke",
+        "quick look",
+        "быстро",
+        "exact",
+    ]

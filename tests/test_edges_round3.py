@@ -373,12 +373,13 @@ def test_a_run_removes_dead_writers_temporaries_and_keeps_live_ones(edgy, tmp_pa
     gone = [
         tmp_path / f".edgy.nc.{dead}.0a1b2c3d.tmp",
         cells / f".n-10_p-0.6.npy.{dead}.0a1b2c3d.tmp",
-        tmp_path / ".edgy.nc.0a1b2c3d.tmp",  # an earlier version's: no writer named
-        cells / "tmpq9w8e7.tmp",
     ]
     kept = [
         tmp_path / f".SUMMARY.md.{live}.0a1b2c3d.tmp",  # e.g. `validate report` writing
         cells / f".n-10_p-0.6.npy.{live}.0a1b2c3d.tmp",
+        # names without a writer's pid may be the user's own files: never deleted
+        tmp_path / ".edgy.nc.0a1b2c3d.tmp",
+        cells / "tmpq9w8e7.tmp",
     ]
     for path in (*gone, *kept):
         path.write_bytes(b"torn")

@@ -280,21 +280,33 @@ def test_resume_with_nothing_to_resume_starts_a_run(quick, tmp_path):
     assert int(ds["n_valid"].min()) == 50
 
 
+def _dead_pid() -> int:
+    """The pid of a process that ran and ended (and was reaped)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(done.stdout)
+
+
 def test_a_killed_runs_temporary_files_are_removed(quick, tmp_path):
     suite = harness.load_suite(quick)
     harness.run_suite(suite, "smoke", tmp_path)
-    torn = [
-        tmp_path / ".quick.nc.0a1b2c3d.tmp",  # ours
-        tmp_path / "tmpk2j3h4.nc.tmp",  # an earlier version's torn netCDF
-        tmp_path / "quick.cells" / ".n-10_p-0.6.npy.0a1b2c3d.tmp",
-        tmp_path / "quick.cells" / "tmpq9w8e7.tmp",
+    dead = _dead_pid()
+    torn = [  # ours: named with the pid of a writer that is gone
+        tmp_path / f".quick.nc.{dead}.0a1b2c3d.tmp",
+        tmp_path / "quick.cells" / f".n-10_p-0.6.npy.{dead}.0a1b2c3d.tmp",
     ]
     for path in torn:
         path.write_bytes(b"torn")
-    (tmp_path / "notes.tmp.txt").write_text("not ours")
+    not_ours = [tmp_path / "notes.tmp.txt", tmp_path / "tmpk2j3h4.nc.tmp"]
+    for path in not_ours:
+        path.write_text("not ours")
     harness.run_suite(suite, "smoke", tmp_path, resume=True)
     assert not any(p.exists() for p in torn)
-    assert (tmp_path / "notes.tmp.txt").exists()
+    assert all(p.exists() for p in not_ours)
 
 
 # --------------------------------------------------------------------- files and their modes

@@ -155,7 +155,7 @@ GARBAGE = [
     (
         "SMALL",
         ("n = [10, 40]", "n = [10.7, 20.2]"),
-        "`grid.n` values must each be an integer at least 1; got 10.7.",
+        "`grid.n` values must each be an integer from 1 to 1000000000000000; got 10.7.",
     ),
     (
         "SMALL",

@@ -3,8 +3,8 @@
 One home for every writer of perfci (the harness's cells and results, the publishing
 report, the figures): a temporary file with a unique name, created exclusively, synced,
 renamed over the target, and its folder synced; a failure leaves the old file as it was,
-no temporary file behind, and a :class:`WriteError` that names the file (a full disk
-says how many bytes were free). Standard library only.
+no temporary file behind, and a :class:`WriteError` that names the file (a full disk,
+and only a full disk, says how many bytes were free). Standard library only.
 
 Policies, for every file perfci replaces:
 
@@ -13,6 +13,10 @@ Policies, for every file perfci replaces:
   is also held to), is refused: :func:`check_replaceable` raises a :class:`ValueError`
   naming the argument before any work, and :func:`write_bytes_atomic` a
   :class:`WriteError` naming the file, leaving it as it was.
+- **A folder is never replaced.** A folder (or any other non-file) at the target is
+  refused as a folder: :func:`check_target` raises a :class:`ValueError` naming the
+  argument before any work, and :func:`write_bytes_atomic` a :class:`WriteError`
+  naming the path, before a temporary file is made.
 - **A replaced file keeps its permission bits** (``rw-------`` stays ``rw-------``); a
   new file is created with the user's umask, as any new file is.
 - **Temporary files name their writer**: ``.NAME.PID.XXXXXXXX.tmp`` (:func:`new_temporary`),
@@ -20,7 +24,9 @@ Policies, for every file perfci replaces:
   on any exception, :class:`KeyboardInterrupt` (SIGINT) included. A process killed
   outright (SIGKILL, or SIGTERM, which Python does not turn into an exception) cannot;
   :func:`remove_stale_temporaries` deletes such a file at the next write into the same
-  folder once its writer is no longer alive, and never a live process's.
+  folder once its writer is no longer alive, and never a live process's. No other
+  file is ever deleted, whatever its name (``.notes.tmp``, ``tmp_scratch.tmp``): only a
+  name of exactly that pattern is perfci's.
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ from pathlib import Path
 __all__ = [
     "TEMPORARY_NAME",
     "WriteError",
+    "check_folder",
     "check_replaceable",
+    "check_target",
     "free_bytes",
     "is_read_only",
     "new_temporary",
@@ -109,6 +117,72 @@ def check_replaceable(path: str | os.PathLike, name: str) -> None:
             f"{name} {str(path)!r} is a read-only file, which perfci does not replace; make "
             "it writable (chmod u+w) or give another file name."
         )
+
+
+def check_target(path: str | os.PathLike, name: str) -> None:
+    """Refuse an output path perfci could not write, naming `name` and the path.
+
+    A folder (or another non-file, such as a socket) at `path` is refused, since perfci
+    replaces files only, and so is a read-only file (:func:`check_replaceable`). A
+    missing path, or a file that may be replaced, passes.
+
+    Raises
+    ------
+    ValueError
+        If `path` is a folder, another non-file, or a read-only file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from perfci._core.files import check_target
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (Path(folder) / "SUMMARY.md").mkdir()
+    ...     try:
+    ...         check_target(Path(folder) / "SUMMARY.md", "summary")
+    ...     except ValueError as exc:
+    ...         print(str(exc).split(";")[0].endswith("is a folder, not a file"))
+    True
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ValueError(
+            f"{name} {str(path)!r} is {what}, not a file; perfci writes a file there and "
+            "never replaces a folder: remove or rename it, or write elsewhere."
+        )
+    check_replaceable(path, name)
+
+
+def check_folder(path: str | os.PathLike, name: str) -> None:
+    """Refuse a folder perfci would make or write into when a file is in the way.
+
+    Neither `path` nor the nearest of its existing parents may be a file (or another
+    non-folder); missing folders are made later, when something is written.
+
+    Raises
+    ------
+    ValueError
+        If `path`, or the nearest existing folder above it, is not a folder; the
+        message names `name` and the path.
+    """
+    path = Path(path)
+    for part in (path, *path.parents):
+        try:
+            if not part.exists():
+                continue
+        except OSError:  # a part that cannot even be looked at
+            return
+        if not part.is_dir():
+            where = "is" if part == path else f"is under {str(part)!r}, which is"
+            raise ValueError(
+                f"{name} {str(path)!r} {where} a file, not a folder; remove or rename it, or "
+                "give another folder."
+            )
+        return
 
 
 def pid_alive(pid: int) -> bool:
@@ -195,15 +269,17 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
 
     A file already at `path` is replaced and keeps its permission bits (a new file gets
     the user's umask), unless it is read-only (:func:`is_read_only`): that is refused.
-    The temporary file (:func:`new_temporary`) is removed if anything fails, an
+    A folder (or another non-file) at `path` is refused before a temporary file is
+    made. The temporary file (:func:`new_temporary`) is removed if anything fails, an
     interruption (:class:`KeyboardInterrupt`) included.
 
     Raises
     ------
     WriteError
-        If `path` is a read-only file, the disk is full or the file cannot be written;
-        the message names `path`. An earlier file at `path` is left as it was, and no
-        temporary file is left behind.
+        If `path` is a read-only file or a folder, the disk is full or the file cannot be
+        written; the message names `path`, and says how many bytes were free and needed
+        only when the system says the disk is full (``ENOSPC``). An earlier file at
+        `path` is left as it was, and no temporary file is left behind.
     """
     path = Path(path)
     view = memoryview(data).cast("B")
@@ -211,13 +287,20 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
         mode: int | None = os.stat(path).st_mode
     except (OSError, ValueError):
         mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise WriteError(
+            errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
+            f"could not write {path}: it is {what}, which perfci does not replace (remove "
+            "or rename it, or write elsewhere)",
+        )
     if mode is not None and is_read_only(path):
         raise WriteError(
             errno.EACCES,
             f"could not write {path}: it is a read-only file, which perfci does not "
             "replace (make it writable, or remove it)",
         )
-    keep = stat.S_IMODE(mode) & 0o777 if mode is not None and stat.S_ISREG(mode) else None
+    keep = stat.S_IMODE(mode) & 0o777 if mode is not None else None
     try:
         fd, tmp = new_temporary(path)
     except OSError as exc:
@@ -239,7 +322,9 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
         os.replace(tmp, path)
         done = True
     except OSError as exc:
-        free = free_bytes(path.parent)
+        # the room only where the system says there is none: another error (a folder
+        # that appeared, a permission) is not about space
+        free = free_bytes(path.parent) if exc.errno == errno.ENOSPC else None
         room = "" if free is None else f" ({free:,} bytes free, {view.nbytes:,} needed)"
         raise WriteError(exc.errno, f"could not write {path}: {exc.strerror or exc}{room}") from exc
     finally:

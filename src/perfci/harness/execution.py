@@ -9,8 +9,10 @@ folder's lock, reports progress and writes the result dataset.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -19,9 +21,11 @@ import xarray as xr
 
 from .._core.files import is_read_only
 from .._core.resources import available_cores, check_memory
+from ..metrics import difference_bound
 from .corpus_kernels import stratified_cell
 from .crossed_kernels import annotators_cell, runs_cell
 from .cv_kernels import cv_cell
+from .families import can_flag
 from .kernels import (
     bernoulli_cell,
     confusion_cell,
@@ -31,12 +35,17 @@ from .kernels import (
     scored_cell,
     subgroups_cell,
 )
+from .kinds import POPULATION_SCHEMA
 from .many_kernels import many_cell
 from .performance_kernels import performance_cell
 from .results import assemble, exact_dataset, planning_dataset
 from .schema import SUITE_KEYS, Suite, load_suite, suite_fingerprint
 from .storage import (
+    LOCK_NAME,
+    RecomputedCellWarning,
+    UnidentifiedCellError,
     WriteError,
+    cell_identity,
     cell_path,
     folder_lock,
     read_cell,
@@ -111,8 +120,10 @@ def run_suite(
         Dask handshake within :data:`SCHEDULER_TIMEOUT` seconds.
     resume : bool, default False
         Keep the cells a previous run finished (in ``OUT/SUITE.cells/``), if their
-        fingerprint is this suite's and scale's and every one of them is a valid cell
-        (:func:`~perfci.harness.storage.read_cell`), checked before any work.
+        fingerprint is this suite's and scale's and every one of them is a valid cell of
+        its own name (:func:`~perfci.harness.storage.read_cell`), checked before any
+        work. A valid cell file without the identity of its cell (an earlier version's)
+        is computed again, with a :class:`~perfci.harness.storage.RecomputedCellWarning`.
     progress : callable, optional
         Called with (cells done, cells in all) after each cell.
 
@@ -126,23 +137,27 @@ def run_suite(
     ValueError
         For an invalid suite, scale, `workers` or `scheduler`; for cells that `resume`
         cannot use (another suite's or scale's fingerprint, cell files without one, or a
-        cell file no run could have written: the message names it and what is wrong);
-        for a scale whose cells would not fit in memory; for a read-only result file
-        ``OUT/SUITE.nc``. Nothing is written.
+        cell file no run could have written, or another cell's: the message names it and
+        what is wrong); for a scale whose cells would not fit in memory; for a read-only
+        result file ``OUT/SUITE.nc``, or a folder where a file of the run goes (the
+        result, the lock, the fingerprint or a cell) or a file where its folder of cells
+        goes. Nothing is written.
     FolderInUseError
         If another run holds the lock of `out` (the message names its pid).
     SchedulerError
         If `scheduler` does not lead to a Dask scheduler in time.
     WriteError
         If a file cannot be written (a full disk): the earlier result file, if any, and
-        every finished cell are kept, and nothing torn is left.
+        every finished cell are kept, and nothing torn is left. Only a full disk
+        (``ENOSPC``) is reported with the bytes free and needed.
 
     Notes
     -----
     Everything is written inside `out`: ``SUITE.nc``, ``SUITE.cells/`` and, while the run
-    lasts, the lock ``perfci.lock``. Temporary files a killed run left there are deleted
-    (those of a live process are kept). A result file already there keeps its permission
-    bits when it is replaced; a read-only one is refused before any work.
+    lasts, the lock ``perfci.lock``. Temporary files a killed run left there
+    (``.NAME.PID.XXXXXXXX.tmp``, exactly) are deleted, those of a live process are kept,
+    and no other file is. A result file already there keeps its permission bits when it
+    is replaced; a read-only one is refused before any work.
 
     Examples
     --------
@@ -173,11 +188,7 @@ def run_suite(
     if scheduler is None:
         _check_scale_memory(suite, scale, workers)
     out = Path(out)
-    if is_read_only(out / f"{suite.name}.nc"):
-        raise ValueError(
-            f"`out` {str(out)!r} holds a read-only result file {suite.name}.nc, which perfci "
-            "does not replace; make it writable (chmod u+w) or write to another folder."
-        )
+    _check_targets(suite, scale, out)
     with folder_lock(out):
         remove_stale_temporaries(out)
         target = out / f"{suite.name}.nc"
@@ -197,14 +208,20 @@ def run_suite(
         kept = [cell_path(folder, c).exists() for c in cells]
         todo = [c for c, k in zip(cells, kept, strict=True) if not k]
         if resume:  # every kept cell is checked before any work: a bad one refuses
-            _check_kept_cells(
+            again = _check_kept_cells(
                 suite, scale, [c for c, k in zip(cells, kept, strict=True) if k], folder
             )
+            recompute = {cell_path(folder, c) for c in again}
+            todo = [
+                c
+                for c, k in zip(cells, kept, strict=True)
+                if not k or cell_path(folder, c) in recompute
+            ]
         done = len(cells) - len(todo)
         if progress:
             progress(done, len(cells))
         for cell, scores in _execute(suite, scale, todo, workers, scheduler):
-            write_atomic(cell_path(folder, cell), scores)
+            write_atomic(cell_path(folder, cell), scores, cell_identity(suite.name, scale, cell))
             done += 1
             if progress:
                 progress(done, len(cells))
@@ -212,36 +229,137 @@ def run_suite(
         try:
             write_dataset(dataset, target)
         except WriteError as exc:
+            fix = "make room" if exc.errno == errno.ENOSPC else "fix that"
             raise WriteError(
                 exc.errno,
-                f"{exc}; every cell is kept in {folder}: make room and run again with "
+                f"{exc}; every cell is kept in {folder}: {fix} and run again with "
                 "`resume` to write the result",
             ) from exc
         return dataset
 
 
-#: Population kinds whose intervals may be wider than 1: a coefficient on the logit scale
-#: (``covariates_nested``) and rank sets (``many_nested``). Every other kind's target is a
-#: rate or a difference of rates, so a cell's half-width sum is at most its n_valid.
+def _check_targets(suite: Suite, scale: str, out: Path) -> None:
+    """Refuse, before any work, an output path of the run that perfci could not write.
+
+    The result ``OUT/SUITE.nc`` must not be read-only; it, the lock, the fingerprint and
+    every cell file must not be folders (nor other non-files), and ``OUT/SUITE.cells``
+    must not be a file. Each refusal names `out` and the path. (A read-only cell or
+    fingerprint is no obstacle: resuming reads it, a new run removes it.)
+    """
+    result = out / f"{suite.name}.nc"
+    if is_read_only(result):
+        raise ValueError(
+            f"`out` {str(out)!r} holds a read-only result file {suite.name}.nc, which perfci "
+            "does not replace; make it writable (chmod u+w) or write to another folder."
+        )
+    folder = out / f"{suite.name}.cells"
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(
+            f"`out` {str(out)!r} holds a file {folder.name} where the run keeps its folder of "
+            "cells; remove or rename it, or write to another folder."
+        )
+    paths = [result, out / LOCK_NAME]
+    if not suite.scales[scale].exact and folder.is_dir():
+        paths += [folder / "fingerprint.txt", *(cell_path(folder, c) for c in suite.cells(scale))]
+    for path in paths:
+        if path.is_dir() or (path.exists() and not path.is_file()):
+            raise ValueError(
+                f"`out` {str(out)!r} holds a folder {path.relative_to(out)} where the run "
+                "writes a file, which perfci does not replace with a folder in the way; "
+                "remove or rename it, or write to another folder."
+            )
+
+
+#: Population kinds whose intervals have no bound: a coefficient on the logit scale
+#: (``covariates_nested``) and rank sets (``many_nested``).
 UNBOUNDED_HALF_WIDTH_KINDS = frozenset({"covariates_nested", "many_nested"})
 
+#: Population kinds whose target is a difference of one metric (between classifiers, or
+#: between subgroups): its intervals lie in [-1, 1], or [-2, 2] for kappa and MCC.
+DIFFERENCE_KINDS = frozenset({"paired_nested", "subgroups_nested"})
 
-def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) -> None:
+#: Population kinds whose interval of kappa or MCC is not clipped to [-1, 1] (the t
+#: interval of repeated runs or of several annotators): no bound for those metrics.
+_UNCLIPPED_SIGNED_KINDS = frozenset({"runs_nested", "annotators_nested"})
+
+
+def widest_half_width(suite: Suite, cell: dict) -> float | None:
+    """Return the widest half-width one interval of a cell can have (None: no bound).
+
+    An interval of a rate in [0, 1] (a proportion, recall, F1, ROC AUC, ...) lies inside
+    [0, 1], so its half-width is at most 0.5; one of kappa or MCC, inside [-1, 1], at most
+    1; one of a difference of two rates at most 1, and of two kappas or MCCs at most 2
+    (:func:`perfci.metrics.difference_bound`). The kinds of
+    :data:`UNBOUNDED_HALF_WIDTH_KINDS` have no bound, nor have kappa and MCC of
+    ``runs_nested`` and ``annotators_nested``, whose t interval is not clipped.
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> from perfci.harness.execution import widest_half_width
+    >>> suite = harness.load_suite("paper-independent")
+    >>> widest_half_width(suite, suite.cells("smoke")[0])  # a proportion
+    0.5
+    """
+    kind = suite.population["kind"]
+    if kind in UNBOUNDED_HALF_WIDTH_KINDS:
+        return None
+    schema = POPULATION_SCHEMA[kind]
+    declared = schema.dims.get("metric") or schema.keys.get("metric")
+    metric = cell.get("metric", suite.population.get("metric", getattr(declared, "default", None)))
+    base = str(metric).split("_", 1)[1] if str(metric).startswith(("macro_", "micro_")) else metric
+    signed = base in ("kappa", "mcc")
+    if kind in DIFFERENCE_KINDS:
+        return difference_bound(str(base))
+    if signed:
+        return None if kind in _UNCLIPPED_SIGNED_KINDS else 1.0
+    return 0.5
+
+
+def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) -> list[dict]:
     """Refuse to resume from a cell file no run of this suite could have written.
 
-    Each kept cell is read and checked (:func:`~perfci.harness.storage.read_cell`), its
-    half-width sum at most its n_valid unless its kind is in
-    :data:`UNBOUNDED_HALF_WIDTH_KINDS`; the first bad one raises a
+    Each kept cell is read and checked (:func:`~perfci.harness.storage.read_cell`): its
+    half-width sum at most :func:`widest_half_width` times its n_valid, no flags for a
+    method that never flags (:func:`~perfci.harness.families.can_flag`), and the identity
+    it carries that of the cell its name says. The first bad one raises a
     :class:`~perfci.harness.storage.CellFileError` naming it, and nothing is computed or
     written.
+
+    Returns
+    -------
+    list of dict
+        The kept cells whose files are valid but carry no identity (an earlier version
+        wrote them): they are computed again, and a
+        :class:`~perfci.harness.storage.RecomputedCellWarning` says so.
     """
     names = [m.name for m in suite.methods]
+    flaggable = [can_flag(m.family, m.options) for m in suite.methods]
     replications = suite.scales[scale].replications
-    kind = suite.population["kind"]
-    sets = kind == "many_nested"  # simultaneous sets of contrasts
-    widest = None if kind in UNBOUNDED_HALF_WIDTH_KINDS else 1.0
+    sets = suite.population["kind"] == "many_nested"  # simultaneous sets of contrasts
+    again = []
     for cell in kept:
-        read_cell(cell_path(folder, cell), names, replications, sets=sets, max_half_width=widest)
+        try:
+            read_cell(
+                cell_path(folder, cell),
+                names,
+                replications,
+                sets=sets,
+                max_half_width=widest_half_width(suite, cell),
+                flaggable=flaggable,
+                identity=cell_identity(suite.name, scale, cell),
+            )
+        except UnidentifiedCellError:
+            again.append(cell)
+    if again:
+        warnings.warn(
+            f"{len(again)} cell file(s) in {folder} carry no identity of their cell (an "
+            f"earlier version of perfci wrote them, first {cell_path(folder, again[0]).name}); "
+            "they are computed again.",
+            RecomputedCellWarning,
+            stacklevel=3,
+        )
+    return again
 
 
 def _check_scale_memory(suite: Suite, scale: str, workers: int) -> None:
@@ -297,7 +415,8 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None
     else:
         marker.unlink(missing_ok=True)
         for old in folder.glob("*.npy"):
-            old.unlink()
+            if not old.is_dir():  # a folder of that name is no cell of a run
+                old.unlink()
     if not marker.exists():
         write_text(marker, fingerprint)
 

@@ -46,6 +46,7 @@ __all__ = [
     "REQUIRED",
     "Family",
     "Option",
+    "can_flag",
     "check_family_options",
 ]
 
@@ -627,3 +628,27 @@ def check_family_options(
                 bound = "non-negative" if option.minimum == 0 else f"at least {option.minimum}"
                 raise error(f"`{where}` must be an integer {bound}; got {value!r}.")
     return out
+
+
+def can_flag(family: str, options: Mapping[str, Any]) -> bool:
+    """Return whether a harness method's fits can be flagged (counted in ``n_flagged``).
+
+    A fit is flagged when its MCMC diagnostics fail (``bayes`` with a sampler other than
+    ``grid``, ``performance`` with method ``bayes``) or when a margin of the hierarchical
+    model falls back to a pooled rate (``bayes_nested_confusion``, ``bayes_comparison``).
+    Every other method computes its interval directly and its kernel scores no flag, so
+    a cell file giving it flags was not written by a run.
+
+    Examples
+    --------
+    >>> from perfci.harness.families import can_flag
+    >>> can_flag("analytic", {"method": "wald"}), can_flag("bayes", {"sampler": "nutpie"})
+    (False, True)
+    >>> can_flag("bayes", {"sampler": "grid"}), can_flag("bayes_comparison", {})
+    (False, True)
+    """
+    if family == "bayes":
+        return options.get("sampler") != "grid"
+    if family == "performance":
+        return options.get("method") == "bayes"
+    return family in ("bayes_nested_confusion", "bayes_comparison")

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
+from .._core.files import check_folder, check_target
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure as MplFigure
@@ -236,10 +238,10 @@ def _draw(ax, series: xr.Dataset, x: str, variable: str, label: str, level: floa
         ax.axhline(level, color="k", lw=0.6)
 
 
-def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path, formats: Sequence[str]) -> list[Path]:
+def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path) -> list[tuple[Path, Any]]:
     import matplotlib.pyplot as plt
 
-    from ..plotting import save_figure, style
+    from ..plotting import style
 
     data = dataset
     for dim, value in fig_spec.select:
@@ -314,14 +316,14 @@ def _plot(dataset: xr.Dataset, fig_spec: Figure, path: Path, formats: Sequence[s
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
         fig.suptitle(fig_spec.title)
-    return save_figure(fig, path, formats, close=True)
+    return [(path, fig)]
 
 
-def _population_histogram(folder: Path, formats: Sequence[str]) -> list[Path]:
+def _population_histogram(folder: Path) -> list[tuple[Path, Any]]:
     """Figure D1: person-level rates of the paper's finite nested population."""
     import matplotlib.pyplot as plt
 
-    from ..plotting import save_figure, style
+    from ..plotting import style
     from .populations import nested_population
 
     successes, truth = nested_population(2000, 60, 0.9, 0.1, 2000)
@@ -331,14 +333,14 @@ def _population_histogram(folder: Path, formats: Sequence[str]) -> list[Path]:
         ax.set_xlabel("person-level rate (of 60 texts)")
         ax.set_ylabel("persons")
         ax.set_title(f"Figure D1: finite population, mean 0.90, SD 0.10 (truth {truth:.4f})")
-    return save_figure(fig, folder / "paper-nested-figD1", formats, close=True)
+    return [(folder / "paper-nested-figD1", fig)]
 
 
-def _f1_heatmaps(dataset: xr.Dataset, folder: Path, formats: Sequence[str]) -> list[Path]:
+def _f1_heatmaps(dataset: xr.Dataset, folder: Path) -> list[tuple[Path, Any]]:
     """Figure 2: F1 coverage by precision x recall, averaged over ranges of n."""
     import matplotlib.pyplot as plt
 
-    from ..plotting import save_figure, style
+    from ..plotting import style
 
     methods = [m for m in ("percentile", "pseudo_percentile_1") if m in dataset["ci_method"].values]
     ranges = [(30, 100), (100, 300), (300, 501)]
@@ -379,7 +381,7 @@ def _f1_heatmaps(dataset: xr.Dataset, folder: Path, formats: Sequence[str]) -> l
                 ax.set_ylabel("precision")
         fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="coverage")
         fig.suptitle("Figure 2: coverage of 95% bootstrap intervals for F1, prevalence 0.10")
-    return save_figure(fig, folder / "paper-f1-fig2", formats, close=True)
+    return [(folder / "paper-f1-fig2", fig)]
 
 
 # ---------------------------------------------------------------- figures of any suite
@@ -752,8 +754,9 @@ def make_figures(
     Raises
     ------
     ValueError
-        As :func:`suite_layout` and :func:`perfci.plotting.save_figure`, before any file
-        is written.
+        As :func:`suite_layout` and :func:`perfci.plotting.save_figure`, or if `folder`
+        is a file or one of the files is a folder or read-only: every figure is drawn
+        and every file checked before any file is written.
 
     Examples
     --------
@@ -766,27 +769,34 @@ def make_figures(
     ['figure7-fig7.png', 'half_width_figure7.png']
     """
     import matplotlib
+    import matplotlib.pyplot as plt
 
-    from ..plotting import check_formats, save_figure
+    from ..plotting import FORMATS, check_formats, save_figure
 
     matplotlib.use("Agg")
     wanted = check_formats(formats)
     suite_layout(dataset, x)  # fails before anything is written
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    check_folder(folder, "`folder`")
     suite = str(dataset.attrs["suite"])
     stem_of = file_stem(suite)  # a results file's name may hold anything
-    written: list[Path] = []
-    for fig_spec in FIGURES.get(suite, []):
-        written += _plot(dataset, fig_spec, folder / f"{stem_of}-{fig_spec.stem}", wanted)
-    if suite == "paper-nested":
-        written += _population_histogram(folder, wanted)
-    if suite == "paper-f1":
-        written += _f1_heatmaps(dataset, folder, wanted)
-    for variable, (stem, _) in _SUITE_VARIABLES.items():
-        for page, fig in plot_suite(dataset, variable, x=x).items():
-            written += save_figure(fig, folder / f"{stem}_{stem_of}{page}", wanted, close=True)
-    return written
+    drawn: list[tuple[Path, Any]] = []  # each figure and its file name without a format
+    try:
+        for fig_spec in FIGURES.get(suite, []):
+            drawn += _plot(dataset, fig_spec, folder / f"{stem_of}-{fig_spec.stem}")
+        drawn += _population_histogram(folder) if suite == "paper-nested" else []
+        drawn += _f1_heatmaps(dataset, folder) if suite == "paper-f1" else []
+        for variable, (stem, _) in _SUITE_VARIABLES.items():
+            pages = plot_suite(dataset, variable, x=x).items()
+            drawn += [(folder / f"{stem}_{stem_of}{page}", fig) for page, fig in pages]
+        plain = [b.with_suffix("") if b.suffix[1:].lower() in FORMATS else b for b, _ in drawn]
+        for target in (b.with_name(f"{b.name}.{fmt}") for b in plain for fmt in wanted):
+            check_target(target, "figure")  # the names save_figure writes
+        folder.mkdir(parents=True, exist_ok=True)
+        return [path for base, fig in drawn for path in save_figure(fig, base, wanted)]
+    finally:
+        for _, fig in drawn:
+            plt.close(fig)
 
 
 def file_stem(name: str) -> str:

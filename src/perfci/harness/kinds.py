@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core.registry import BINARY_METRIC, BOOTSTRAP_INTERVAL, BOOTSTRAP_SCHEME, METRIC, Choices
+from .._core.validation import MAX_COUNT
 from .families import HARNESS_FAMILIES
 from .fields import Field, field_map, share
 
@@ -221,7 +222,9 @@ class PopulationSchema:
     dims: Mapping[str, Field]
 
 
-_SIZE = Field("n", "relevant texts per data set", int, minimum=1)
+#: A data set's size: at most the texts one data set may hold (:data:`MAX_COUNT`, what
+#: :func:`perfci.proportion_ci` and :func:`perfci.bootstrap_ci` enforce).
+_SIZE = Field("n", "relevant texts per data set", int, minimum=1, maximum=MAX_COUNT)
 
 HARNESS_SAMPLING = Choices.of(
     "sampling",

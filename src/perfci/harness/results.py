@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from .._core.files import check_target
 from ..exact import operating_characteristics
 from .schema import Suite
 from .storage import cell_path
@@ -160,7 +161,10 @@ def load_result(path: str | os.PathLike) -> xr.Dataset:
     """Read a result file the harness wrote, refusing any other netCDF file by name.
 
     The values it reports are checked (:func:`check_result_values`), and no other result
-    in its folder may be of the same suite (their figures would share files).
+    in its folder may be of the same suite (their figures would share files). The file
+    ``perfci validate report`` writes beside the results, ``SUMMARY.md``, must be one it
+    may write: a folder or a read-only file there is refused here, before the report
+    writes any figure.
 
     Raises
     ------
@@ -168,8 +172,8 @@ def load_result(path: str | os.PathLike) -> xr.Dataset:
         If `path` is not a netCDF file, lacks what a result has (the ``suite`` and
         ``scale`` attributes, the ``ci_method`` dim and the variables of
         :data:`RESULT_VARIABLES`), holds a value no run could have written, or shares its
-        suite with another ``*.nc`` result in its folder; one line naming the file(s) and
-        the variable.
+        suite with another ``*.nc`` result in its folder, or if ``SUMMARY.md`` beside it
+        is a folder or a read-only file; one line naming the file(s) and the variable.
     """
     try:
         with xr.open_dataset(path, engine="h5netcdf") as dataset:
@@ -188,6 +192,7 @@ def load_result(path: str | os.PathLike) -> xr.Dataset:
     if problem:
         raise ValueError(f"{str(path)!r} is not a result perfci could have written: {problem}.")
     _check_same_suite(Path(path), str(dataset.attrs["suite"]))
+    check_target(Path(path).parent / "SUMMARY.md", "the summary of `validate report`")
     return dataset
 
 
@@ -198,8 +203,9 @@ def check_result_values(dataset: xr.Dataset) -> str | None:
     ``miss_low + miss_high <= 1 - coverage`` (within 1e-9) where all three are defined (of
     simultaneous sets, a ``many_nested`` population: each of them is);
     ``n_valid`` and ``n_flagged`` are non-negative integers (``n_valid`` is NaN in an
-    exact result); ``mc_se >= 0`` and ``mean_half_width >= 0`` or NaN; the attribute
-    ``confidence_level`` lies in (0, 1).
+    exact result), at most the attribute ``replications`` where it is a positive integer
+    (each replication is one interval, flagged or not); ``mc_se >= 0`` and
+    ``mean_half_width >= 0`` or NaN; the attribute ``confidence_level`` lies in (0, 1).
 
     Examples
     --------
@@ -259,6 +265,16 @@ def check_result_values(dataset: xr.Dataset) -> str | None:
             wrong = ~(good | allowed)
             if wrong.any():
                 return f"`{name}` holds {first(values, wrong)!r}, not a non-negative integer"
+            replications = _replications(dataset)
+            if replications is None:
+                continue
+            with np.errstate(invalid="ignore"):
+                wrong = values > replications  # False where NaN
+            if wrong.any():
+                return (
+                    f"`{name}` holds {first(values, wrong):.0f}, more than the attribute "
+                    f"`replications` ({replications}): one interval per replication"
+                )
     for name in ("mc_se", "mean_half_width"):
         if name in arrays:
             values = arrays[name]
@@ -266,6 +282,16 @@ def check_result_values(dataset: xr.Dataset) -> str | None:
             if wrong.any():
                 return f"`{name}` holds {first(values, wrong)!r}, not a number >= 0"
     return None
+
+
+def _replications(dataset: xr.Dataset) -> int | None:
+    """Return the attribute ``replications`` if it is a positive integer, else None."""
+    value = dataset.attrs.get("replications")
+    try:
+        count = int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return count if count >= 1 and count == value else None
 
 
 def _check_same_suite(path: Path, suite: str) -> None:

@@ -16,7 +16,7 @@ import os
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ import numpy as np
 
 from .._core.registry import MAX_RESAMPLES
 from .._core.resampling import min_resamples
+from .._core.validation import MAX_COUNT
 from .families import HARNESS_FAMILY, check_family_options
 from .fields import Field, field_map
 from .kinds import (
@@ -407,6 +408,27 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     return suite
 
 
+def _missing_table(raw: dict, table: str) -> str:
+    """Say that a top-level table is missing, or where TOML put a key of its name.
+
+    ``grid = [1, 2]`` written below ``[population]`` is the key ``population.grid`` to
+    TOML, not the top-level table ``grid``: the message says what ``grid`` must be and
+    where the value went.
+    """
+    stray = [
+        f"{name}.{table}"
+        for name, value in raw.items()
+        if isinstance(value, dict) and table in value and name in SUITE_TABLES
+    ]
+    if not stray:
+        return f"`{table}` is missing: {SUITE_TABLES[table]}."
+    return (
+        f"`{table}` must be a table at the top level ([{table}]): {SUITE_TABLES[table]}; "
+        f"the file gives `{stray[0]}` instead (a key written below a table's header belongs "
+        "to that table)."
+    )
+
+
 def _check_suite(raw: dict) -> Suite:
     _check_fields(raw, SUITE_KEYS, "", known=SUITE_TABLES)
     if raw["seed"] > MAX_SEED:
@@ -415,7 +437,7 @@ def _check_suite(raw: dict) -> Suite:
         )
     for table in SUITE_TABLES:
         if table not in raw:
-            raise SuiteError(f"`{table}` is missing: {SUITE_TABLES[table]}.")
+            raise SuiteError(_missing_table(raw, table))
     population = _check_population(raw["population"])
     kind = population["kind"]
     dims = POPULATION_SCHEMA[kind].dims
@@ -426,8 +448,10 @@ def _check_suite(raw: dict) -> Suite:
     _check_method_names([m.name for m in methods])
     if not isinstance(raw["scales"], dict) or not raw["scales"]:
         raise SuiteError("`scales` must be a table of scales, e.g. [scales.smoke].")
+    _check_names(list(raw["scales"]), lambda i: "`scales` names", "scales")
     scales = {name: _check_scale(name, spec, dims, grid) for name, spec in raw["scales"].items()}
     _check_sizes(grid, scales)
+    _check_batches(kind, grid, methods, scales)
     bootstraps = [m.name for m in methods if m.family == "bootstrap"]
     fewest = min_resamples(float(raw.get("confidence_level", 0.95)))
     for name, scale in scales.items():
@@ -506,28 +530,9 @@ def method_name_scripts(name: str) -> list[str]:
 def _check_method_names(names: list[str]) -> None:
     """Refuse method names that are repeated, alike, hidden or of mixed scripts.
 
-    Each names a ``ci_method`` of the result. A name must not begin or end with
-    whitespace, hold a format or control character (Unicode category ``Cf`` or ``Cc``) or
-    mix the letters of several scripts (:func:`method_name_scripts`, such as a Cyrillic
-    ``а`` in a Latin ``wald``); alike is :func:`method_name_key`.
+    Each names a ``ci_method`` of the result; the rules are :func:`_check_names`'.
     """
-    for i, name in enumerate(names):
-        if name != name.strip():
-            raise SuiteError(
-                f"`methods[{i}].name` must not begin or end with whitespace; got {name!r}."
-            )
-        hidden = [ch for ch in name if unicodedata.category(ch) in ("Cf", "Cc")]
-        if hidden:
-            raise SuiteError(
-                f"`methods[{i}].name` must not hold format or control characters; got "
-                f"{name!r} (U+{ord(hidden[0]):04X})."
-            )
-        scripts = method_name_scripts(name)
-        if len(scripts) > 1:
-            raise SuiteError(
-                f"`methods[{i}].name` must not mix letters of several scripts; got {name!r} "
-                f"({', '.join(s.title() for s in scripts)})."
-            )
+    _check_names(names, lambda i: f"`methods[{i}].name`", "methods")
     if len(set(names)) != len(names):
         repeated = sorted({n for n in names if names.count(n) > 1})
         raise SuiteError(f"`methods` names must be unique; repeated: {repeated}.")
@@ -539,6 +544,67 @@ def _check_method_names(names: list[str]) -> None:
                 f"`methods` names must differ in more than case, '-', '_', spaces and "
                 f"Unicode form (NFKC); {names[first]!r} (methods[{first}]) and {name!r} "
                 f"(methods[{i}]) do not."
+            )
+
+
+def _check_names(names: list[str], key: Callable[[int], str], table: str) -> None:
+    """Refuse names that are empty, hidden, of mixed scripts or alike (methods, scales).
+
+    A name must not be empty, begin or end with whitespace, hold a format or control
+    character (Unicode category ``Cf`` or ``Cc``) or mix the letters of several scripts
+    (:func:`method_name_scripts`, such as a Cyrillic ``а`` in a Latin ``wald``); `key`
+    names the `i`-th name's key in messages. Names of the table `table` other than
+    method names (whose messages say which entries) must also differ in their
+    :func:`method_name_key`.
+    """
+    for i, name in enumerate(names):
+        if not name:
+            raise SuiteError(f"{key(i)} must not be empty.")
+        if name != name.strip():
+            raise SuiteError(f"{key(i)} must not begin or end with whitespace; got {name!r}.")
+        hidden = [ch for ch in name if unicodedata.category(ch) in ("Cf", "Cc")]
+        if hidden:
+            raise SuiteError(
+                f"{key(i)} must not hold format or control characters; got "
+                f"{name!r} (U+{ord(hidden[0]):04X})."
+            )
+        scripts = method_name_scripts(name)
+        if len(scripts) > 1:
+            raise SuiteError(
+                f"{key(i)} must not mix letters of several scripts; got {name!r} "
+                f"({', '.join(s.title() for s in scripts)})."
+            )
+    if table == "methods":
+        return
+    seen: dict[str, str] = {}
+    for name in names:
+        first = seen.setdefault(method_name_key(name), name)
+        if first != name:
+            raise SuiteError(
+                f"`{table}` names must differ in more than case, '-', '_', spaces and "
+                f"Unicode form (NFKC); {first!r} and {name!r} do not."
+            )
+
+
+def _check_batches(kind: str, grid: dict, methods, scales: dict[str, Scale]) -> None:
+    """Refuse a scale whose bootstrap would take more texts at once than it may hold.
+
+    A cell's data sets go to :func:`perfci.bootstrap_ci` in one call, which takes at
+    most :data:`~perfci._core.validation.MAX_COUNT` texts in all: the largest ``n``
+    times the replications must not exceed it.
+    """
+    bootstraps = [m.name for m in methods if m.family == "bootstrap"]
+    if not bootstraps or "n" not in POPULATION_SCHEMA[kind].dims:
+        return
+    for name, scale in scales.items():
+        key = f"scales.{name}.grid.n" if "n" in scale.grid else "grid.n"
+        largest = max({**grid, **scale.grid}.get("n", [0]))
+        if not scale.exact and largest * scale.replications > MAX_COUNT:
+            raise SuiteError(
+                f"`{key}` value {largest} times `scales.{name}.replications` "
+                f"({scale.replications}) is {largest * scale.replications} texts, more than "
+                f"the {MAX_COUNT} a bootstrap ({bootstraps[0]}) takes at once for a cell's "
+                "data sets; give a smaller n or fewer replications."
             )
 
 

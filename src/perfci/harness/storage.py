@@ -10,8 +10,10 @@ result dataset is serialized in memory first: the only thing that touches the di
 one plain write.
 
 A temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` after its writer's pid; one that a
-killed run left is deleted by the next run in the folder (:func:`remove_stale_temporaries`).
-On resume, every cell file kept is checked before any work (:func:`read_cell`).
+killed run left is deleted by the next run in the folder (:func:`remove_stale_temporaries`),
+and no other file is. A cell file carries the identity of its cell after its array
+(:func:`cell_identity`); on resume, every cell file kept is checked before any work
+(:func:`read_cell`).
 
 One run at a time writes to an output folder: :func:`folder_lock` holds ``OUT/perfci.lock``
 (an advisory ``flock`` holding the run's pid) while a run writes there.
@@ -21,15 +23,16 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
-from .._core.files import WriteError, pid_alive, temporary_writer
+from .._core.files import WriteError, pid_alive
 from .._core.files import remove_stale_temporaries as _remove_dead_writers
 from .._core.files import write_bytes_atomic as _write_bytes_atomic
 
@@ -63,11 +66,34 @@ def cell_path(folder: Path, cell: dict) -> Path:
     return folder / f"{key}.npy"
 
 
-def write_atomic(path: Path, array: np.ndarray) -> None:
-    """Write one cell's scores (``.npy``) atomically."""
+#: What precedes a cell's identity after the array of its file (:func:`write_atomic`).
+CELL_IDENTITY_MARK = b"perfci-cell-identity:"
+
+
+def cell_identity(suite: str, scale: str, cell: dict) -> str:
+    """Return the identity a cell file carries: its suite, scale and grid values, as JSON.
+
+    Examples
+    --------
+    >>> from perfci.harness.storage import cell_identity
+    >>> cell_identity("tiny", "smoke", {"p": 0.9, "n": 10})
+    '{"cell": {"n": 10, "p": 0.9}, "scale": "smoke", "suite": "tiny"}'
+    """
+    return json.dumps({"cell": cell, "scale": scale, "suite": suite}, sort_keys=True)
+
+
+def write_atomic(path: Path, array: np.ndarray, identity: str | None = None) -> None:
+    """Write one cell's scores (``.npy``) atomically, followed by its `identity`.
+
+    The identity (:func:`cell_identity`) follows the array's bytes, after
+    :data:`CELL_IDENTITY_MARK`; :func:`numpy.load` reads the array and stops before it.
+    """
     buffer = io.BytesIO()
     np.save(buffer, array)
-    _write_bytes_atomic(path, buffer.getbuffer())
+    data = buffer.getvalue()  # bytes: a getbuffer() view can crash 3.12.1 (gh-111049)
+    if identity is not None:
+        data += CELL_IDENTITY_MARK + identity.encode()
+    _write_bytes_atomic(path, data)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -89,11 +115,11 @@ def write_dataset(dataset: xr.Dataset, target: Path) -> None:
 def remove_stale_temporaries(folder: Path) -> list[Path]:
     """Delete temporary files a killed run left in `folder` (call with its lock held).
 
-    A temporary file named after its writer (``.NAME.PID.XXXXXXXX.tmp``) is deleted when
-    that process is no longer alive, and kept while it is (another process writing in
-    the folder, such as ``perfci validate report``, or this one). Those of earlier
-    versions, which name no writer (``.NAME.XXXXXXXX.tmp``, ``tmpXXXXXXXX.tmp``,
-    ``tmpXXXXXXXX.nc.tmp``), are deleted: the folder's lock says no run writes there.
+    A temporary file is named after its writer, exactly ``.NAME.PID.XXXXXXXX.tmp``
+    (:data:`perfci._core.files.TEMPORARY_NAME`); it is deleted when that process is no
+    longer alive, and kept while it is (another process writing in the folder, such as
+    ``perfci validate report``, or this one). No other file is deleted, whatever its
+    name: a file named like ``.notes.tmp`` or ``tmp_scratch.tmp`` may be the user's.
 
     Returns
     -------
@@ -102,13 +128,7 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
     """
     if not folder.is_dir():
         return []
-    stale = set(_remove_dead_writers(folder))
-    # earlier versions: .NAME.XXXXXXXX.tmp; tmpXXXXXXXX.tmp (cells), tmpXXXXXXXX.nc.tmp
-    for path in {*folder.glob(".*.tmp"), *folder.glob("tmp*.tmp")}:
-        if temporary_writer(path.name) is None and path.is_file():
-            path.unlink(missing_ok=True)
-            stale.add(path)
-    return sorted(stale)
+    return _remove_dead_writers(folder)
 
 
 #: The columns of a cell file (one row per method), in order.
@@ -122,6 +142,14 @@ class CellFileError(ValueError):
     """
 
 
+class UnidentifiedCellError(CellFileError):
+    """A valid cell file without the identity of its cell (an earlier version wrote it)."""
+
+
+class RecomputedCellWarning(UserWarning):
+    """Resuming computes again cell files that an earlier version wrote without identity."""
+
+
 def read_cell(
     path: Path,
     methods: Sequence[str],
@@ -129,6 +157,8 @@ def read_cell(
     *,
     sets: bool = False,
     max_half_width: float | None = None,
+    flaggable: Sequence[bool] | None = None,
+    identity: str | None = None,
 ) -> np.ndarray:
     """Read one cell file a run would resume from; refuse one no run could have written.
 
@@ -139,8 +169,11 @@ def read_cell(
     misses above == n_valid``; with `sets` (simultaneous sets of several intervals, which
     can miss below on one and above on another) ``max(below, above) <= n_valid - hits <=
     below + above``. With `max_half_width` (the widest half-width one interval can have:
-    1 for an interval of a rate or of a difference of rates), the half-width sum is at
-    most ``max_half_width * n_valid``.
+    0.5 for an interval inside [0, 1], 1 for one of a difference of rates), the
+    half-width sum is at most ``max_half_width * n_valid``. A method that never flags a
+    fit (`flaggable` False) has 0 flags. What follows the array, if anything, is the
+    cell's identity (:data:`CELL_IDENTITY_MARK`, then :func:`cell_identity`); with
+    `identity`, it must be there and be that one.
 
     Parameters
     ----------
@@ -154,6 +187,11 @@ def read_cell(
         Whether each row scores simultaneous sets (a ``many_nested`` suite).
     max_half_width : float, optional
         The widest half-width of one interval; None (the default): no bound.
+    flaggable : sequence of bool, optional
+        Per method, whether its fits can be flagged; None (the default): any can.
+    identity : str, optional
+        The identity of the cell the file must hold (:func:`cell_identity`); None (the
+        default): any, or none.
 
     Returns
     -------
@@ -165,6 +203,9 @@ def read_cell(
     CellFileError
         If the file cannot be read as a ``.npy`` array or breaks a rule above; the
         message names the file, the method and what is wrong.
+    UnidentifiedCellError
+        With `identity`, if the file is a valid cell without an identity (an earlier
+        version's); its rules above are checked first.
     """
 
     def bad(what: str) -> CellFileError:
@@ -174,7 +215,8 @@ def read_cell(
         )
 
     try:
-        raw = np.load(path, allow_pickle=False)
+        stream = io.BytesIO(path.read_bytes())
+        raw = np.load(stream, allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise bad(f"it is not a .npy array ({reason})") from None
@@ -184,7 +226,8 @@ def read_cell(
     if raw.shape != shape:
         raise bad(f"its shape is {raw.shape}, not {shape} (methods, scores)")
     cell = raw.astype(float)
-    for name, row in zip(methods, cell, strict=True):
+    can_flag = [True] * len(methods) if flaggable is None else list(flaggable)
+    for name, row, flags_allowed in zip(methods, cell, can_flag, strict=True):
         where = f"method {name!r}"
         values = [float(v) for v in row]
         hits, below, above, _, valid, flags = values
@@ -200,6 +243,11 @@ def read_cell(
                     f"{where} has {column} {value:.0f}, more than the scale's "
                     f"{replications} replications"
                 )
+        if flags and not flags_allowed:
+            raise bad(
+                f"{where} has flags {flags:.0f}, but its fits are never flagged (only "
+                "Bayesian fits that fail their diagnostics or fall back are)"
+            )
         if max_half_width is not None and values[3] > max_half_width * valid * (1 + 1e-12):
             raise bad(
                 f"{where} has half-width sum {values[3]!r}, more than {max_half_width:g} per "
@@ -217,7 +265,39 @@ def read_cell(
                 f"{where} has hits + misses below + misses above = "
                 f"{hits + below + above:.0f}, not n_valid {valid:.0f}"
             )
+    _check_identity(stream.read(), identity, bad, path)
     return cell
+
+
+def _check_identity(
+    trailer: bytes, identity: str | None, bad: Callable[[str], CellFileError], path: Path
+) -> None:
+    """Check what follows a cell file's array: nothing, or the identity of its cell."""
+    if not trailer:
+        if identity is not None:
+            raise UnidentifiedCellError(
+                f"cell file {path} holds no identity of its cell (an earlier version wrote it)"
+            )
+        return
+    if not trailer.startswith(CELL_IDENTITY_MARK):
+        raise bad(f"it has {len(trailer)} bytes after its array that are no cell's identity")
+    try:
+        stored = json.loads(trailer[len(CELL_IDENTITY_MARK) :].decode())
+    except (UnicodeDecodeError, ValueError):
+        raise bad("the identity after its array is not readable") from None
+    if identity is not None and stored != json.loads(identity):
+        raise bad(
+            f"it holds the scores of another cell ({_describe(stored)}), not of this one "
+            f"({_describe(json.loads(identity))}), as a cell file copied over another's does"
+        )
+
+
+def _describe(identity: object) -> str:
+    """Return a cell's identity as ``suite 'S', scale 'X', n=10, p=0.9``."""
+    if not isinstance(identity, dict) or not isinstance(identity.get("cell"), dict):
+        return repr(identity)
+    values = ", ".join(f"{k}={v!r}" for k, v in sorted(identity["cell"].items()))
+    return f"suite {identity.get('suite')!r}, scale {identity.get('scale')!r}, {values}"
 
 
 def _read_pid(path: Path) -> int | None:
