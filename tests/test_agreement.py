@@ -52,6 +52,7 @@ def _estimate(codes, **kwargs):
     """
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", ".* was undefined in", pc.UndefinedMetricWarning)
+        warnings.filterwarnings("ignore", "an interval at this level", pc.UndefinedMetricWarning)
         warnings.simplefilter("ignore", pc.DegenerateIntervalWarning)
         return pc.annotator_agreement(codes, n_resamples=40, rng=0, **kwargs).estimate
 

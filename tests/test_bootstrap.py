@@ -579,7 +579,7 @@ def test_pooled_kinds_and_per_person_draws_follow_the_closed_form(by_kind, monke
     # Persons of three kinds (equal cell shares, 8 texts each): pooled per kind, or drawn
     # person by person (the choice is by cost; both are exact). Both have the balanced
     # two-stage variance S^2 / m + mean(p_i (1 - p_i)) / (m n) of accuracy.
-    from perfci._core import cell_draws, resampling
+    from perfci._core import cell_draws
 
     monkeypatch.setattr(cell_draws, "_BINOMIAL_NS", 0.0 if by_kind else 1e12)
     kinds = np.array([[2, 1, 1, 4], [3, 0, 2, 3], [1, 1, 0, 6]])

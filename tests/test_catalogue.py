@@ -2192,6 +2192,11 @@ ENTRIES = [
             "draws": positive_int_kind(),
             "confidence_level": level_kind(),
             "rng": rng_kind(),
+            "finite": [
+                *bool_kind(),
+                Case("relative sizes", False, OK, also={"stratum_sizes": [0.5, 7.0]}),
+                Case("negative relative sizes", False, also={"stratum_sizes": [-1.0, 7.0]}),
+            ],
         },
     ),
     Entry(

@@ -598,10 +598,9 @@ def test_a_comparison_of_few_effective_persons_warns():
 def test_a_paired_difference_reads_its_pooled_joint_cells_only_through_their_sums(metric):
     # joint_pooling: moving texts between joint cells of one group changes neither
     # classifier's group totals, so the difference is the same, bit for bit.
-    from perfci.paired import joint_pooling
-
     from perfci._core.joint import TO_A, TO_B
     from perfci.metrics import metric_values
+    from perfci.paired import joint_pooling
 
     pooling = np.array(joint_pooling(metric))
     cells = np.random.default_rng(6).integers(1, 25, size=(400, 8)).astype(float)

@@ -183,25 +183,51 @@ def test_figure_labels_from_data_are_literal_text():
         xlabel="recall of $x$",
         sort=False,
     )
-    ax.figure.canvas.draw()  # mathtext would be parsed here
+    with plotting.style():
+        ax.figure.canvas.draw()  # mathtext would be parsed here; not in perfci's style
     shown = [t.get_text() for t in ax.get_yticklabels()]
-    assert "T01\\x1b[31m\\u202e\\u200b" in shown and "\\$\\frac{a\\$" in shown
-    assert ax.get_xlabel() == "recall of \\$x\\$"
+    assert "T01\\x1b[31m\\u202e\\u200b" in shown and "$\\frac{a$" in shown
+    assert ax.get_xlabel() == "recall of $x$"
+    assert not any(t._text.startswith("\\") for t in ax.get_yticklabels())
     plt.close(ax.figure)
 
 
-def test_weights_say_what_the_poststratified_interval_assumes():
-    # weights alone: each stratum's corpus is its weights' total, and the label says so;
-    # weights of 1 make the sample the corpus (zero width, warned); weights below 1 give
-    # no corpus sizes (the logit interval); totals beyond 1e15 texts are refused
+def test_no_figure_parses_mathtext():
+    from perfci import plotting
+
+    assert plotting.RC["text.parse_math"] is False
+
+
+def test_weights_alone_give_no_finite_population_correction_whatever_their_scale():
+    # Weights without corpus sizes: the strata's relative sizes, no finite population
+    # correction (as the label says). Weights of 1 made the sample "the corpus" (a
+    # zero-width interval), 1.5 narrowed it, 0.5 named `stratum_sizes`, 1e16 failed with
+    # "n < 0": now every constant weight gives the same interval, and totals beyond 1e15
+    # texts are refused naming `weights`.
     texts = pc.load_example()
     y, p = texts["human"], texts["model"]
     n = len(texts)
-    with pytest.warns(pc.DegenerateIntervalWarning, match="whole corpus"):
-        one = pc.metric_ci(y, p, "recall", weights=np.ones(n))
-    assert one.low == one.high == one.estimate
-    assert "as many texts as its weights add up to" in one.method
-    half = pc.metric_ci(y, p, "recall", weights=np.full(n, 0.5))
-    assert half.method.startswith("logit") and half.low < half.high
+    ends = set()
+    for w in (1.0, 1.5, 0.5, 10.0):
+        ci = pc.metric_ci(y, p, "recall", weights=np.full(n, w), rng=1)
+        assert "no finite population correction" in ci.method and ci.low < ci.high
+        ends.add((round(ci.low, 12), round(ci.high, 12)))  # scaled sizes: rounding only
+    assert len(ends) == 1
     with pytest.raises(ValueError, match="`weights` must add up to at most 1e\\+15"):
         pc.metric_ci(y, p, "recall", weights=np.full(n, 1e16))
+
+
+def test_an_infinite_corpus_of_one_stratum_is_the_beta_posterior_of_its_shares():
+    # finite=False: recall of one stratum with every cell possible is
+    # pi_tp / (pi_tp + pi_fn) of Dirichlet(n + 1/2) shares, i.e. Beta(tp + 1/2, fn + 1/2)
+    # (the Dirichlet's aggregation property); quantiles within Monte-Carlo error
+    from scipy import stats
+
+    from perfci.bayes import stratified_posterior
+
+    cells = [[40, 7, 9, 144]]
+    post = stratified_posterior(cells, [3.0], "recall", draws=200_000, rng=2, finite=False)
+    low, high = stats.beta.ppf([0.025, 0.975], 40.5, 9.5)
+    assert post.low == pytest.approx(low, abs=0.003) and post.high == pytest.approx(high, abs=0.003)
+    with pytest.raises(ValueError, match="relative sizes with `finite` False"):
+        stratified_posterior(cells, [-1.0], "recall", finite=False)

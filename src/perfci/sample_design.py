@@ -96,7 +96,6 @@ from ._core.validation import (
     check_confidence_level,
     check_real_array,
 )
-from .auc_kernels import DegenerateIntervalWarning
 from .bayes.stratified import PREVALENCE, corpus_metric, stratified_posterior
 from .counting import normalize_labels
 from .metrics import RELEVANT_TEXTS
@@ -593,7 +592,8 @@ def poststratified_cells(cells: DesignCells) -> tuple[np.ndarray, np.ndarray] | 
 
     The model takes texts as units with one weight per stratum (equal probabilities
     within it); the stratum sizes are `stratum_sizes`, else each stratum's weights
-    summed (rounded). Returns ``(cells (..., strata, 4), sizes (..., strata))``, or a
+    summed, the relative sizes of a corpus with no finite population correction.
+    Returns ``(cells (..., strata, 4), sizes (..., strata))``, or a
     sentence saying why the design does not fit it.
     """
     if cells.clustered:
@@ -612,12 +612,9 @@ def poststratified_cells(cells: DesignCells) -> tuple[np.ndarray, np.ndarray] | 
         return "the weights differ within a stratum"
     sizes = cells.stratum_sizes
     if not np.all(np.isfinite(sizes)):
-        sizes = np.round(cells.per_stratum(weight))
-        if np.any(sizes < per.sum(-1)):
-            return (
-                "the weights' totals are fewer texts than were sampled (weights below 1 are "
-                "not inverse inclusion probabilities, so they give no corpus sizes)"
-            )
+        # no corpus sizes: the weights' totals are the strata's relative sizes in a corpus
+        # too large for a finite population correction (stratified_posterior finite=False)
+        sizes = cells.per_stratum(weight)
     return per, np.broadcast_to(sizes, per.shape[:-1])
 
 
@@ -727,17 +724,8 @@ def weighted_ci(
             draws=draws,
             confidence_level=level,
             rng=rng,
+            finite=bool(np.all(np.isfinite(cells.stratum_sizes))),
         )
-        if not np.all(np.isfinite(cells.stratum_sizes)) and np.any(
-            np.all(sizes == per.sum(-1), axis=-1)
-        ):
-            warnings.warn(
-                "the weights add up to the sampled texts in every stratum (each text drawn "
-                "with probability 1), so the sample is the whole corpus and the interval "
-                "about it has zero width; give `stratum_sizes` for a larger corpus.",
-                DegenerateIntervalWarning,
-                stacklevel=3,
-            )
         # the posterior's interval keeps the design-based estimate, as the others do
         low = np.minimum(post.low, np.where(np.isfinite(estimate), estimate, np.inf))
         high = np.maximum(post.high, np.where(np.isfinite(estimate), estimate, -np.inf))
@@ -783,14 +771,7 @@ def weighted_ci(
         n_eff=_scalar_or_array(n_eff),
         relevant_n=int(relevant_n) if np.ndim(relevant_n) == 0 else relevant_n.astype(np.int64),
         units=int(units) if np.ndim(units) == 0 else units,
-        design=(
-            cells.description.replace(
-                "no finite population correction",
-                "the corpus of each stratum as many texts as its weights add up to",
-            )
-            if method == "poststratified" and not np.all(np.isfinite(cells.stratum_sizes))
-            else cells.description
-        ),
+        design=cells.description,
         population=_population(cells),
         clustered=cells.clustered,
         note=str(note) if np.ndim(note) == 0 else note,

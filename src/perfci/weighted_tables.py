@@ -107,7 +107,7 @@ def _as_metric_ci(ci: Any, cells: DesignCells, metric: str) -> MetricCI:
         low=ci.low,
         high=ci.high,
         confidence_level=ci.confidence_level,
-        method=f"{ci.method} (weighted: {ci.design})",
+        method=f"{ci.method} (weighted: {cells.description})",
         population=ci.population,
         relevant_n=ci.relevant_n,
         persons=persons,

@@ -3,7 +3,7 @@
 The harness scores every method of a cell by calling the public function on all the
 cell's data sets at once. Its peer here is the plain per-data-set loop of the same public
 function, data set k with the generator the batch rule gives it
-(``np.random.default_rng(seed).spawn(K)[k]``), so both sides return the same numbers,
+(``perfci.batch_generators(seed, K)[k]``), so both sides return the same numbers,
 draw for draw, and the script checks that they do. The two sides are timed alternately
 in one process (A B A B ..., the first side switching every round, after a warm-up of
 each; ``_alternate.alternate``), and the median time of each side and the median of the
@@ -85,7 +85,8 @@ def load() -> str:
 
 
 def children(k: int) -> list[np.random.Generator]:
-    return np.random.default_rng(SEED).spawn(k)
+    # the batch rule: data set k of a batched call draws from batch_generators(seed, K)[k]
+    return list(pc.batch_generators(SEED, k))
 
 
 def report(name: str, timing, check: str) -> None:
@@ -154,11 +155,11 @@ def nested_cell() -> None:
         return pc.bayes.shared_grid_intervals(ys, ns, estimands, rng=SEED)
 
     def grid_loop():
-        gens = children(GRID_SETS)
+        # each estimand's loop with fresh generators: the shared call draws once for all
         return {
             e: [
                 pc.bayes.grid_intervals(a, b, estimand=e, rng=g)
-                for a, b, g in zip(ys, ns, gens, strict=True)
+                for a, b, g in zip(ys, ns, children(GRID_SETS), strict=True)
             ]
             for e in estimands
         }

@@ -11,10 +11,11 @@ Either way the draws do not depend on how resamples are split into batches.
 
 Only IEEE basic arithmetic, exact integer arithmetic (Philox's 64 x 64 -> 128-bit
 products, one LLVM ``i128`` multiply) and the generator's own methods (NumPy's
-algorithms, as numba compiles them) are used; numba's defaults (no fast-math, so no reassociation or fused
-multiply-add) keep the results the same on every x86-64 CPU. The tables these kernels read
-are computed beside them, in :mod:`perfci._core.resampling`, or here from basic
-arithmetic (:func:`mode_tables`, :func:`window_tables`).
+algorithms, as numba compiles them) are used; numba's defaults (no fast-math, so no
+reassociation or fused multiply-add) keep the results the same on every x86-64 CPU.
+The tables these kernels read are computed beside them, in
+:mod:`perfci._core.cell_draws`, or here from basic arithmetic (:func:`mode_tables`,
+:func:`window_tables`).
 
 :func:`grid_cells` and :func:`beta_rates` serve the grid posterior's draws
 (:mod:`perfci._core.grid`): the same results as the NumPy expressions they replace

@@ -130,6 +130,7 @@ def stratified_posterior(
     draws: int = 4000,
     confidence_level: float = 0.95,
     rng: Any = None,
+    finite: bool = True,
 ) -> StratifiedPosterior:
     """Credible interval of a corpus metric from per-stratum cells and stratum sizes.
 
@@ -138,7 +139,8 @@ def stratified_posterior(
     cells : array_like, shape (..., strata, 4)
         Each stratum's sampled ``[tp, fp, fn, tn]``; leading axes are data sets.
     stratum_sizes : array_like, shape (strata,) or (..., strata)
-        The corpus texts of each stratum, :math:`N_h` (at least its sampled texts).
+        The corpus texts of each stratum, :math:`N_h` (at least its sampled texts); with
+        ``finite=False``, the strata's relative sizes (any positive numbers).
     metric : str
         A binary metric of :data:`perfci.BINARY_METRICS`, or ``"prevalence"``.
     prior : {"jeffreys", "uniform", "bounding"}, default "jeffreys"
@@ -151,6 +153,11 @@ def stratified_posterior(
     rng : numpy.random.Generator, int or None
         Random generator or seed; a batch's data sets each draw from their own stream
         (:func:`perfci.batch_generators`), so a batch equals a loop of single calls.
+    finite : bool, default True
+        Whether the corpus is the finite one of `stratum_sizes` texts (its unsampled
+        texts predicted), or so large that no finite population correction applies
+        (False: the corpus metric is that of the strata's cell shares weighted by
+        their relative sizes `stratum_sizes`; what weights without corpus sizes give).
 
     Returns
     -------
@@ -167,6 +174,8 @@ def stratified_posterior(
     if metric != PREVALENCE:
         registry.BINARY_METRIC.check(metric)
     registry.STRATIFIED_PRIOR.check(prior)
+    if not isinstance(finite, bool | np.bool_):
+        raise ValueError(f"`finite` must be True or False; got {finite!r}.")
     level = float(check_confidence_level(confidence_level, scalar=True))
     draws = check_positive_int("draws", draws)
     counts = check_real_array("cells", cells)
@@ -188,14 +197,23 @@ def stratified_posterior(
             f"{counts.shape[:-1]} or ({counts.shape[-2]},); got {sizes.shape}."
         ) from None
     sampled = counts.sum(-1)
-    if np.any(sizes < sampled) or np.any(sizes != np.round(sizes)):
+    if not finite:
+        if np.any(sizes < 0) or not np.all(sizes.sum(-1) > 0):
+            raise ValueError(
+                "`stratum_sizes` must be relative sizes with `finite` False: none negative "
+                "and not all 0."
+            )
+    elif np.any(sizes < sampled) or np.any(sizes != np.round(sizes)):
         raise ValueError(
             "`stratum_sizes` must be whole numbers of corpus texts, at least the texts "
             "sampled from each stratum."
         )
     batch = counts.shape[:-2]
     flat = counts.reshape(-1, *counts.shape[-2:])
-    rest = (sizes - sampled).reshape(flat.shape[:-1]).astype(np.int64)
+    if finite:
+        rest = (sizes - sampled).reshape(flat.shape[:-1]).astype(np.int64)
+    else:  # relative sizes, shown as -size: no texts predicted, shares weighted instead
+        rest = -sizes.reshape(flat.shape[:-1]).astype(float)
     generators = dataset_generators(rng, flat.shape[0], bool(batch))
     probabilities = np.array([(1 - level) / 2, 0.5, (1 + level) / 2])
     out = np.empty((flat.shape[0], 3))
@@ -243,14 +261,21 @@ def _predictive_metric(
     generator: np.random.Generator,
     metric: str,
 ) -> np.ndarray:
-    """Draw the corpus metric: per-stratum Dirichlet shares, the unsampled texts from them."""
+    """Draw the corpus metric: per-stratum Dirichlet shares, the unsampled texts from them.
+
+    A negative `rest` is an infinite corpus's relative stratum sizes (``finite=False``):
+    the corpus is then the shares weighted by them, nothing predicted.
+    """
     alpha = np.broadcast_to(sampled + prior_counts, (draws, *sampled.shape))
     gamma = np.where(alpha > 0, generator.standard_gamma(np.maximum(alpha, 1e-300)), 0.0)
     total = gamma.sum(-1, keepdims=True)
     # a stratum with no sampled text and no prior mass has nothing to predict from
     shares = np.divide(gamma, total, out=np.zeros_like(gamma), where=total > 0)
-    unseen = generator.multinomial(np.where(total[..., 0] > 0, rest, 0), shares)
-    corpus = (sampled + unseen).sum(-2)
+    if np.any(rest < 0):
+        corpus = (-rest[..., None] * shares).sum(-2)
+    else:
+        unseen = generator.multinomial(np.where(total[..., 0] > 0, rest, 0), shares)
+        corpus = (sampled + unseen).sum(-2)
     with np.errstate(invalid="ignore", divide="ignore"):
         return corpus_metric(corpus.astype(float), metric)[0]
 
@@ -264,7 +289,7 @@ def _bounding_priors(
     positive (upper end) gradient of the metric at the Jeffreys estimate of the corpus
     cells; ties go to the first such cell.
     """
-    sizes = (flat.sum(-1) + rest)[..., None]
+    sizes = (np.where(rest < 0, -rest, flat.sum(-1) + rest))[..., None]
     smoothed = flat + 0.5 * possible
     corpus = (sizes * smoothed / smoothed.sum(-1, keepdims=True)).sum(-2)
     gradient = np.nan_to_num(corpus_metric(corpus, metric)[1])[..., None, :]
