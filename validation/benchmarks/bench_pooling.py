@@ -40,7 +40,7 @@ def main() -> None:
                 CELL_POOLING.clear()
                 if pooled:
                     CELL_POOLING.update(SHIPPED)
-                pc.bootstrap_ci(counts, metric, scheme=scheme, n_resamples=1000, rng=2)
+                pc.bootstrap_ci(counts, metric, scheme=scheme, n_resamples=1000, rng=2, nested=True)
 
             timing = alternate(lambda c=call: c(True), lambda c=call: c(False), rounds=5)
             ratios = ", ".join(f"{r:.2f}" for r in timing.ratios)
