@@ -126,3 +126,51 @@ def test_an_error_whose_message_starts_with_a_line_break_shows_its_first_line(mo
     monkeypatch.setitem(commands.COMMANDS, "demo", fail)
     assert main(["demo"]) == 2
     assert capsys.readouterr().err.strip() == "perfci: error: the real reason"
+
+
+def test_a_column_named_twice_is_refused_on_the_command_line_and_in_the_header(
+    data, tmp_path, capsys
+):
+    """`--pred run1 run1` were two identical runs; a repeated header took the first."""
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "model"]
+    assert main(argv) == 2
+    assert "`--pred` names the column 'model' more than once" in capsys.readouterr().err
+    doubled = tmp_path / "doubled.csv"
+    doubled.write_text("human,model,model\n1,1,0\n0,0,1\n")
+    assert main(["report", str(doubled), "--truth", "human", "--pred", "model"]) == 2
+    assert "names the column 'model' more than once in its header" in capsys.readouterr().err
+
+
+def test_a_file_at_the_figures_folder_names_the_flag(tmp_path, capsys):
+    import shutil
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "validation" / "results" / "atlas-bayes.nc"
+    shutil.copy(results, tmp_path / "atlas-bayes.nc")
+    (tmp_path / "figs").write_text("a file")
+    assert main(["validate", "report", str(tmp_path), "--figures", str(tmp_path / "figs")]) == 2
+    assert capsys.readouterr().err.startswith("perfci: error: `--figures`")
+
+
+def test_an_annotator_without_codes_is_named():
+    frame = perfci.load_example()
+    codes = frame[["human", "human_b"]].copy()
+    codes["nobody"] = None
+    with pytest.raises(ValueError, match="`y_true` column 'nobody' holds no code"):
+        perfci.annotator_ci(codes, frame["model"], "recall")
+
+
+def test_the_methods_paragraph_hides_nothing_from_column_names():
+    import warnings
+
+    from perfci import publishing
+
+    frame = perfci.load_example()
+    frame["mo\x1bdel\u202e"] = frame["model"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = publishing.validation_report(
+            frame["human"], frame["mo\x1bdel\u202e"], metrics=["recall"], rng=1
+        )
+    assert "\x1b" not in rep.methods and "\u202e" not in rep.methods
+    assert "\\x1b" in rep.methods

@@ -231,3 +231,23 @@ def test_an_infinite_corpus_of_one_stratum_is_the_beta_posterior_of_its_shares()
     assert post.low == pytest.approx(low, abs=0.003) and post.high == pytest.approx(high, abs=0.003)
     with pytest.raises(ValueError, match="relative sizes with `finite` False"):
         stratified_posterior(cells, [-1.0], "recall", finite=False)
+
+
+def test_pandas_arguments_with_different_indexes_are_refused_not_paired_by_position():
+    # a shuffled Series gave recall 0.243 instead of 0.880, silently
+    texts = pc.load_example()
+    shuffled = texts.sample(frac=1, random_state=1)
+    calls = {
+        "y_pred": lambda: pc.metric_ci(texts["human"], shuffled["model"], "recall"),
+        "groups": lambda: pc.metric_ci(
+            texts["human"], texts["model"], "recall", groups=shuffled["person"]
+        ),
+        "pred_b": lambda: pc.compare(texts["human"], texts["model"], shuffled["model"], "recall"),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match=f"`{name}` is a pandas object whose index is not"):
+            call()
+    # aligned pandas objects, and arrays, are taken as given
+    assert pc.metric_ci(shuffled["human"], shuffled["model"], "recall").estimate == (
+        pc.metric_ci(texts["human"].to_numpy(), texts["model"].to_numpy(), "recall").estimate
+    )

@@ -36,7 +36,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._core import registry
-from ._core.labels import as_label_array, factorize_sorted, label_table, majority_of_counts
+from ._core.labels import (
+    as_label_array,
+    check_aligned,
+    factorize_sorted,
+    label_table,
+    majority_of_counts,
+)
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import UndefinedMetricWarning, check_label, check_rng, dataset_generators
 from .crossed import confusion_cells, crossed_intervals, crossed_iv, person_run_cells
@@ -171,6 +177,14 @@ def read_codes(y_true: Any, y_pred: Any, positive: Any) -> tuple[np.ndarray, np.
         raise ValueError(
             f"`y_true` must hold at least 2 annotators (columns); got {codes.shape[1]}. With "
             "one annotator use perfci.metric_ci."
+        )
+    if missing.all(axis=0).any():  # an annotator who coded nothing says nothing
+        empty = int(np.flatnonzero(missing.all(axis=0))[0])
+        names = list(y_true.columns) if isinstance(y_true, pd.DataFrame) else None
+        which = f"column {names[empty]!r}" if names else f"column {empty}"
+        raise ValueError(
+            f"`y_true` {which} holds no code: an annotator must code at least one text "
+            "(drop that column)."
         )
     if missing.all(axis=1).any():
         rows = np.flatnonzero(missing.all(axis=1))
@@ -324,6 +338,7 @@ def annotator_ci(
     >>> ci.annotator_estimates.round(3).tolist(), ci.coded.tolist()
     ([0.88, 0.819], [1069, 649])
     """
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups)
     import pandas as pd
 
     registry.ANNOTATOR_ESTIMAND.check(estimand)

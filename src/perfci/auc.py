@@ -34,6 +34,7 @@ from scipy import special
 
 from ._core import recommended as policy_table
 from ._core import registry
+from ._core.labels import check_aligned
 from ._core.recommended import RECOMMENDED, recommended_auc_method
 from ._core.replicates import MIN_PERSONS, batch_shaped
 from ._core.resampling import check_resample_count
@@ -382,6 +383,7 @@ def auc_ci(
     >>> print(f"[{ci.low:.3f}, {ci.high:.3f}] by {ci.description}")  # ends drawn: 2 decimals
     [0.96, 0.99] by bootstrap (scheme=hierarchical, interval=percentile)
     """
+    check_aligned(y_true=y_true, y_score=y_score, groups=groups)
     return auc_ci_named(
         y_true,
         {"y_score": y_score},

@@ -20,6 +20,7 @@ from scipy import special
 
 from ._core import registry
 from ._core.deprecation import hide_parameters, positional_groups
+from ._core.labels import check_aligned
 from ._core.replicates import (
     canonical_cells,
     resample_intervals,
@@ -265,6 +266,7 @@ def compare_auc(
     ...       f"p = {nested.p_value:.2g}")
     [0.0010, 0.0033], clustered paired DeLong t on 37.6 df, p = 0.00053
     """
+    check_aligned(y_true=y_true, score_a=score_a, score_b=score_b, groups=groups)
     groups = positional_groups(former_groups, groups, "compare_auc")
     return compare_auc_named(
         y_true,

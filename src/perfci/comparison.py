@@ -30,7 +30,7 @@ from ._core import registry
 from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
-from ._core.labels import has_columns
+from ._core.labels import check_aligned, has_columns
 from ._core.resampling import check_resample_count
 from ._core.validation import (
     N_RESAMPLES,
@@ -487,6 +487,14 @@ def compare(
     >>> print(f"{auc.difference:.4f} [{auc.low:.4f}, {auc.high:.4f}], p = {auc.p_value:.2g}")
     0.0021 [0.0012, 0.0030], p = 2.5e-06
     """  # noqa: E501
+    check_aligned(
+        y_true=y_true,
+        pred_a=pred_a,
+        pred_b=pred_b,
+        groups=groups,
+        weights=weights,
+        strata=strata,
+    )
     groups = positional_groups(former_groups, groups, "compare")
     registry.COMPARE_METRIC.check(metric)
     if design_given(weights, strata, stratum_sizes):

@@ -14,6 +14,7 @@ from ._core.labels import (
     MAX_FRACTIONAL_LABELS,
     as_label_array,
     binary_code,
+    check_aligned,
     factorize_sorted,
     label_array,
     label_kind,
@@ -516,6 +517,7 @@ def confusion(
     >>> pc.confusion([1, 0, 1, 1], ["1", "0", "1", "0"], positive="1").counts
     array([2, 0, 1, 1])
     """
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups)
     given = normalize_labels(
         {"y_true": y_true, "y_pred": y_pred}, positive=positive, infer_positive=labels is None
     )

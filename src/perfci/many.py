@@ -51,7 +51,7 @@ from scipy import special, stats
 from scipy.stats import qmc
 
 from ._core import registry
-from ._core.labels import as_label_array, factorize_sorted, plain
+from ._core.labels import as_label_array, check_aligned, factorize_sorted, plain
 from ._core.recommended import MANY_ADJUSTMENT, RECOMMENDED
 from ._core.validation import UndefinedMetricWarning, check_confidence_level
 from .counting import normalize_labels
@@ -525,6 +525,7 @@ def compare_many(
     1       run2  model       0.032 -0.004  0.068       0.094
     2       run3  model      -0.008 -0.036  0.021       0.848
     """
+    check_aligned(y_true=y_true, preds=preds, groups=groups)
     level = _check(metric, confidence_level, adjust)
     names, joint = joint_many(y_true, preds, groups=groups, positive=positive)
     pairs, against = _pairs(names, baseline)

@@ -24,7 +24,7 @@ from . import policy
 from ._core import registry
 from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_texts
-from ._core.labels import has_columns
+from ._core.labels import check_aligned, has_columns
 from ._core.resampling import check_resample_count
 from ._core.validation import (
     UNSET,
@@ -335,6 +335,7 @@ def metric_ci(
     'jackknife of persons, logit scale'
 
     """
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups, weights=weights, strata=strata)
     groups = positional_groups(former_groups, groups, "metric_ci")
     if design_given(weights, strata, stratum_sizes):
         return weighted_metric_ci(
@@ -890,6 +891,14 @@ def report(
     2  clinic_b            recall     0.907  0.826  0.954
     3  clinic_b  clinic_a  recall     0.047 -0.052  0.147
     """
+    check_aligned(
+        y_true=y_true,
+        y_pred=y_pred,
+        groups=groups,
+        by=by,
+        weights=weights,
+        strata=strata,
+    )
     groups = positional_groups(former_groups, groups, "report")
     options, metrics, generator = _report_iv(
         design,

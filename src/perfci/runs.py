@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._core import registry
-from ._core.labels import majority_of_counts
+from ._core.labels import check_aligned, majority_of_counts
 from ._core.results import IntervalResult
 from ._core.validation import (
     UndefinedMetricWarning,
@@ -583,6 +583,7 @@ def runs_ci(
     >>> print(f"run SD {ci.run_sd:.3f}, {ci.flip_share:.1%} of texts flip")
     run SD 0.021, 5.7% of texts flip
     """
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups)
     level, _ = runs_iv(metric, estimand, method, confidence_level, n_resamples, batch)
     registry.RUN_SOURCE.check(source)
     check_label("positive", positive)

@@ -78,7 +78,7 @@ import pandas as pd
 from scipy import special, stats
 
 from ._core import registry
-from ._core.labels import as_label_array, factorize_sorted
+from ._core.labels import as_label_array, check_aligned, factorize_sorted
 from ._core.recommended import CV_METHOD
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_rng
@@ -617,6 +617,7 @@ def cv_ci(
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] about {ci.sources}")
     0.880 [0.821, 0.922] about ('texts', 'persons', 'splits')
     """
+    check_aligned(y_true=y_true, y_pred=y_pred, folds=folds, groups=groups)
     _check_metric(metric)
     registry.CV_METHOD.check(method)
     n = np.shape(np.asarray(y_true, dtype=object))[0] if np.ndim(y_true) else 0

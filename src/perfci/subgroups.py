@@ -40,7 +40,7 @@ import pandas as pd
 
 from . import policy
 from ._core import registry
-from ._core.labels import as_label_array, listing, plain, same_label, sorted_labels
+from ._core.labels import as_label_array, check_aligned, listing, plain, same_label, sorted_labels
 from ._core.resampling import check_resample_count
 from ._core.validation import (
     N_RESAMPLES,
@@ -930,6 +930,14 @@ def compare_groups(
        difference    low   high  persons  persons_reference
     0       0.047 -0.052  0.147       18                 21
     """
+    check_aligned(
+        y_true=y_true,
+        y_pred=y_pred,
+        by=by,
+        groups=groups,
+        weights=weights,
+        strata=strata,
+    )
     resamples_given = n_resamples
     level, n_resamples, root = _compare_groups_iv(
         metric, method, simultaneous, reference, positive, confidence_level, n_resamples, rng

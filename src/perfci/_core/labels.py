@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
+    "check_aligned",
     "CODE_TEXTS",
     "MAX_FRACTIONAL_LABELS",
     "SHOWN",
@@ -102,6 +103,32 @@ def label_array(
             "them a label."
         )
     return arr
+
+
+def check_aligned(**arguments: Any) -> None:
+    """Refuse pandas arguments of one call whose indexes differ: they pair by position.
+
+    perfci reads labels, scores and ids as arrays, text i of one with text i of the
+    other; two pandas Series (or frames) with the same values in another order, or
+    with different indexes, would be paired wrongly without a word. Arguments that are
+    not pandas objects (lists, arrays) are positions and are not checked.
+    """
+    import pandas as pd
+
+    indexed = [
+        (name, value.index)
+        for name, value in arguments.items()
+        if isinstance(value, pd.Series | pd.DataFrame)
+    ]
+    for name, index in indexed[1:]:
+        first, first_index = indexed[0]
+        # (of another length, the length checks that follow say what is wrong)
+        if len(index) == len(first_index) and not index.equals(first_index):
+            raise ValueError(
+                f"`{name}` is a pandas object whose index is not `{first}`'s: perfci pairs "
+                "texts by position, so they would be matched wrongly. Align them first "
+                f"(e.g. `{name}.loc[{first}.index]`) or pass arrays."
+            )
 
 
 def as_label_array(name: str, values: Any, *, ndim: int | None = 1) -> np.ndarray:

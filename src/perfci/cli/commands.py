@@ -116,7 +116,7 @@ def report(args: argparse.Namespace) -> None:
 
     html = _html_target(args)  # a bad --html fails before any work
     frame = inputs.read_table(args.file, sep=args.sep)
-    truths = list(args.truth)
+    truths = inputs.once_each("--truth", args.truth, "--pred", args.pred)
     if html is not None and len(truths) > 1 and len(args.pred) > 1:
         raise ValueError(
             "`--html` takes several `--truth` (annotators) or `--pred` columns (runs), not both."

@@ -88,6 +88,16 @@ def read_table(path: str, flag: str | None = None, *, sep: str | None = None) ->
         if other is not None:  # e.g. a ';' file whose texts hold commas
             message = f"{message.rstrip('.')}; {_read_with(other)}."
         raise ValueError(message) from None
+    if not parquet:  # pandas renames a repeated column ("model.1"): say so instead
+        import csv
+
+        names = next(csv.reader([_header(where)], delimiter=sep), [])
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(
+                f"{file} {path!r} names the column {repeated[0]!r} more than once in its "
+                "header; give every column its own name."
+            )
     if len(frame) == 0:
         raise ValueError(
             f"{file} {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
@@ -462,3 +472,18 @@ def person_sizes(frame: Any, args: argparse.Namespace, groups: Any) -> dict | No
             f"person; person {varying[0]!r} has several."
         )
     return dict(per_person["min"])
+
+
+def once_each(*flags_and_columns: Any) -> list[str]:
+    """Refuse a column named twice by one flag; return the first flag's columns.
+
+    Arguments alternate: a flag, the columns it names (``"--truth", args.truth, ...``).
+    A column given twice as runs or annotators would be two identical ones.
+    """
+    pairs = list(zip(flags_and_columns[::2], flags_and_columns[1::2], strict=True))
+    for flag, columns in pairs:
+        given = list(columns)
+        twice = [c for c in dict.fromkeys(given) if given.count(c) > 1]
+        if twice:
+            raise ValueError(f"`{flag}` names the column {twice[0]!r} more than once.")
+    return list(pairs[0][1])

@@ -858,6 +858,7 @@ _ARGUMENT_FLAGS = {
         "confidence_level": "credible_level",
         "level": "credible_level",
     },
+    "validate": {"folder": "figures"},  # make_figures' folder is `--figures`
 }
 #: Flags whose value is a column of the file.
 _COLUMN_FLAGS = (

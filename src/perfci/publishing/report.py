@@ -23,7 +23,9 @@ from .. import policy
 from .._core import registry
 from .._core.deprecation import hide_parameters, positional_groups
 from .._core.files import check_replaceable, remove_stale_temporaries, write_bytes_atomic
+from .._core.labels import check_aligned
 from .._core.results import to_jsonable
+from .._core.text import visible_text
 from .._core.validation import check_positive_int, check_rng
 from ..plotting import figure_text
 from .design_sections import (
@@ -747,6 +749,16 @@ def validation_report(
     >>> page.startswith("<!DOCTYPE html>"), "<script" in page, page.count("<img ")
     (True, False, 2)
     """
+    check_aligned(
+        y_true=y_true,
+        y_pred=y_pred,
+        groups=groups,
+        by=by,
+        pred_b=pred_b,
+        weights=weights,
+        strata=strata,
+        classifiers=classifiers,
+    )
     groups = positional_groups(former_groups, groups, "validation_report")
     from ..counting import confusion
     from ..reporting import report
@@ -865,6 +877,7 @@ def validation_report(
         methods, references, table, summary, crossed, many, performance, names_["y_pred"],
         groups is not None,
     )  # fmt: skip
+    methods = visible_text(methods, keep="\n")  # prose to paste: nothing hidden from names
     result = ValidationReport(
         table=table,
         comparisons=comparisons,
