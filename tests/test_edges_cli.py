@@ -174,3 +174,25 @@ def test_the_methods_paragraph_hides_nothing_from_column_names():
         )
     assert "\x1b" not in rep.methods and "\u202e" not in rep.methods
     assert "\\x1b" in rep.methods
+
+
+def test_save_figures_refuses_a_read_only_figure_before_writing_any(tmp_path):
+    import os
+    import warnings
+
+    from perfci import publishing
+
+    frame = perfci.load_example()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = publishing.validation_report(
+            frame["human"], frame["model"], groups=frame["person"], metrics=["recall"], rng=1
+        )
+    names = rep.figure_names()
+    assert len(names) >= 2
+    last = tmp_path / f"{names[-1]}.png"
+    last.write_bytes(b"keep")
+    os.chmod(last, 0o444)
+    with pytest.raises(ValueError, match="read-only file"):
+        rep.save_figures(tmp_path, ("png",))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [last.name]

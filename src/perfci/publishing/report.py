@@ -458,6 +458,9 @@ class ValidationReport:
         if not where.is_dir():
             raise ValueError(f"`folder` must be an existing folder; got {str(folder)!r}.")
         wanted = check_formats(formats)  # before any figure is drawn
+        for which in self.figure_names():  # every target, before any file is written
+            for fmt in wanted:
+                check_replaceable(where / f"{which}.{fmt}", "`folder`'s figure")
         written = []
         for which in self.figure_names():
             written += save_figure(self.figure(which), where / which, wanted, close=True)
