@@ -14,6 +14,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -308,6 +309,12 @@ def _run(tmp_path, text=TINY, name="edges.toml", out="out", **kw):
     return path, tmp_path / out
 
 
+def _identity(path, cell, scale="smoke"):
+    """The identity a run of the suite at `path` writes in a cell file."""
+    suite = harness.load_suite(path)
+    return cell_identity(suite.name, scale, cell, harness.suite_fingerprint(suite, scale))
+
+
 def _dead_pid() -> int:
     """The pid of a process that ran and ended (and was reaped)."""
     done = subprocess.run(
@@ -339,7 +346,7 @@ def test_resume_refuses_flags_on_a_method_that_never_flags(tmp_path):
     cell = out / "tiny-edges.cells" / "n-10_p-0.9.npy"
     scores = np.load(cell)
     scores[1, 5] = 7  # the analytic `wald`: no run flags it
-    write_atomic(cell, scores, cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    write_atomic(cell, scores, _identity(path, {"n": 10, "p": 0.9}))
     before = _files(out)
     with pytest.raises(CellFileError) as err:
         harness.run_suite(str(path), "smoke", out, resume=True)
@@ -365,11 +372,11 @@ def test_resume_refuses_a_half_width_above_one_half_for_a_rate(tmp_path):
     cell = out / "tiny-edges.cells" / "n-10_p-0.9.npy"
     scores = np.load(cell)
     scores[0, 3] = 0.9 * scores[0, 4]  # a mean half-width of 0.9 for a proportion
-    write_atomic(cell, scores, cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    write_atomic(cell, scores, _identity(path, {"n": 10, "p": 0.9}))
     with pytest.raises(CellFileError, match=r"more than 0\.5 per valid interval \(20\)"):
         harness.run_suite(str(path), "smoke", out, resume=True)
     scores[0, 3] = 0.5 * scores[0, 4]  # [0, 1] itself: the widest interval of a rate
-    write_atomic(cell, scores, cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    write_atomic(cell, scores, _identity(path, {"n": 10, "p": 0.9}))
     harness.run_suite(str(path), "smoke", out, resume=True)
 
 
@@ -411,15 +418,17 @@ def test_resume_refuses_a_cell_file_copied_over_another_naming_both(tmp_path):
 
 
 def test_a_cell_file_carries_its_identity_and_numpy_still_reads_it(tmp_path):
-    _, out = _run(tmp_path)
+    path, out = _run(tmp_path)
     cell = out / "tiny-edges.cells" / "n-40_p-0.6.npy"
     raw = cell.read_bytes()
     identity = raw[raw.index(CELL_IDENTITY_MARK) + len(CELL_IDENTITY_MARK) :]
     assert json.loads(identity) == {
         "cell": {"n": 40, "p": 0.6},
+        "fingerprint": (out / "tiny-edges.cells" / "fingerprint.txt").read_text(),
         "scale": "smoke",
         "suite": "tiny-edges",
     }
+    assert identity.decode() == _identity(path, {"n": 40, "p": 0.6})
     assert np.load(cell).shape == (2, 6)
     cell.write_bytes(raw + b"junk")
     with pytest.raises(CellFileError, match="the identity after its array is not readable"):
@@ -749,3 +758,133 @@ def test_a_scale_name_with_spaces_or_another_script_loads(tmp_path):
         "быстро",
         "exact",
     ]
+
+
+# ------------------------------------------------- N3. a cell file of another run's folder
+
+
+def test_resume_refuses_a_cell_file_of_another_seed_naming_both_fingerprints(tmp_path):
+    path, out = _run(tmp_path)
+    other, elsewhere = _run(tmp_path, TINY.replace("seed = 3", "seed = 4"), "b.toml", "b")
+    name = "tiny-edges.cells/n-10_p-0.9.npy"
+    (out / name).write_bytes((elsewhere / name).read_bytes())
+    before = _files(out)
+    ours = harness.suite_fingerprint(harness.load_suite(path), "smoke")
+    theirs = harness.suite_fingerprint(harness.load_suite(other), "smoke")
+    with pytest.raises(CellFileError) as err:
+        harness.run_suite(str(path), "smoke", out, resume=True)
+    assert str(err.value).startswith(
+        f"cell file {out / name} cannot be resumed: it holds the scores of a run with "
+        f"fingerprint {theirs!r}, not this run's {ours!r} (another seed"
+    )
+    assert _files(out) == before
+
+
+def test_a_cell_file_without_a_fingerprint_is_computed_again(tmp_path):
+    path, out = _run(tmp_path)
+    cell = out / "tiny-edges.cells" / "n-10_p-0.9.npy"
+    write_atomic(cell, np.load(cell), cell_identity("tiny-edges", "smoke", {"n": 10, "p": 0.9}))
+    with pytest.warns(RecomputedCellWarning, match="1 cell file"):
+        harness.run_suite(str(path), "smoke", out, resume=True)
+    read_cell(cell, ["wilson", "wald"], 20, identity=_identity(path, {"n": 10, "p": 0.9}))
+
+
+# ------------------------------------------------------ N4. results whose values disagree
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            {"coverage": 0.25, "miss_low": 0.125, "miss_high": 0.125},
+            "`coverage` + `miss_low` + `miss_high` is 0.5, not 1",
+        ),
+        ({"mean_half_width": 5.0}, "`mean_half_width` holds 5.0, more than 0.5, the widest"),
+        ({"mc_se": 0.4}, "`mc_se` holds 0.4, more than 0.5 / sqrt(`n_valid`) (0.01581)"),
+        ({"replications": 0}, "attribute `replications` is 0, not a positive integer"),
+    ],
+)
+def test_a_result_whose_values_disagree_is_refused_naming_the_variable(tmp_path, edit, message):
+    ds = _result()
+    for name, value in edit.items():
+        if name in ds.attrs:
+            ds.attrs[name] = value
+        else:
+            ds[name][:] = value
+    path = _write(ds, tmp_path / "a.nc")
+    with pytest.raises(ValueError, match=re.escape(message)) as err:
+        load_result(path)
+    assert str(err.value).startswith(f"{str(path)!r} is not a result perfci could have written")
+
+
+def test_the_bounds_of_a_result_are_those_of_its_target(tmp_path):
+    ds = _result()
+    ds["mean_half_width"][:] = 0.5  # [0, 1] itself: the widest interval of a rate
+    ds["mc_se"][:] = 0.5 / np.sqrt(1000)
+    load_result(_write(ds, tmp_path / "a.nc"))
+    ds.attrs["population"] = "{'kind': 'covariates_nested'}"  # a logit coefficient
+    ds["mean_half_width"][:] = 5.0
+    (tmp_path / "b").mkdir()
+    load_result(_write(ds, tmp_path / "b" / "a.nc"))
+
+
+# --------------------------------------- N5 and N6. read-only and symlinked files of a run
+
+
+@pytest.mark.parametrize(
+    "where", ["perfci.lock", "tiny-edges.cells/fingerprint.txt", "tiny-edges.cells/n-40_p-0.6.npy"]
+)
+def test_a_read_only_file_of_the_run_is_refused_before_any_work(tmp_path, where):
+    path, out = _run(tmp_path)
+    (out / where).touch()
+    (out / where).chmod(0o444)
+    before = _files(out)
+    with pytest.raises(ValueError) as err:
+        harness.run_suite(str(path), "smoke", out)
+    assert str(err.value) == (
+        f"`out` {str(out)!r} holds a read-only file {where} of the run, which perfci does "
+        "not replace; make it writable (chmod u+w) or write to another folder."
+    )
+    assert _files(out) == before and (out / where).stat().st_mode & 0o777 == 0o444
+    if where != "perfci.lock":  # resuming only reads a cell or the fingerprint
+        harness.run_suite(str(path), "smoke", out, resume=True)
+
+
+@pytest.mark.parametrize("where", ["tiny-edges.cells", "perfci.lock"])
+def test_a_symlink_where_the_run_writes_is_refused_naming_it(tmp_path, where):
+    path = _suite(tmp_path, TINY)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "out").mkdir()
+    target = outside if where.endswith("cells") else outside / "lock"
+    (tmp_path / "out" / where).symlink_to(target)
+    for resume in (False, True):
+        with pytest.raises(ValueError) as err:
+            harness.run_suite(str(path), "smoke", tmp_path / "out", resume=resume)
+        assert str(err.value).startswith(
+            f"`out` {str(tmp_path / 'out')!r} holds a symbolic link {where} (to {str(target)!r})"
+        )
+    assert list(outside.iterdir()) == [] and not (tmp_path / "out" / "edges.nc").exists()
+
+
+# ----------------------------------------------- N8. result attributes in figure text
+
+
+def test_hand_edited_result_attributes_reach_figures_escaped(tmp_path, recwarn):
+    ds = _result()
+    ds.attrs["scale"] = "t\x1b[31m\u202e\nny"
+    ds.attrs["suite"] = "s\x1b[31m\u202e"
+    ds = ds.assign_coords(ci_method=["wil\x1bson", "wald\u202e"])
+    from perfci.harness.figures import plot_suite
+
+    fig = plot_suite(ds, "coverage")[""]
+    texts = [fig._suptitle.get_text()]
+    texts += [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().texts]
+    assert texts[0].startswith("s\\x1b[31m\\u202e (t\\x1b[31m\\u202e ny): coverage")
+    assert "wil\\x1bson" in texts and "wald\\u202e" in texts
+    assert not any(c in "".join(texts) for c in "\x1b\u202e") and "\n" not in texts[0]
+    import matplotlib.pyplot as plt
+
+    fig.savefig(tmp_path / "f.png")
+    plt.close(fig)
+    assert not [w for w in recwarn if "Glyph" in str(w.message)]

@@ -930,14 +930,8 @@ def compare_groups(
        difference    low   high  persons  persons_reference
     0       0.047 -0.052  0.147       18                 21
     """
-    check_aligned(
-        y_true=y_true,
-        y_pred=y_pred,
-        by=by,
-        groups=groups,
-        weights=weights,
-        strata=strata,
-    )
+    check_aligned(y_true=y_true, y_pred=y_pred, by=by, groups=groups)
+    check_aligned(y_true=y_true, weights=weights, strata=strata)
     resamples_given = n_resamples
     level, n_resamples, root = _compare_groups_iv(
         metric, method, simultaneous, reference, positive, confidence_level, n_resamples, rng

@@ -21,7 +21,6 @@ import xarray as xr
 
 from .._core.files import is_read_only
 from .._core.resources import available_cores, check_memory
-from ..metrics import difference_bound
 from .corpus_kernels import stratified_cell
 from .crossed_kernels import annotators_cell, runs_cell
 from .cv_kernels import cv_cell
@@ -35,10 +34,14 @@ from .kernels import (
     scored_cell,
     subgroups_cell,
 )
-from .kinds import POPULATION_SCHEMA
 from .many_kernels import many_cell
 from .performance_kernels import performance_cell
-from .results import assemble, exact_dataset, planning_dataset
+from .results import (  # the bounds of half-widths live with the results they check
+    assemble,
+    exact_dataset,
+    planning_dataset,
+    widest_half_width,
+)
 from .schema import SUITE_KEYS, Suite, load_suite, suite_fingerprint
 from .storage import (
     LOCK_NAME,
@@ -188,7 +191,7 @@ def run_suite(
     if scheduler is None:
         _check_scale_memory(suite, scale, workers)
     out = Path(out)
-    _check_targets(suite, scale, out)
+    _check_targets(suite, scale, out, resume)
     with folder_lock(out):
         remove_stale_temporaries(out)
         target = out / f"{suite.name}.nc"
@@ -221,7 +224,8 @@ def run_suite(
         if progress:
             progress(done, len(cells))
         for cell, scores in _execute(suite, scale, todo, workers, scheduler):
-            write_atomic(cell_path(folder, cell), scores, cell_identity(suite.name, scale, cell))
+            identity = cell_identity(suite.name, scale, cell, suite_fingerprint(suite, scale))
+            write_atomic(cell_path(folder, cell), scores, identity)
             done += 1
             if progress:
                 progress(done, len(cells))
@@ -238,13 +242,14 @@ def run_suite(
         return dataset
 
 
-def _check_targets(suite: Suite, scale: str, out: Path) -> None:
+def _check_targets(suite: Suite, scale: str, out: Path, resume: bool = False) -> None:
     """Refuse, before any work, an output path of the run that perfci could not write.
 
-    The result ``OUT/SUITE.nc`` must not be read-only; it, the lock, the fingerprint and
-    every cell file must not be folders (nor other non-files), and ``OUT/SUITE.cells``
-    must not be a file. Each refusal names `out` and the path. (A read-only cell or
-    fingerprint is no obstacle: resuming reads it, a new run removes it.)
+    The result ``OUT/SUITE.nc`` and the lock must not be read-only, nor, without
+    `resume` (which only reads them; a new run would replace them), the fingerprint and
+    the cell files in ``OUT/SUITE.cells``; none of them may be a folder (nor another
+    non-file). ``OUT/SUITE.cells`` must be a folder, and neither it nor the lock a
+    symbolic link (which may lead outside `out`). Each refusal names `out` and the path.
     """
     result = out / f"{suite.name}.nc"
     if is_read_only(result):
@@ -253,15 +258,30 @@ def _check_targets(suite: Suite, scale: str, out: Path) -> None:
             "does not replace; make it writable (chmod u+w) or write to another folder."
         )
     folder = out / f"{suite.name}.cells"
+    for link in (folder, out / LOCK_NAME):  # the lock is written through, as the cells
+        if link.is_symlink():
+            raise ValueError(
+                f"`out` {str(out)!r} holds a symbolic link {link.name} (to "
+                f"{str(link.resolve())!r}) where the run writes, which perfci does not write "
+                "through: it may lead outside `out`; remove it, or write to another folder."
+            )
+    cells = [] if suite.scales[scale].exact else [folder / "fingerprint.txt"]
+    if cells and folder.is_dir():
+        cells += [cell_path(folder, c) for c in suite.cells(scale)]
+    removed = [] if resume or not folder.is_dir() else sorted(folder.glob("*.npy"))
+    for path in [out / LOCK_NAME, *([] if resume else cells), *removed]:
+        if is_read_only(path):
+            raise ValueError(
+                f"`out` {str(out)!r} holds a read-only file {path.relative_to(out)} of the run, "
+                "which perfci does not replace; make it writable (chmod u+w) or write to "
+                "another folder."
+            )
     if folder.exists() and not folder.is_dir():
         raise ValueError(
             f"`out` {str(out)!r} holds a file {folder.name} where the run keeps its folder of "
             "cells; remove or rename it, or write to another folder."
         )
-    paths = [result, out / LOCK_NAME]
-    if not suite.scales[scale].exact and folder.is_dir():
-        paths += [folder / "fingerprint.txt", *(cell_path(folder, c) for c in suite.cells(scale))]
-    for path in paths:
+    for path in [result, out / LOCK_NAME, *cells]:
         if path.is_dir() or (path.exists() and not path.is_file()):
             raise ValueError(
                 f"`out` {str(out)!r} holds a folder {path.relative_to(out)} where the run "
@@ -270,61 +290,15 @@ def _check_targets(suite: Suite, scale: str, out: Path) -> None:
             )
 
 
-#: Population kinds whose intervals have no bound: a coefficient on the logit scale
-#: (``covariates_nested``) and rank sets (``many_nested``).
-UNBOUNDED_HALF_WIDTH_KINDS = frozenset({"covariates_nested", "many_nested"})
-
-#: Population kinds whose target is a difference of one metric (between classifiers, or
-#: between subgroups): its intervals lie in [-1, 1], or [-2, 2] for kappa and MCC.
-DIFFERENCE_KINDS = frozenset({"paired_nested", "subgroups_nested"})
-
-#: Population kinds whose interval of kappa or MCC is not clipped to [-1, 1] (the t
-#: interval of repeated runs or of several annotators): no bound for those metrics.
-_UNCLIPPED_SIGNED_KINDS = frozenset({"runs_nested", "annotators_nested"})
-
-
-def widest_half_width(suite: Suite, cell: dict) -> float | None:
-    """Return the widest half-width one interval of a cell can have (None: no bound).
-
-    An interval of a rate in [0, 1] (a proportion, recall, F1, ROC AUC, ...) lies inside
-    [0, 1], so its half-width is at most 0.5; one of kappa or MCC, inside [-1, 1], at most
-    1; one of a difference of two rates at most 1, and of two kappas or MCCs at most 2
-    (:func:`perfci.metrics.difference_bound`). The kinds of
-    :data:`UNBOUNDED_HALF_WIDTH_KINDS` have no bound, nor have kappa and MCC of
-    ``runs_nested`` and ``annotators_nested``, whose t interval is not clipped.
-
-    Examples
-    --------
-    >>> from perfci import harness
-    >>> from perfci.harness.execution import widest_half_width
-    >>> suite = harness.load_suite("paper-independent")
-    >>> widest_half_width(suite, suite.cells("smoke")[0])  # a proportion
-    0.5
-    """
-    kind = suite.population["kind"]
-    if kind in UNBOUNDED_HALF_WIDTH_KINDS:
-        return None
-    schema = POPULATION_SCHEMA[kind]
-    declared = schema.dims.get("metric") or schema.keys.get("metric")
-    metric = cell.get("metric", suite.population.get("metric", getattr(declared, "default", None)))
-    base = str(metric).split("_", 1)[1] if str(metric).startswith(("macro_", "micro_")) else metric
-    signed = base in ("kappa", "mcc")
-    if kind in DIFFERENCE_KINDS:
-        return difference_bound(str(base))
-    if signed:
-        return None if kind in _UNCLIPPED_SIGNED_KINDS else 1.0
-    return 0.5
-
-
 def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) -> list[dict]:
     """Refuse to resume from a cell file no run of this suite could have written.
 
     Each kept cell is read and checked (:func:`~perfci.harness.storage.read_cell`): its
     half-width sum at most :func:`widest_half_width` times its n_valid, no flags for a
     method that never flags (:func:`~perfci.harness.families.can_flag`), and the identity
-    it carries that of the cell its name says. The first bad one raises a
-    :class:`~perfci.harness.storage.CellFileError` naming it, and nothing is computed or
-    written.
+    it carries that of the cell its name says, with this run's fingerprint. The first bad
+    one raises a :class:`~perfci.harness.storage.CellFileError` naming it, and nothing is
+    computed or written.
 
     Returns
     -------
@@ -337,6 +311,7 @@ def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) 
     flaggable = [can_flag(m.family, m.options) for m in suite.methods]
     replications = suite.scales[scale].replications
     sets = suite.population["kind"] == "many_nested"  # simultaneous sets of contrasts
+    fingerprint = suite_fingerprint(suite, scale)  # a copy from another run's folder differs
     again = []
     for cell in kept:
         try:
@@ -347,7 +322,7 @@ def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) 
                 sets=sets,
                 max_half_width=widest_half_width(suite, cell),
                 flaggable=flaggable,
-                identity=cell_identity(suite.name, scale, cell),
+                identity=cell_identity(suite.name, scale, cell, fingerprint),
             )
         except UnidentifiedCellError:
             again.append(cell)

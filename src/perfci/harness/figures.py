@@ -29,6 +29,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.files import check_folder, check_target
+from ..plotting import figure_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -561,12 +562,12 @@ def _suite_title(dataset: xr.Dataset, variable: str) -> str:
     level = float(dataset.attrs.get("confidence_level", 0.95))
     exact = bool(int(dataset.attrs.get("exact", 0)))
     if variable == "coverage":
-        what = f"coverage of {level:.0%} intervals" + (
-            " (exact)" if exact else ", band ± 2 Monte-Carlo SE"
-        )
+        band = " (exact)" if exact else ", band ± 2 Monte-Carlo SE"
+        what = f"coverage of {level:.0%} intervals{band}"
     else:
         what = "expected half-width (exact)" if exact else "mean half-width over the replications"
-    return f"{dataset.attrs.get('suite', '')} ({dataset.attrs.get('scale', '')}): {what}"
+    suite, scale = (figure_text(dataset.attrs.get(k, "")) for k in ("suite", "scale"))
+    return f"{suite} ({scale}): {what}"
 
 
 def plot_suite(
@@ -681,7 +682,7 @@ def plot_suite(
                             ls=("-", "--", ":", "-.")[(k // len(PALETTE)) % 4],
                             marker=marker,
                             ms=2.5,
-                            label=method,
+                            label=figure_text(method),
                         )
                         if variable == "coverage":
                             _mc_band(
@@ -709,8 +710,7 @@ def plot_suite(
                     if not numeric_x or (marker and not log_x):  # few values: each its tick
                         ax.set_xticks(positions, [_value_text(v) for v in x_values.tolist()])
                     if members and (j == 0 or columns[j - 1][0] != family):
-                        # under the x label of the family's first column, one method a
-                        # line (wider, it would widen the column)
+                        # under its family's first x label, one method a line (narrow)
                         ax.legend(
                             loc="upper left",
                             bbox_to_anchor=(0.0, 0.0),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import xarray as xr
 
 from .._core.files import check_target
 from ..exact import operating_characteristics
+from ..metrics import difference_bound
+from .kinds import POPULATION_SCHEMA
 from .schema import Suite
 from .storage import cell_path
 
@@ -157,6 +160,52 @@ def _dataset(suite: Suite, scale: str, scores: np.ndarray) -> xr.Dataset:
     return dataset
 
 
+#: Population kinds whose intervals have no bound: a coefficient on the logit scale
+#: (``covariates_nested``) and rank sets (``many_nested``).
+UNBOUNDED_HALF_WIDTH_KINDS = frozenset({"covariates_nested", "many_nested"})
+
+#: Population kinds whose target is a difference of one metric (between classifiers, or
+#: between subgroups): its intervals lie in [-1, 1], or [-2, 2] for kappa and MCC.
+DIFFERENCE_KINDS = frozenset({"paired_nested", "subgroups_nested"})
+
+#: Population kinds whose interval of kappa or MCC is not clipped to [-1, 1] (the t
+#: interval of repeated runs or of several annotators): no bound for those metrics.
+_UNCLIPPED_SIGNED_KINDS = frozenset({"runs_nested", "annotators_nested"})
+
+
+def widest_half_width(suite: Suite, cell: dict) -> float | None:
+    """Return the widest half-width one interval of a cell can have (None: no bound).
+
+    An interval of a rate in [0, 1] (a proportion, recall, F1, ROC AUC, ...) lies inside
+    [0, 1], so its half-width is at most 0.5; one of kappa or MCC, inside [-1, 1], at most
+    1; one of a difference of two rates at most 1, and of two kappas or MCCs at most 2
+    (:func:`perfci.metrics.difference_bound`). The kinds of
+    :data:`UNBOUNDED_HALF_WIDTH_KINDS` have no bound, nor have kappa and MCC of
+    ``runs_nested`` and ``annotators_nested``, whose t interval is not clipped.
+
+    Examples
+    --------
+    >>> from perfci import harness
+    >>> from perfci.harness.execution import widest_half_width
+    >>> suite = harness.load_suite("paper-independent")
+    >>> widest_half_width(suite, suite.cells("smoke")[0])  # a proportion
+    0.5
+    """
+    kind = suite.population["kind"]
+    if kind in UNBOUNDED_HALF_WIDTH_KINDS:
+        return None
+    schema = POPULATION_SCHEMA[kind]
+    declared = schema.dims.get("metric") or schema.keys.get("metric")
+    metric = cell.get("metric", suite.population.get("metric", getattr(declared, "default", None)))
+    base = str(metric).split("_", 1)[1] if str(metric).startswith(("macro_", "micro_")) else metric
+    signed = base in ("kappa", "mcc")
+    if kind in DIFFERENCE_KINDS:
+        return difference_bound(str(base))
+    if signed:
+        return None if kind in _UNCLIPPED_SIGNED_KINDS else 1.0
+    return 0.5
+
+
 def load_result(path: str | os.PathLike) -> xr.Dataset:
     """Read a result file the harness wrote, refusing any other netCDF file by name.
 
@@ -281,6 +330,68 @@ def check_result_values(dataset: xr.Dataset) -> str | None:
             wrong = ~np.isnan(values) & ~(values >= 0)
             if wrong.any():
                 return f"`{name}` holds {first(values, wrong)!r}, not a number >= 0"
+    return _bounds_problem(dataset, arrays)
+
+
+def _bounds_problem(dataset: xr.Dataset, arrays: dict[str, np.ndarray]) -> str | None:
+    """Return what breaks the bounds between a result's values, or None.
+
+    The attribute ``replications``, if there, is a positive integer; ``coverage +
+    miss_low + miss_high == 1`` (within 1e-6) where all three are defined, but for
+    simultaneous sets (``many_nested``); of a Monte-Carlo result, ``mc_se`` (the
+    standard error of a proportion) is at most ``0.5 / sqrt(n_valid)`` and
+    ``mean_half_width`` at most the widest half-width of its target
+    (:func:`widest_half_width`).
+    """
+    if "replications" in dataset.attrs and _replications(dataset) is None:
+        value = dataset.attrs["replications"]
+        value = value.item() if isinstance(value, np.generic) else value  # 0, not np.int64(0)
+        return f"attribute `replications` is {value!r}, not a positive integer"
+    population_text = str(dataset.attrs.get("population", ""))
+    if {"coverage", "miss_low", "miss_high"} <= set(
+        arrays
+    ) and "many_nested" not in population_text:
+        total = arrays["coverage"] + arrays["miss_low"] + arrays["miss_high"]
+        with np.errstate(invalid="ignore"):
+            wrong = np.abs(total - 1) > 1e-6  # False wherever one of them is NaN
+        if wrong.any():
+            return (
+                f"`coverage` + `miss_low` + `miss_high` is {float(total[wrong].flat[0])!r}, "
+                "not 1: each valid interval covers or misses on one side"
+            )
+    if bool(dataset.attrs.get("exact", 0)):
+        return None
+    if {"mc_se", "n_valid"} <= set(arrays):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            most = 0.5 / np.sqrt(arrays["n_valid"])
+            wrong = arrays["mc_se"] > most * (1 + 1e-9)  # False where NaN
+        if wrong.any():
+            return (
+                f"`mc_se` holds {float(arrays['mc_se'][wrong].flat[0])!r}, more than "
+                f"0.5 / sqrt(`n_valid`) ({float(most[wrong].flat[0]):.4g}), the largest "
+                "standard error of a proportion"
+            )
+    try:
+        population = ast.literal_eval(population_text)
+        suite = Suite("", "", 0, 0.95, population, {}, (), {})
+        metrics = dataset["metric"].values.tolist() if "metric" in dataset.dims else [None]
+        widest = [widest_half_width(suite, {} if m is None else {"metric": m}) for m in metrics]
+    except (ValueError, SyntaxError, TypeError, KeyError, AttributeError):
+        return None  # a population this version cannot read: no bound
+    if "mean_half_width" in arrays:
+        half = dataset["mean_half_width"]
+        for metric, bound in zip(metrics, widest, strict=True):
+            if bound is None:
+                continue
+            values = np.asarray((half if metric is None else half.sel(metric=metric)).values)
+            with np.errstate(invalid="ignore"):
+                wrong = values > bound * (1 + 1e-9)  # False where NaN
+            if wrong.any():
+                where = "" if metric is None else f" for metric {metric!r}"
+                return (
+                    f"`mean_half_width` holds {float(values[wrong].flat[0])!r}{where}, more "
+                    f"than {bound:g}, the widest half-width of one interval of its target"
+                )
     return None
 
 

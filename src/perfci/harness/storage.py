@@ -70,8 +70,12 @@ def cell_path(folder: Path, cell: dict) -> Path:
 CELL_IDENTITY_MARK = b"perfci-cell-identity:"
 
 
-def cell_identity(suite: str, scale: str, cell: dict) -> str:
+def cell_identity(suite: str, scale: str, cell: dict, fingerprint: str | None = None) -> str:
     """Return the identity a cell file carries: its suite, scale and grid values, as JSON.
+
+    A run adds its `fingerprint` (:func:`~perfci.harness.schema.suite_fingerprint`: the
+    seed, the methods' options and all else that makes its cells), so a cell file copied
+    from a run of the same suite name, scale and cell but another seed is no cell of it.
 
     Examples
     --------
@@ -79,7 +83,10 @@ def cell_identity(suite: str, scale: str, cell: dict) -> str:
     >>> cell_identity("tiny", "smoke", {"p": 0.9, "n": 10})
     '{"cell": {"n": 10, "p": 0.9}, "scale": "smoke", "suite": "tiny"}'
     """
-    return json.dumps({"cell": cell, "scale": scale, "suite": suite}, sort_keys=True)
+    identity = {"cell": cell, "scale": scale, "suite": suite}
+    if fingerprint is not None:
+        identity["fingerprint"] = fingerprint
+    return json.dumps(identity, sort_keys=True)
 
 
 def write_atomic(path: Path, array: np.ndarray, identity: str | None = None) -> None:
@@ -173,7 +180,8 @@ def read_cell(
     half-width sum is at most ``max_half_width * n_valid``. A method that never flags a
     fit (`flaggable` False) has 0 flags. What follows the array, if anything, is the
     cell's identity (:data:`CELL_IDENTITY_MARK`, then :func:`cell_identity`); with
-    `identity`, it must be there and be that one.
+    `identity`, it must be there and be that one, with its run's fingerprint if
+    `identity` has one (a file without a fingerprint is an earlier version's).
 
     Parameters
     ----------
@@ -285,10 +293,25 @@ def _check_identity(
         stored = json.loads(trailer[len(CELL_IDENTITY_MARK) :].decode())
     except (UnicodeDecodeError, ValueError):
         raise bad("the identity after its array is not readable") from None
-    if identity is not None and stored != json.loads(identity):
+    if identity is None:
+        return
+    wanted = json.loads(identity)
+    run = wanted.pop("fingerprint", None)
+    written = stored.pop("fingerprint", None) if isinstance(stored, dict) else None
+    if stored != wanted:
         raise bad(
             f"it holds the scores of another cell ({_describe(stored)}), not of this one "
-            f"({_describe(json.loads(identity))}), as a cell file copied over another's does"
+            f"({_describe(wanted)}), as a cell file copied over another's does"
+        )
+    if run is not None and written is None:
+        raise UnidentifiedCellError(
+            f"cell file {path} holds no fingerprint of its run (an earlier version wrote it)"
+        )
+    if run is not None and written != run:
+        raise bad(
+            f"it holds the scores of a run with fingerprint {written!r}, not this run's "
+            f"{run!r} (another seed or other method options), as a cell file copied from "
+            "another run's folder does"
         )
 
 

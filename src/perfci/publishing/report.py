@@ -752,16 +752,8 @@ def validation_report(
     >>> page.startswith("<!DOCTYPE html>"), "<script" in page, page.count("<img ")
     (True, False, 2)
     """
-    check_aligned(
-        y_true=y_true,
-        y_pred=y_pred,
-        groups=groups,
-        by=by,
-        pred_b=pred_b,
-        weights=weights,
-        strata=strata,
-        classifiers=classifiers,
-    )
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups, by=by, pred_b=pred_b)
+    check_aligned(y_true=y_true, weights=weights, strata=strata, classifiers=classifiers)
     groups = positional_groups(former_groups, groups, "validation_report")
     from ..counting import confusion
     from ..reporting import report
