@@ -196,3 +196,14 @@ def test_save_figures_refuses_a_read_only_figure_before_writing_any(tmp_path):
     with pytest.raises(ValueError, match="read-only file"):
         rep.save_figures(tmp_path, ("png",))
     assert sorted(p.name for p in tmp_path.iterdir()) == [last.name]
+
+
+def test_a_fifo_at_the_html_path_is_refused_before_any_work(data, tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "page.html"
+    os.mkfifo(fifo)
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--html", str(fifo)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "`--html`" in err and "is not a regular file" in err

@@ -539,6 +539,8 @@ def check_output_path(path: Any, name: str, suffixes: Sequence[str] = SUFFIXES) 
         raise ValueError(f"{name} must be a file name; got {path!r}.") from None
     if target.is_dir():
         raise ValueError(f"{name} {str(path)!r} is a folder; give a file name.")
+    if target.exists() and not target.is_file():  # a FIFO, a device, a socket
+        raise ValueError(f"{name} {str(path)!r} is not a regular file; give a file name.")
     if target.suffix.lower() not in suffixes:
         endings = (
             ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
