@@ -207,3 +207,39 @@ def test_a_fifo_at_the_html_path_is_refused_before_any_work(data, tmp_path, caps
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "`--html`" in err and "is not a regular file" in err
+
+
+def test_the_fourth_probe_pandas_arguments_and_repeated_columns_elsewhere(data, capsys):
+    """Scores, many classifiers, designs and agreement refuse misaligned pandas arguments;
+    a table of runs or annotators, rank and compare refuse a column named twice."""
+    import pandas as pd
+
+    from perfci.sample_design import design_cells
+
+    frame = perfci.load_example()
+
+    def shuffled(x):
+        return x.sample(frac=1, random_state=1)
+
+    refused = {
+        "score": lambda: perfci.report(frame.human, frame.model, score=shuffled(frame.score)),
+        "preds": lambda: perfci.rank_ci(
+            frame.human, shuffled(frame[["model", "model_b"]]), "recall"
+        ),
+        "strata": lambda: design_cells(frame.human, frame.model, strata=shuffled(frame.site)),
+        "groups": lambda: perfci.annotator_agreement(
+            frame[["human", "human_b"]].astype(float), groups=shuffled(frame.person)
+        ),
+    }
+    for name, call in refused.items():
+        with pytest.raises(ValueError, match=f"`{name}` is a pandas object whose index"):
+            call()
+    runs = frame[["model", "model_b", "model"]].copy()
+    runs.columns = ["r", "s", "r"]
+    with pytest.raises(ValueError, match="names the run 'r' more than once"):
+        perfci.runs_ci(frame.human, runs, "recall")
+    assert isinstance(runs, pd.DataFrame)
+    for command in ("rank", "compare"):
+        argv = [command, str(data), "--truth", "human", "--pred", "model", "model_b", "model"]
+        assert main([*argv, "--metric", "recall"]) == 2
+        assert "`--pred` names the column 'model' more than once" in capsys.readouterr().err

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import registry
-from ._core.labels import as_label_array, majority_vote
+from ._core.labels import as_label_array, check_aligned, majority_vote
 from ._core.replicates import N_RESAMPLES
 from ._core.validation import UNSET, Unset
 from .agreement_codes import Codes, read_codes
@@ -250,6 +250,7 @@ def annotator_agreement(
     >>> print(f"{ci.statistic}: {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}], se {ci.se:.4f}")
     cohen_kappa: 0.722 [0.642, 0.803], se 0.0412
     """
+    check_aligned(codes=codes, groups=groups)
     options, generator = agreement_options_iv(
         method, confidence_level, level_of_measurement, scheme, interval, n_resamples, rng, batch
     )
@@ -376,6 +377,7 @@ def agreement_report(
 
     The 30 texts that ana and ben split on, and cy did not code, have no majority label.
     """
+    check_aligned(human_codes=human_codes, machine_labels=machine_labels, groups=groups)
     options, generator = agreement_options_iv(
         method, confidence_level, "nominal", scheme, interval, n_resamples, rng, batch
     )

@@ -671,6 +671,7 @@ def rank_ci(
     2       run3     0.873     3         1          4
     3    model_b     0.845     4         2          4
     """
+    check_aligned(y_true=y_true, preds=preds, groups=groups)
     level = _check(metric, confidence_level, "max_t")
     names, joint = joint_many(y_true, preds, groups=groups, positive=positive)
     k = len(names)

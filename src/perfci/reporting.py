@@ -891,14 +891,8 @@ def report(
     2  clinic_b            recall     0.907  0.826  0.954
     3  clinic_b  clinic_a  recall     0.047 -0.052  0.147
     """
-    check_aligned(
-        y_true=y_true,
-        y_pred=y_pred,
-        groups=groups,
-        by=by,
-        weights=weights,
-        strata=strata,
-    )
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups, by=by, score=score)
+    check_aligned(y_true=y_true, weights=weights, strata=strata)
     groups = positional_groups(former_groups, groups, "report")
     options, metrics, generator = _report_iv(
         design,

@@ -80,7 +80,7 @@ import numpy as np
 from scipy import special
 
 from ._core import registry
-from ._core.labels import factorize_sorted, label_array, plain
+from ._core.labels import check_aligned, factorize_sorted, label_array, plain
 from ._core.recommended import (
     RECOMMENDED,
     WEIGHTED_FALLBACK_METHOD,
@@ -327,6 +327,7 @@ def design_cells(
     >>> cells.weighted.sum(0).tolist()  # tp, fp, fn, tn in the corpus
     [20.0, 10.0, 100.0, 200.0]
     """
+    check_aligned(y_true=y_true, y_pred=y_pred, weights=weights, strata=strata, groups=groups)
     labels = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
     truth = labels.values["y_true"] == labels.positive
     pred = labels.values["y_pred"] == labels.positive

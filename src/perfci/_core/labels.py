@@ -347,6 +347,9 @@ def label_table(
     names: list[str] = []
     if named:
         names = [str(c) for c in values.columns]
+        repeated = [c for c in dict.fromkeys(names) if names.count(c) > 1]
+        if repeated:  # two columns of one name would count as two runs or annotators
+            raise ValueError(f"{shown} names the {column} {repeated[0]!r} more than once.")
         table = values.to_numpy(dtype=object)
     else:
         if values is None or isinstance(values, str | bytes | dict | set):

@@ -15,7 +15,7 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     import pandas as pd
 
     frame = inputs.read_table(args.file, sep=args.sep)
-    columns = list(dict.fromkeys(args.pred))
+    columns = inputs.once_each("--pred", args.pred)  # a column twice is refused
     if len(columns) < 2:
         raise ValueError(
             f"`--pred` must name two or more classifier columns to compare; got {columns}."
