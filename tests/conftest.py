@@ -20,6 +20,25 @@ def rng():
     return np.random.default_rng(20261130)
 
 
+@pytest.fixture
+def dead_pid() -> int:
+    """The pid of a process that ran and ended (and was reaped): a dead writer's."""
+    import subprocess
+    import sys
+
+    from perfci._core.files import pid_alive
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(done.stdout)
+    assert not pid_alive(pid)
+    return pid
+
+
 # Property tests draw the same examples on every run, so a run is reproducible; a new
 # seed is a deliberate change (pytest --hypothesis-seed=N explores others).
 from hypothesis import settings  # noqa: E402

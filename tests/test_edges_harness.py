@@ -24,7 +24,7 @@ import pytest
 import xarray as xr
 
 from perfci import harness
-from perfci._core.files import WriteError, pid_alive, write_bytes_atomic
+from perfci._core.files import WriteError, write_bytes_atomic
 from perfci._core.validation import MAX_COUNT
 from perfci.cli import main
 from perfci.harness.execution import widest_half_width
@@ -315,19 +315,6 @@ def _identity(path, cell, scale="smoke"):
     return cell_identity(suite.name, scale, cell, harness.suite_fingerprint(suite, scale))
 
 
-def _dead_pid() -> int:
-    """The pid of a process that ran and ended (and was reaped)."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    pid = int(done.stdout)
-    assert not pid_alive(pid)
-    return pid
-
-
 def _files(folder):
     """Every file under `folder`, with its bytes."""
     return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -601,10 +588,10 @@ def test_make_figures_checks_every_file_before_writing_any(tmp_path):
 # ------------------------------------------------- P13. the user's own files beside temps
 
 
-def test_a_run_deletes_only_perfcis_own_dead_temporaries(tmp_path):
+def test_a_run_deletes_only_perfcis_own_dead_temporaries(tmp_path, dead_pid):
     path, out = _run(tmp_path)
     cells = out / "tiny-edges.cells"
-    dead = _dead_pid()
+    dead = dead_pid
     mine = [
         out / ".my notes.tmp",
         out / "tmp_scratch.tmp",

@@ -26,7 +26,6 @@ from perfci._core.files import (
     WriteError,
     is_read_only,
     new_temporary,
-    pid_alive,
     remove_stale_temporaries,
     temporary_writer,
     write_bytes_atomic,
@@ -93,19 +92,6 @@ def _cli(capsys, *argv):
 def _one_line_error(status, err):
     assert status == 2, (status, err)
     assert err.startswith("perfci: error: ") and err.count("\n") == 1, err
-
-
-def _dead_pid() -> int:
-    """The pid of a process that ran and ended (and was reaped)."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    pid = int(done.stdout)
-    assert not pid_alive(pid)
-    return pid
 
 
 def _snapshot(folder: Path) -> dict:
@@ -264,8 +250,8 @@ def test_temporary_files_name_their_writer(tmp_path):
     assert len(tmp.name) < 255 and temporary_writer(tmp.name) == os.getpid()
 
 
-def test_save_removes_a_dead_writers_temporary_and_keeps_a_live_ones(report, tmp_path):
-    dead, live = _dead_pid(), os.getpid()
+def test_save_removes_a_dead_writers_temporary_and_keeps_a_live_ones(report, tmp_path, dead_pid):
+    dead, live = dead_pid, os.getpid()
     stale = tmp_path / f".report.md.{dead}.0a1b2c3d.tmp"
     mine = tmp_path / f".report.md.{live}.0a1b2c3d.tmp"
     others = [tmp_path / ".notes.tmp", tmp_path / "notes.tmp", tmp_path / ".cache.0a1b2c3d.tmp"]
@@ -278,13 +264,13 @@ def test_save_removes_a_dead_writers_temporary_and_keeps_a_live_ones(report, tmp
     assert remove_stale_temporaries(tmp_path) == []
 
 
-def test_save_figure_removes_a_dead_writers_temporary(tmp_path):
+def test_save_figure_removes_a_dead_writers_temporary(tmp_path, dead_pid):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    stale = tmp_path / f".curve.png.{_dead_pid()}.deadbeef.tmp"
+    stale = tmp_path / f".curve.png.{dead_pid}.deadbeef.tmp"
     stale.write_bytes(b"torn")
     fig, _ = plt.subplots()
     plotting.save_figure(fig, tmp_path / "curve", close=True)
@@ -365,11 +351,11 @@ def test_an_interrupted_writer_removes_its_own_temporary(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_run_removes_dead_writers_temporaries_and_keeps_live_ones(edgy, tmp_path):
+def test_a_run_removes_dead_writers_temporaries_and_keeps_live_ones(edgy, tmp_path, dead_pid):
     suite = harness.load_suite(edgy)
     harness.run_suite(suite, "smoke", tmp_path)
     cells = tmp_path / "edgy.cells"
-    dead, live = _dead_pid(), os.getpid()
+    dead, live = dead_pid, os.getpid()
     gone = [
         tmp_path / f".edgy.nc.{dead}.0a1b2c3d.tmp",
         cells / f".n-10_p-0.6.npy.{dead}.0a1b2c3d.tmp",

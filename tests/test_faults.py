@@ -280,21 +280,10 @@ def test_resume_with_nothing_to_resume_starts_a_run(quick, tmp_path):
     assert int(ds["n_valid"].min()) == 50
 
 
-def _dead_pid() -> int:
-    """The pid of a process that ran and ended (and was reaped)."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(done.stdout)
-
-
-def test_a_killed_runs_temporary_files_are_removed(quick, tmp_path):
+def test_a_killed_runs_temporary_files_are_removed(quick, tmp_path, dead_pid):
     suite = harness.load_suite(quick)
     harness.run_suite(suite, "smoke", tmp_path)
-    dead = _dead_pid()
+    dead = dead_pid
     torn = [  # ours: named with the pid of a writer that is gone
         tmp_path / f".quick.nc.{dead}.0a1b2c3d.tmp",
         tmp_path / "quick.cells" / f".n-10_p-0.6.npy.{dead}.0a1b2c3d.tmp",
