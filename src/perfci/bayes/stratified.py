@@ -210,22 +210,30 @@ def stratified_posterior(
         )
     batch = counts.shape[:-2]
     flat = counts.reshape(-1, *counts.shape[-2:])
-    if finite:
-        rest = (sizes - sampled).reshape(flat.shape[:-1]).astype(np.int64)
-    else:  # relative sizes, shown as -size: no texts predicted, shares weighted instead
-        rest = -sizes.reshape(flat.shape[:-1]).astype(float)
+    # the corpus texts of each stratum: sampled and predicted, or relative (finite=False)
+    corpus_sizes = sizes.reshape(flat.shape[:-1]).astype(float)
+    rest = (sizes - sampled).reshape(flat.shape[:-1]).astype(np.int64) if finite else None
     generators = dataset_generators(rng, flat.shape[0], bool(batch))
     probabilities = np.array([(1 - level) / 2, 0.5, (1 + level) / 2])
     out = np.empty((flat.shape[0], 3))
     possible = possible_cells(flat)
     priors: tuple[np.ndarray, ...]
     if prior == _BOUNDING:
-        priors = _bounding_priors(flat, rest, possible, metric)
+        priors = _bounding_priors(flat, corpus_sizes, possible, metric)
     else:
         priors = (_PRIOR[prior] * possible,)
     for k, generator in enumerate(generators):  # data sets; each vectorized over draws
         values = [
-            _predictive_metric(flat[k], rest[k], a[k], draws, generator, metric) for a in priors
+            _predictive_metric(
+                flat[k],
+                None if rest is None else rest[k],
+                corpus_sizes[k],
+                a[k],
+                draws,
+                generator,
+                metric,
+            )
+            for a in priors
         ]
         if len(values) == 1:
             out[k] = _quantiles(values[0], probabilities)
@@ -255,7 +263,8 @@ def _quantiles(values: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
 
 def _predictive_metric(
     sampled: np.ndarray,
-    rest: np.ndarray,
+    rest: np.ndarray | None,
+    relative: np.ndarray,
     prior_counts: np.ndarray,
     draws: int,
     generator: np.random.Generator,
@@ -263,16 +272,17 @@ def _predictive_metric(
 ) -> np.ndarray:
     """Draw the corpus metric: per-stratum Dirichlet shares, the unsampled texts from them.
 
-    A negative `rest` is an infinite corpus's relative stratum sizes (``finite=False``):
-    the corpus is then the shares weighted by them, nothing predicted.
+    `rest` are the unsampled texts of each stratum; None for an infinite corpus
+    (``finite=False``), whose metric is that of the shares weighted by the strata's
+    `relative` sizes, nothing predicted.
     """
     alpha = np.broadcast_to(sampled + prior_counts, (draws, *sampled.shape))
     gamma = np.where(alpha > 0, generator.standard_gamma(np.maximum(alpha, 1e-300)), 0.0)
     total = gamma.sum(-1, keepdims=True)
     # a stratum with no sampled text and no prior mass has nothing to predict from
     shares = np.divide(gamma, total, out=np.zeros_like(gamma), where=total > 0)
-    if np.any(rest < 0):
-        corpus = (-rest[..., None] * shares).sum(-2)
+    if rest is None:
+        corpus = (relative[..., None] * shares).sum(-2)
     else:
         unseen = generator.multinomial(np.where(total[..., 0] > 0, rest, 0), shares)
         corpus = (sampled + unseen).sum(-2)
@@ -281,7 +291,7 @@ def _predictive_metric(
 
 
 def _bounding_priors(
-    flat: np.ndarray, rest: np.ndarray, possible: np.ndarray, metric: str
+    flat: np.ndarray, corpus_sizes: np.ndarray, possible: np.ndarray, metric: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return the lower and the upper end's priors: one text per stratum, (..., strata, 4).
 
@@ -289,7 +299,7 @@ def _bounding_priors(
     positive (upper end) gradient of the metric at the Jeffreys estimate of the corpus
     cells; ties go to the first such cell.
     """
-    sizes = (np.where(rest < 0, -rest, flat.sum(-1) + rest))[..., None]
+    sizes = corpus_sizes[..., None]
     smoothed = flat + 0.5 * possible
     corpus = (sizes * smoothed / smoothed.sum(-1, keepdims=True)).sum(-2)
     gradient = np.nan_to_num(corpus_metric(corpus, metric)[1])[..., None, :]

@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from .._core.files import check_folder
 from .._core.text import visible_text
 from . import inputs, many_commands, rendering
 
@@ -725,7 +726,7 @@ def validate(args: argparse.Namespace) -> None:
             )
         if args.scheduler is not None and args.workers != 1:
             raise ValueError("give `--workers` or `--scheduler`, not both.")
-        _check_out_folder(args.out)
+        check_folder(args.out, "`--out`")  # before any work: one line naming `--out`
         try:
             dataset = harness.run_suite(
                 args.suite,
@@ -778,39 +779,6 @@ def validate(args: argparse.Namespace) -> None:
     # one line per file: a name's own line break is shown as an escape, as any control is
     wrote = "\n".join(f"wrote {visible_text(p)}" for p in written)
     rendering.emit({"written": written}, args.json, wrote)
-
-
-def _check_out_folder(out: str) -> None:
-    """Refuse a `--out` of ``validate run`` that cannot be a folder, before any work.
-
-    `--out` must be a folder, or a path whose missing folders can be made: no part of it
-    (the path itself or a parent) may be an existing file or other non-folder. The refusal
-    is one line naming `--out` and the path, not the OS error of the first write.
-
-    Parameters
-    ----------
-    out : str
-        The `--out` path as given.
-
-    Raises
-    ------
-    ValueError
-        If the path, or a folder it would be made in, exists and is not a folder.
-    """
-    path = Path(out)
-    for part in (path, *path.parents):
-        try:
-            if not part.exists():
-                continue
-        except OSError:  # a part that cannot even be looked at
-            break
-        if not part.is_dir():
-            where = "is" if part == path else f"is under {str(part)!r}, which is"
-            raise ValueError(
-                f"`--out` must be a folder (or a path whose folders can be made); "
-                f"{out!r} {where} an existing file, not a folder."
-            )
-        return
 
 
 def _plan_text(plan: Any) -> str:
