@@ -5,6 +5,7 @@ import pytest
 from scipy import stats
 
 import perfci as pc
+from perfci import policy
 from perfci.metrics import CELL_POOLING
 
 
@@ -1112,12 +1113,39 @@ def test_exact_resamples_and_other_methods_are_not_floored():
     # the floor applies to the bootstrap only: another method refuses n_resamples as before
     with pytest.raises(ValueError, match="`n_resamples` is an option of the bootstrap"):
         pc.auc_ci(_Y, _S, method="delong", n_resamples=2000)
-    # an analytic method draws nothing, at any level; the bootstrap's default 2000 meets
-    # every floor up to 99.9%, and above it is refused as a number given is
+    # an analytic method draws nothing, at any level; a number given is refused below the
+    # level's floor
     assert pc.metric_ci(_Y, _A, "recall", confidence_level=0.9999).low <= 1
     assert pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.999, rng=1).low <= 1
     with pytest.raises(ValueError, match="at least 20000 for a 99.99% percentile.*got 2000"):
-        pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.9999)
+        pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.9999, n_resamples=2000)
+
+
+def test_the_default_resamples_grow_with_the_level():
+    """2,000 up to 99% (10 resamples beyond each end there); above, as many as keep 10.
+
+    At 99.99% the old fixed 2,000 refused every default bootstrap ("`n_resamples` must be
+    at least 20000", a flag the CLI does not have).
+    """
+    from perfci._core.resampling import TAIL_RESAMPLES, default_resamples, min_resamples
+
+    for level, expected in [(0.5, 2000), (0.95, 2000), (0.99, 2000), (0.995, 4000),
+                            (0.999, 20000), (0.9999, 200000)]:  # fmt: skip
+        assert default_resamples(level) == expected
+        assert default_resamples(level) >= TAIL_RESAMPLES * min_resamples(level)
+    f1 = pc.bootstrap_ci([40, 6, 9, 345], "f1", confidence_level=0.9999, rng=1)
+    assert f1.n_resamples == 200000 and f1.low < f1.estimate < f1.high
+    assert pc.bootstrap_ci([40, 6, 9, 345], "f1", confidence_level=0.99, rng=1).n_resamples == 2000
+    # every default path: the policy's bootstrap, a comparison, subgroups, a report
+    assert pc.metric_ci(_Y, _A, "f1", groups=_PERSON, confidence_level=0.9999, rng=1).low <= 1
+    assert pc.compare(_Y, _A, _B, "accuracy", confidence_level=0.9999, rng=1).low <= 1
+    choice = policy.choose_interval("f1", confidence_level=0.999)
+    assert choice.n_resamples == 20000 and policy.choose_interval("f1").n_resamples == 2000
+    table = pc.report(_Y, _A, metrics=["f1"], confidence_level=0.9999, rng=1)
+    assert table["low"].notna().all()
+    # beyond what the most resamples can serve the level itself is named
+    with pytest.raises(ValueError, match="^`confidence_level` 0.9999999 is too high"):
+        pc.bootstrap_ci([40, 6, 9, 345], "f1", confidence_level=0.9999999)
 
 
 # ------------------------------------------- the floor of report, subgroups and agreement

@@ -105,15 +105,25 @@ def test_bootstrap_names_trials_not_cells(capsys):
     assert "`--trials` must be at least 1" in err and "--cells" not in err
 
 
-def test_a_report_with_every_row_left_out_is_an_error_not_an_empty_table(data, capsys):
+def test_a_report_with_every_row_left_out_is_an_error_not_an_empty_table(tmp_path, capsys):
     """An empty table said nothing and exited 0; now one line says why, exit 2."""
-    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--metrics", "f1"]
-    assert main([*argv, "--confidence-level", "0.9999"]) == 2
+    path = tmp_path / "none.csv"
+    path.write_text("human,model\n" + "0,0\n" * 20)  # no positive: F1 undefined
+    argv = ["report", str(path), "--truth", "human", "--pred", "model", "--metrics", "f1"]
+    assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("perfci: error: no metric could be reported: f1")
     frame = perfci.load_example()
     with pytest.raises(ValueError, match="no metric could be reported: recall"):
         perfci.report(frame["human"], frame["model"], metrics=["recall"], groups=["p"] * len(frame))
+
+
+def test_a_report_at_a_high_level_draws_the_resamples_the_level_needs(data, capsys):
+    """At 99.99% every bootstrap row was refused naming `n_resamples`, which is no flag."""
+    argv = ["report", str(data), "--truth", "human", "--pred", "model", "--metrics", "f1"]
+    assert main([*argv, "--confidence-level", "0.9999", "--format", "csv"]) == 0
+    out = capsys.readouterr()
+    assert "n_resamples" not in out.err and out.out.count("\nf1,") == 1
 
 
 def test_an_error_whose_message_starts_with_a_line_break_shows_its_first_line(monkeypatch, capsys):

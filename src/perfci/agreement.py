@@ -27,7 +27,7 @@ import pandas as pd
 
 from ._core import registry
 from ._core.labels import as_label_array, check_aligned, majority_vote
-from ._core.replicates import N_RESAMPLES
+from ._core.resampling import default_resamples
 from ._core.validation import UNSET, Unset
 from .agreement_codes import Codes, read_codes
 
@@ -110,10 +110,9 @@ def annotator_agreement(
     interval : {"percentile", "bca"}, optional
         Bootstrap interval; percentile when unset.
     n_resamples : int, optional
-        Bootstrap resamples; 2000 when unset, at least ``ceil(2 / (1 - confidence_level))``
-        (40 at 95%: each tail of the interval holds a resample). Passing it (or
-        `interval`) with a method other than the bootstrap is an error, also at its
-        default value.
+        Bootstrap resamples; 2000 when unset (more above a 99% level), at least ``ceil(2 / (1 -
+        confidence_level))`` (40 at 95%: each tail of the interval holds a resample). Passing it (or
+        `interval`) with a method other than the bootstrap is an error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap.
     batch : int, optional
@@ -422,7 +421,13 @@ def agreement_report(
         row_options = options
         if statistic != "cohen_kappa" and options.method != "bootstrap":
             row_options = AgreementOptions(
-                "bootstrap", options.level, "nominal", None, "percentile", N_RESAMPLES, None
+                "bootstrap",
+                options.level,
+                "nominal",
+                None,
+                "percentile",
+                default_resamples(options.level),
+                None,
             )
         result = agreement_interval(codes, statistic, row_options, stream, single=False)
         records.append(

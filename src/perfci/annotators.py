@@ -279,10 +279,9 @@ def annotator_ci(
     confidence_level : float, default 0.95
         Confidence level.
     n_resamples, rng
-        Bootstrap options (``method="bootstrap"``; `rng` also for ``"majority"`` and a
-        tiny design's median annotator); as in
-        :func:`perfci.runs.runs_ci_counts`, `n_resamples` left at "recommended" is 2000,
-        and any number given is a bootstrap option.
+        Bootstrap options (``method="bootstrap"``; `rng` also for ``"majority"`` and a tiny design's
+        median annotator); as in :func:`perfci.runs.runs_ci_counts`, `n_resamples` left at
+        "recommended" is 2000 (more above a 99% level), and any number given is a bootstrap option.
 
     Returns
     -------

@@ -223,10 +223,10 @@ def auc_ci(
     interval : {"percentile", "bca"}, optional
         Bootstrap interval (``method="bootstrap"`` only); percentile when unset.
     n_resamples : int, optional
-        Bootstrap resamples (``method="bootstrap"`` only); 2000 when unset, at least
-        ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the interval holds a
-        resample). Passing it (or `interval`) with another method is an error, also at its
-        default value.
+        Bootstrap resamples (``method="bootstrap"`` only); 2000 when unset (more above 99%), at
+        least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the interval holds a
+        resample). Passing it (or `interval`) with another method is an error, also at its default
+        value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap (the DeLong methods draw nothing).
     batch : int, optional

@@ -35,7 +35,6 @@ from ._core.order_statistics import UNIFORMS, proportion_order_statistics
 # some of it from here.
 from ._core.replicates import (
     MIN_PERSONS,
-    N_RESAMPLES,
     ONE_PERSON,
     RATER_SYMMETRIC,
     DegenerateBootstrapWarning,
@@ -56,6 +55,7 @@ from ._core.resampling import (
     Statistic,
     check_resample_count,
     check_resample_size,
+    default_resamples,
     proportion_statistic,
 )
 from ._core.results import IntervalResult, sources_of
@@ -261,6 +261,7 @@ def _bootstrap_iv(
     confidence_level: Any,
     batch: Any,
     nested: bool | None,
+    defaulted: bool = False,
 ) -> tuple[np.ndarray, Statistic, int, float, bool, bool, tuple[int, ...]]:
     check_choice("metric", metric, ("proportion", *METRICS))
     check_choice("scheme", scheme, SCHEMES)
@@ -284,7 +285,7 @@ def _bootstrap_iv(
         )
     else:
         # a batch of levels: the highest needs the most resamples
-        check_resample_count(n_resamples, float(np.max(level)), interval)
+        check_resample_count(n_resamples, float(np.max(level)), interval, defaulted=defaulted)
     if batch is not None and not is_positive_int(batch):
         raise ValueError(f"`batch` must be a positive integer or None; got {batch!r}.")
     if nested is not None and not isinstance(nested, bool | np.bool_):
@@ -433,7 +434,7 @@ def bootstrap_ci(
     scheme: str | Unset = UNSET,
     interval: str = "percentile",
     pseudo_count: int = 0,
-    n_resamples: int | str = N_RESAMPLES,
+    n_resamples: int | str | Unset = UNSET,
     confidence_level: float = 0.95,
     rng: Any = None,
     batch: int | None = None,
@@ -466,10 +467,12 @@ def bootstrap_ci(
         proportion) or λ in each cell (a confusion matrix) are added before
         resampling, or, for the cluster schemes, one pseudo-person holding them is
         drawn among the m + 1 persons.
-    n_resamples : int or "exact", default 2000
+    n_resamples : int or "exact", optional
         Number of resamples, at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%, 200
         at 99%: each tail of the interval holds a resample,
-        :func:`perfci._core.resampling.min_resamples`); ``"exact"`` gives the
+        :func:`perfci._core.resampling.min_resamples`). Default 2,000, and above a 99%
+        level as many as keep 10 resamples beyond each end (20,000 at 99.9%;
+        :func:`perfci._core.resampling.default_resamples`). ``"exact"`` gives the
         infinite-resample percentile interval of a proportion with ``scheme="iid"`` from
         binomial quantiles.
     confidence_level : float, default 0.95
@@ -626,6 +629,9 @@ def bootstrap_ci(
     scheme_unset = isinstance(scheme, Unset)
     if isinstance(scheme, Unset):  # unset, it is the iid scheme (with a warning below)
         scheme = "iid"
+    defaulted = isinstance(n_resamples, Unset)
+    if isinstance(n_resamples, Unset):  # a batch of levels: the highest needs the most
+        n_resamples = default_resamples(float(np.max(check_confidence_level(confidence_level))))
     flat, statistic, lam, level, exact, nested, batch_shape = _bootstrap_iv(
         counts,
         metric,
@@ -636,6 +642,7 @@ def bootstrap_ci(
         confidence_level,
         batch,
         nested,
+        defaulted,
     )
     registry.BOOTSTRAP_DRAWS.check(draws)
     generator = check_rng(rng)

@@ -31,7 +31,7 @@ from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import DISAGREE, JOINT_CELLS, TO_A, TO_B
 from ._core.labels import check_aligned, has_columns
-from ._core.resampling import check_resample_count
+from ._core.resampling import check_resample_count, default_resamples
 from ._core.validation import (
     N_RESAMPLES,
     UNSET,
@@ -102,9 +102,10 @@ COMPARE_METHODS: tuple[str, ...] = registry.COMPARE_METHOD.names
 # scored on the very same texts (McNemar's setting).
 _PAIRED_PROPORTIONS = PAIRED_PROPORTIONS
 
-# The bootstrap's options left unset (UNSET; scheme None) take these; an option passed
-# (even at this value) with another method is an error.
-_BOOTSTRAP_DEFAULTS = {"interval": "percentile", "pseudo_count": 0, "n_resamples": N_RESAMPLES}
+# The bootstrap's options left unset (UNSET; scheme None) take these (`n_resamples` the
+# level's default_resamples); an option passed (even at this value) with another method is
+# an error.
+_BOOTSTRAP_DEFAULTS = {"interval": "percentile", "pseudo_count": 0}
 
 
 def labelled_joint_cells(
@@ -141,9 +142,17 @@ def _compare_iv(
     check_choice("interval", or_default(interval, "percentile"), BOOTSTRAP_INTERVALS)
     level = check_confidence_level(confidence_level, scalar=True)
     lam = check_pseudo_count(or_default(pseudo_count, 0))
-    resamples = check_positive_int("n_resamples", or_default(n_resamples, N_RESAMPLES))
+    if given(n_resamples):
+        resamples = check_positive_int("n_resamples", n_resamples)
+    else:
+        resamples = default_resamples(float(level))
     if method == "bootstrap":  # else checked where the bootstrap is chosen, if it is
-        check_resample_count(resamples, float(level), or_default(interval, "percentile"))
+        check_resample_count(
+            resamples,
+            float(level),
+            or_default(interval, "percentile"),
+            defaulted=not given(n_resamples),
+        )
     return level, lam, resamples, check_rng(rng)
 
 
@@ -301,9 +310,9 @@ def compare(
         Pseudo counts added to each of the eight joint cells (or held by a
         pseudo-person) of the bootstrap; 0 when unset.
     n_resamples : int, optional
-        Bootstrap resamples; 2000 when unset, at least ``ceil(2 / (1 - confidence_level))``
-        (40 at 95%: each tail of the interval holds a resample). `scheme`, `interval`,
-        `pseudo_count` and `n_resamples` are options of the bootstrap: passing one with
+        Bootstrap resamples; 2000 when unset (more above a 99% level), at least ``ceil(2 / (1 -
+        confidence_level))`` (40 at 95%: each tail of the interval holds a resample). `scheme`,
+        `interval`, `pseudo_count` and `n_resamples` are options of the bootstrap: passing one with
         another method is an error, also at its default value.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap; in a batch of K data sets, data set k
@@ -714,9 +723,11 @@ def _compare_cells(
     """Compare on joint counts ``(K, 8)`` or ``(K, persons, 8)``: everything after labels."""
     chosen = _choose_method(metric, method, nested, options, cells)
     scheme = options["scheme"]
-    interval, pseudo_count, n_resamples = (
+    interval, pseudo_count = (
         or_default(options[name], default) for name, default in _BOOTSTRAP_DEFAULTS.items()
     )
+    defaulted = not given(options["n_resamples"])
+    n_resamples = default_resamples(float(level)) if defaulted else options["n_resamples"]
     pseudo_count = check_pseudo_count(pseudo_count)
     total = cells if not nested else cells.sum(1)  # (K, 8)
     single = not batch_shape
@@ -728,7 +739,7 @@ def _compare_cells(
 
     boot = None
     if chosen == "bootstrap":
-        check_resample_count(n_resamples, float(level), interval)
+        check_resample_count(n_resamples, float(level), interval, defaulted=defaulted)
         scheme = _scheme(cells, nested, metric, scheme)
         parts, name = paired_bootstrap(
             cells,

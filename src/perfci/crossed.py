@@ -46,6 +46,7 @@ from ._core.labels import as_label_array, label_table
 from ._core.resampling import (
     AUTO_BATCH_ELEMENTS,
     check_resample_count,
+    default_resamples,
     weighted_multiplicities,
 )
 from ._core.validation import UndefinedMetricWarning, check_confidence_level, check_positive_int
@@ -62,7 +63,7 @@ from .metrics import (
     metric_values,
     proportion_counts,
 )
-from .policy import CROSSED_DF_PER_RUN, CROSSED_TINY_RELEVANT, N_RESAMPLES, RECOMMENDED
+from .policy import CROSSED_DF_PER_RUN, CROSSED_TINY_RELEVANT, RECOMMENDED
 
 __all__ = [
     "TinyDesignWarning",
@@ -101,7 +102,7 @@ def crossed_iv(
     registry.RUN_METHOD.check(method)
     level = float(check_confidence_level(confidence_level, scalar=True))
     given = not (isinstance(n_resamples, str) and n_resamples == RECOMMENDED)
-    resamples = N_RESAMPLES
+    resamples = default_resamples(level)
     if given:
         resamples = check_positive_int("n_resamples", n_resamples, " or 'recommended'")
         check_resample_size(resamples)
@@ -113,7 +114,7 @@ def crossed_iv(
             "it unset or pass method='bootstrap'."
         )
     if method == "bootstrap":
-        check_resample_count(resamples, level)
+        check_resample_count(resamples, level, defaulted=not given)
     return level, resamples
 
 

@@ -282,7 +282,9 @@ def interval_of_counts(
     strict: bool,
 ) -> MetricCI:
     """Compute the interval of `metric` on validated counts (per person if nested)."""
-    plan = plan_interval(counts, metric, options=options, strict=strict)
+    plan = plan_interval(
+        counts, metric, options={**options, "confidence_level": confidence_level}, strict=strict
+    )
     return computed_interval(plan, confidence_level=confidence_level, rng=rng)
 
 

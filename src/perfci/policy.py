@@ -169,6 +169,7 @@ from ._core.recommended import (
 from ._core.recommended import (
     recommended_scheme as recommended_scheme,
 )
+from ._core.resampling import default_resamples
 
 __all__ = [
     "HIERARCHICAL_MIN_TEXTS",
@@ -423,6 +424,7 @@ def choose_interval(
     interval: str = RECOMMENDED,
     pseudo_count: int | str = RECOMMENDED,
     n_resamples: int | str = RECOMMENDED,
+    confidence_level: float | None = None,
     strict: bool = True,
     worst_case: bool = False,
     edge: bool = False,
@@ -441,6 +443,10 @@ def choose_interval(
     method, design, df_adjust, scheme, interval, pseudo_count, n_resamples
         As in :func:`perfci.metric_ci`; ``"recommended"`` leaves the choice to the policy
         (``scheme=None`` means the same).
+    confidence_level : float, optional
+        The interval's level, for the resamples of a bootstrap left at "recommended"
+        (:func:`perfci._core.resampling.default_resamples`: 2,000 up to 99%, more above);
+        None: 2,000.
     strict : bool, default True
         Raise for a passed option the chosen method cannot use. :func:`perfci.report`
         passes False: its options apply to the rows whose method uses them.
@@ -571,8 +577,13 @@ def choose_interval(
         scheme=chosen_scheme,
         interval=defaults["interval"] if not _given(interval) else interval,
         pseudo_count=defaults["pseudo_count"] if not _given(pseudo_count) else pseudo_count,
-        n_resamples=N_RESAMPLES if not _given(n_resamples) else n_resamples,
+        n_resamples=n_resamples if _given(n_resamples) else _default_resamples(confidence_level),
     )
+
+
+def _default_resamples(confidence_level: float | None) -> int:
+    """Return the resamples of a bootstrap whose `n_resamples` was left to the policy."""
+    return N_RESAMPLES if confidence_level is None else default_resamples(confidence_level)
 
 
 def recommend_for_counts(

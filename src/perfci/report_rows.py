@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import policy
 from ._core.labels import as_label_array, sorted_labels
+from ._core.resampling import default_resamples
 from ._core.validation import UNSET, check_real_array
 from .auc import auc_ci_named
 from .bayes_rows import bayes_rows
@@ -55,7 +56,7 @@ def metric_rows(
     options = dict(options)
     bayes_sampler = options.pop("bayes_sampler")
     sensitivity = options.pop("bayes_prior_sensitivity", False)
-    level = options.pop("confidence_level")
+    level = options["confidence_level"]  # also the plans': it sets the default resamples
     child_rngs = rng.spawn(len(metrics))
     plans: dict[str, tuple[IntervalPlan, np.random.Generator]] = {}
     for metric, child in zip(metrics, child_rngs, strict=True):
@@ -210,7 +211,7 @@ def difference_rows(
         cells = subgroup_cells(t, p, b, g, cls, levels) if chosen else None
         for metric, child in zip(chosen, rng.spawn(len(chosen)), strict=True):
             method = policy.recommended_group_difference(metric, nested)
-            resamples = policy.N_RESAMPLES if isinstance(n_resamples, str) else n_resamples
+            resamples = default_resamples(level) if isinstance(n_resamples, str) else n_resamples
             table, notes = compare_groups_table(
                 cells,
                 levels,

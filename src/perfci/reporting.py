@@ -250,7 +250,7 @@ def metric_ci(
     pseudo_count : int or "recommended", default "recommended"
         Bootstrap pseudo count λ ("recommended": 1).
     n_resamples : int or "recommended", default "recommended"
-        Bootstrap resamples ("recommended": 2000).
+        Bootstrap resamples ("recommended": 2000, more above a 99% level).
     rng : numpy.random.Generator, int or None
         Random generator or seed for the bootstrap (unused by analytic intervals).
     estimand : str, optional
@@ -796,9 +796,9 @@ def report(
         Nested-data adjustment of the rows with analytic intervals, as in
         :func:`metric_ci` (icc_weighted and dean_pagano when left to the policy).
     n_resamples : int or "recommended", default "recommended"
-        Resamples of the rows with bootstrap intervals (2000 when left to the policy), at
-        least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the interval
-        holds a resample).
+        Resamples of the rows with bootstrap intervals (2000 when left to the policy, more above a
+        99% level), at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the
+        interval holds a resample).
     rng : numpy.random.Generator, int or None
         Random generator or seed (one child stream per row).
     bayes : bool, default False

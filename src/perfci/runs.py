@@ -285,9 +285,9 @@ def runs_ci_counts(
     confidence_level : float, default 0.95
         Confidence level.
     n_resamples : int or "recommended", default "recommended"
-        Bootstrap resamples (``method="bootstrap"`` only; "recommended": 2000), at least
-        ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the percentile
-        interval holds a resample). Any number given, 2000 too, is a bootstrap option.
+        Bootstrap resamples (``method="bootstrap"`` only; "recommended": 2000, more above a 99%
+        level), at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the
+        percentile interval holds a resample). Any number given, 2000 too, is a bootstrap option.
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap (and of the median run's interval of a
         tiny design, a bootstrap for F1); data set k of a batch draws from

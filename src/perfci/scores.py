@@ -66,7 +66,7 @@ def auc_options_iv(
     level = float(check_confidence_level(confidence_level, scalar=True))
     check_label("positive", positive)
     interval, resamples, generator = check_bootstrap_options(
-        method, scheme, interval, n_resamples, rng, batch
+        method, scheme, interval, n_resamples, rng, batch, level
     )
     return level, interval, resamples, generator
 

@@ -41,9 +41,8 @@ import pandas as pd
 from . import policy
 from ._core import registry
 from ._core.labels import as_label_array, check_aligned, listing, plain, same_label, sorted_labels
-from ._core.resampling import check_resample_count
+from ._core.resampling import check_resample_count, default_resamples
 from ._core.validation import (
-    N_RESAMPLES,
     UNSET,
     UndefinedMetricWarning,
     Unset,
@@ -167,7 +166,11 @@ def _choose(metric: str, method: str, nested: bool, n_resamples: Any, level: flo
             "leave `n_resamples` unset or pass method='bootstrap'."
         )
     if chosen == "bootstrap":
-        check_resample_count(or_default(n_resamples, N_RESAMPLES), level)
+        check_resample_count(
+            or_default(n_resamples, default_resamples(level)),
+            level,
+            defaulted=not given(n_resamples),
+        )
     return chosen
 
 
@@ -296,7 +299,7 @@ def compare_groups_counts(
             f"{ref.shape[:cut]}."
         )
     chosen = _choose(metric, method, nested, n_resamples, level)
-    resamples = int(or_default(n_resamples, N_RESAMPLES))
+    resamples = int(or_default(n_resamples, default_resamples(level)))
     sets = math.prod(batch_shape)
     flat = cells.reshape(sets, *cells.shape[cut:])
     flat_ref = ref.reshape(sets, *ref.shape[cut:])
@@ -588,7 +591,7 @@ def compare_groups_table(
         its notes.
     """
     chosen = _choose(metric, method, nested, n_resamples, level)
-    resamples = int(or_default(n_resamples, N_RESAMPLES))
+    resamples = int(or_default(n_resamples, default_resamples(level)))
     cells = np.asarray(cells, dtype=float)
     sides = sides_of(cells, metric, nested)
     r = levels.index(reference)
@@ -785,10 +788,10 @@ def compare_groups(
         The positive label; default 1 for a binary code (0/1, False/True or their
         strings). For multi-class labels, the class whose one-vs-rest metric is compared.
     n_resamples : int, optional
-        Resamples of each subgroup's bootstrap (``method="bootstrap"`` only); 2000 when
-        unset, at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of the
-        percentile interval holds a resample). Passed with another method, it is an error
-        (also at 2000).
+        Resamples of each subgroup's bootstrap (``method="bootstrap"`` only); 2000 when unset (more
+        above a 99% level), at least ``ceil(2 / (1 - confidence_level))`` (40 at 95%: each tail of
+        the percentile interval holds a resample). Passed with another method, it is an error (also
+        at 2000).
     rng : numpy.random.Generator, int or None
         Random generator or seed of the bootstrap: the subgroups in sorted order, the
         i-th uses ``np.random.default_rng(rng).spawn(L)[i]`` of L subgroups. The other

@@ -36,6 +36,7 @@ from .resampling import (
     augment,
     check_resample_count,
     check_resample_size,
+    default_resamples,
     draw_replicates_batch,
     iid_jackknife,
     jackknife,
@@ -201,7 +202,8 @@ def check_bootstrap_options(
     `scheme` (None for the recommended one), `interval`, `n_resamples` and `batch` are
     checked whatever the method; `interval` and `n_resamples` may be left
     :data:`~perfci._core.validation.UNSET` (``"percentile"`` and
-    :data:`~perfci._core.validation.N_RESAMPLES`). With a `method` other than
+    :func:`~perfci._core.resampling.default_resamples` of `confidence_level`, or
+    :data:`~perfci._core.validation.N_RESAMPLES` without one). With a `method` other than
     ``"bootstrap"``, passing `scheme`, `interval` or `n_resamples` at all is an error (an
     option the method cannot use is never silently ignored, and passing the default value
     is passing it). With ``method="bootstrap"`` and a `confidence_level` (already
@@ -230,7 +232,10 @@ def check_bootstrap_options(
         registry.BOOTSTRAP_SCHEME.check(scheme)
     chosen_interval = or_default(interval, "percentile")
     registry.BOOTSTRAP_INTERVAL.check(chosen_interval)
-    resamples = check_positive_int("n_resamples", or_default(n_resamples, N_RESAMPLES))
+    if given(n_resamples):
+        resamples = check_positive_int("n_resamples", n_resamples)
+    else:
+        resamples = N_RESAMPLES if confidence_level is None else default_resamples(confidence_level)
     check_resample_size(resamples)
     generator = check_rng(rng)
     if batch is not None:
@@ -248,7 +253,9 @@ def check_bootstrap_options(
                     f"leave `{name}` unset or pass method='bootstrap'."
                 )
     elif confidence_level is not None:
-        check_resample_count(resamples, confidence_level, chosen_interval)
+        check_resample_count(
+            resamples, confidence_level, chosen_interval, defaulted=not given(n_resamples)
+        )
     return chosen_interval, resamples, generator
 
 

@@ -44,15 +44,18 @@ from .cell_draws import (
 from .registry import MAX_RESAMPLES
 from .resources import check_memory
 from .streams import DataSetStreams, StreamSubset
+from .validation import N_RESAMPLES
 
 __all__ = [
     "AUTO_BATCH_ELEMENTS",
     "EXACT_GRID_CELLS",
     "MIN_RESAMPLES_PER_TAIL",
+    "TAIL_RESAMPLES",
     "Statistic",
     "augment",
     "check_resample_count",
     "check_resample_size",
+    "default_resamples",
     "draw_replicates",
     "draw_replicates_batch",
     "draw_replicates_many",
@@ -73,6 +76,9 @@ EXACT_GRID_CELLS = 1 << 22
 #: resamples at level c, a tail of probability (1 - c) / 2 holds B (1 - c) / 2 of them, so
 #: B must be at least ``ceil(2 * MIN_RESAMPLES_PER_TAIL / (1 - c))`` (:func:`min_resamples`).
 MIN_RESAMPLES_PER_TAIL = 1
+#: Resamples beyond each end of a percentile interval that the default count keeps at any
+#: level (:func:`default_resamples`): 2,000 keeps 10 at 99%.
+TAIL_RESAMPLES = 10
 #: Numbers held per batch of resamples when `batch` is None.
 AUTO_BATCH_ELEMENTS = 4_000_000
 
@@ -194,8 +200,44 @@ def min_resamples(confidence_level: float) -> int:
     return max(1, math.ceil(round(MIN_RESAMPLES_PER_TAIL / tail, 6)))
 
 
+def default_resamples(confidence_level: float) -> int:
+    """Return the bootstrap resamples drawn when `n_resamples` is left unset.
+
+    :data:`~perfci._core.validation.N_RESAMPLES` (2,000) up to a 99% level, where it keeps
+    :data:`TAIL_RESAMPLES` resamples beyond each end of a percentile interval; above 99%,
+    as many as keep that many, ``ceil(2 * TAIL_RESAMPLES / (1 - confidence_level))``
+    (20,000 at 99.9%, 200,000 at 99.99%), at most :data:`~perfci._core.registry.MAX_RESAMPLES`.
+    A fixed count would leave the tails of a high level with one resample or none (2,000
+    cannot give a 99.99% interval at all).
+
+    Parameters
+    ----------
+    confidence_level : float
+        The level, strictly between 0 and 1 (checked by the caller).
+
+    Returns
+    -------
+    int
+        The default number of resamples.
+
+    Examples
+    --------
+    >>> from perfci._core.resampling import default_resamples
+    >>> default_resamples(0.95), default_resamples(0.99), default_resamples(0.9999)
+    (2000, 2000, 200000)
+    """
+    tail = (1.0 - float(confidence_level)) / 2.0
+    # rounded before the ceiling, as in min_resamples
+    needed = math.ceil(round(TAIL_RESAMPLES / tail, 6))
+    return min(MAX_RESAMPLES, max(N_RESAMPLES, needed))
+
+
 def check_resample_count(
-    n_resamples: Any, confidence_level: float, interval: str = "percentile"
+    n_resamples: Any,
+    confidence_level: float,
+    interval: str = "percentile",
+    *,
+    defaulted: bool = False,
 ) -> int:
     """Refuse fewer bootstrap resamples than a percentile or BCa interval at a level needs.
 
@@ -212,6 +254,10 @@ def check_resample_count(
         The level of the interval.
     interval : {"percentile", "bca"}, default "percentile"
         The interval, for the message.
+    defaulted : bool, default False
+        Whether `n_resamples` is :func:`default_resamples`' count (the user left it unset):
+        only a level beyond what :data:`~perfci._core.registry.MAX_RESAMPLES` can serve is
+        then too high, and the message names `confidence_level`.
 
     Returns
     -------
@@ -237,6 +283,12 @@ def check_resample_count(
     if n_resamples < minimum:
         name = "BCa" if interval == "bca" else "percentile"
         level = f"{100 * float(confidence_level):.10g}%"
+        if defaulted:
+            raise ValueError(
+                f"`confidence_level` {float(confidence_level)!r} is too high for a bootstrap "
+                f"interval: its tails need at least {minimum} resamples, more than the "
+                f"{MAX_RESAMPLES} perfci draws; lower it or use an analytic method."
+            )
         raise ValueError(
             f"`n_resamples` must be at least {minimum} for a {level} {name} interval (each "
             f"tail needs a resample); got {n_resamples}."

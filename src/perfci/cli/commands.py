@@ -97,7 +97,7 @@ def bootstrap(args: argparse.Namespace) -> None:
         metric,
         interval=args.interval,
         pseudo_count=args.pseudo_count,
-        n_resamples=args.n_resamples,
+        **({} if args.n_resamples is None else {"n_resamples": args.n_resamples}),
         confidence_level=args.confidence_level,
         rng=args.seed,
     )

@@ -387,10 +387,10 @@ def _bootstrap(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument(
         "--n-resamples",
         type=_n_resamples,
-        default=2000,
+        default=None,
         metavar="B",
         help="resamples, or 'exact' for a proportion's exact percentile interval "
-        "(default: %(default)s)",
+        "(default: 2000, more above a 99%% level)",
     )
     _seed(p)
     _common(p)

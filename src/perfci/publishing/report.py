@@ -24,6 +24,7 @@ from .._core import registry
 from .._core.deprecation import hide_parameters, positional_groups
 from .._core.files import check_replaceable, remove_stale_temporaries, write_bytes_atomic
 from .._core.labels import check_aligned
+from .._core.resampling import default_resamples
 from .._core.results import to_jsonable
 from .._core.text import visible_text
 from .._core.validation import check_positive_int, check_rng
@@ -865,7 +866,7 @@ def validation_report(
         for name, value in options.items()
         if not (isinstance(value, str) and value == policy.RECOMMENDED)
     )
-    resamples = policy.N_RESAMPLES if isinstance(n_resamples, str) else int(n_resamples)
+    resamples = default_resamples(level) if isinstance(n_resamples, str) else int(n_resamples)
     choices = Choices(resamples, seed_clause(seed), given, mcmc)
     methods, references = methods_paragraph(
         table, comparisons, summary, names_, level, choices, versions
