@@ -585,6 +585,32 @@ def test_make_figures_checks_every_file_before_writing_any(tmp_path):
         make_figures(ds, tmp_path / "plain", formats=("png",))
 
 
+def test_validate_report_checks_every_result_s_figures_before_writing_any(tmp_path, capsys):
+    """With several results, a read-only figure of the second was refused only after the
+    first result's figures were written."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    _result("aaa").to_netcdf(folder / "aaa.nc")
+    _result("bbb").to_netcdf(folder / "bbb.nc")
+    figures = folder / "figures"
+    figures.mkdir()
+    locked = figures / "half_width_bbb.png"
+    locked.write_text("old")
+    locked.chmod(0o444)
+    assert main(["validate", "report", str(folder)]) == 2
+    assert "half_width_bbb.png' is a read-only" in capsys.readouterr().err
+    assert sorted(p.name for p in figures.iterdir()) == ["half_width_bbb.png"]
+    assert not (folder / "SUMMARY.md").exists()
+    locked.chmod(0o644)
+    locked.unlink()
+    assert main(["validate", "report", str(folder)]) == 0
+    assert {p.name for p in figures.iterdir()} >= {"coverage_aaa.png", "half_width_bbb.png"}
+    # two results of one suite would write the same files: refused, nothing written
+    with pytest.raises(ValueError, match="two results would write the figure"):
+        make_figures([_result("ccc"), _result("ccc")], tmp_path / "twice")
+    assert not (tmp_path / "twice").exists()
+
+
 # ------------------------------------------------- P13. the user's own files beside temps
 
 

@@ -32,6 +32,7 @@ Policies, for every file perfci replaces:
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import secrets
@@ -44,6 +45,7 @@ __all__ = [
     "check_folder",
     "check_replaceable",
     "check_target",
+    "file_stem",
     "free_bytes",
     "is_read_only",
     "new_temporary",
@@ -354,3 +356,24 @@ def sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def file_stem(name: str) -> str:
+    r"""Return `name` as a file-name stem: letters, digits, ``.``, ``-`` and ``_`` only.
+
+    Every other character (a path separator, a control character, a space) becomes
+    ``_``, leading dots are dropped (no hidden or parent-folder names) and the stem is at
+    most 100 characters, so a suite's figures stay in the figures folder. When the stem is
+    not the name itself, ``-`` and the first 8 hex digits of the name's SHA-256 are
+    appended, so distinct names (``a/b``, ``a?b`` and ``a_b``) never share files.
+
+    Examples
+    --------
+    >>> from perfci._core.files import file_stem
+    >>> file_stem("atlas-icc"), file_stem("../../etc/x\nname")
+    ('atlas-icc', 'etc_x_name-04476746')
+    """
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._")[:100] or "suite"
+    if stem == name:
+        return stem
+    return f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"

@@ -768,11 +768,9 @@ def validate(args: argparse.Namespace) -> None:
     datasets = [load_result(path) for path in files]  # all checked before anything is written
     for dataset in datasets:
         suite_layout(dataset, args.x)
-    for dataset in datasets:
-        written += [
-            str(f) for f in make_figures(dataset, figures_folder, x=args.x, formats=formats)
-        ]
-        tables.append(coverage_table(dataset))
+    # every result's figures drawn and checked before any is written
+    written += [str(f) for f in make_figures(datasets, figures_folder, x=args.x, formats=formats)]
+    tables += [coverage_table(dataset) for dataset in datasets]
     summary = folder / "SUMMARY.md"
     write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
     written.append(str(summary))

@@ -17,7 +17,6 @@ Monte-Carlo standard errors, and a summary over a dim only when asked, saying so
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import re
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
-from .._core.files import check_folder, check_target
+from .._core.files import check_folder, check_target, file_stem
 from ..plotting import figure_text
 
 if TYPE_CHECKING:
@@ -724,7 +723,7 @@ def plot_suite(
 
 
 def make_figures(
-    dataset: xr.Dataset,
+    dataset: xr.Dataset | Sequence[xr.Dataset],
     folder: str | Path,
     *,
     x: str | None = None,
@@ -734,9 +733,10 @@ def make_figures(
 
     Parameters
     ----------
-    dataset : xarray.Dataset
+    dataset : xarray.Dataset or sequence of xarray.Dataset
         A result of :func:`perfci.harness.run_suite` (its ``suite`` attribute picks the
-        paper's figures).
+        paper's figures), or several, whose figures are all drawn and checked before
+        any is written.
     folder : path
         Where to write ``<suite>-<figure>.<format>`` (the paper's figures, see
         :data:`FIGURES`), and ``coverage_<suite><page>.<format>`` and
@@ -775,12 +775,33 @@ def make_figures(
 
     matplotlib.use("Agg")
     wanted = check_formats(formats)
-    suite_layout(dataset, x)  # fails before anything is written
+    datasets = [dataset] if isinstance(dataset, xr.Dataset) else list(dataset)
+    for one in datasets:
+        suite_layout(one, x)  # fails before anything is written
     folder = Path(folder)
     check_folder(folder, "`folder`")
+    drawn: list[tuple[Path, Any]] = []  # each figure and its file name without a format
+    try:
+        for one in datasets:
+            drawn += _suite_figures(one, folder, x)
+        plain = [b.with_suffix("") if b.suffix[1:].lower() in FORMATS else b for b, _ in drawn]
+        targets = [b.with_name(f"{b.name}.{fmt}") for b in plain for fmt in wanted]
+        for i, target in enumerate(targets):
+            check_target(target, "figure")  # the names save_figure writes
+            if target in targets[:i]:
+                raise ValueError(f"two results would write the figure {str(target)!r}.")
+        folder.mkdir(parents=True, exist_ok=True)
+        return [path for base, fig in drawn for path in save_figure(fig, base, wanted)]
+    finally:
+        for _, fig in drawn:
+            plt.close(fig)
+
+
+def _suite_figures(dataset: xr.Dataset, folder: Path, x: str | None) -> list[tuple[Path, Any]]:
+    """Draw one result's figures: (file name without a format, figure) pairs."""
     suite = str(dataset.attrs["suite"])
     stem_of = file_stem(suite)  # a results file's name may hold anything
-    drawn: list[tuple[Path, Any]] = []  # each figure and its file name without a format
+    drawn: list[tuple[Path, Any]] = []
     try:
         for fig_spec in FIGURES.get(suite, []):
             drawn += _plot(dataset, fig_spec, folder / f"{stem_of}-{fig_spec.stem}")
@@ -789,35 +810,13 @@ def make_figures(
         for variable, (stem, _) in _SUITE_VARIABLES.items():
             pages = plot_suite(dataset, variable, x=x).items()
             drawn += [(folder / f"{stem}_{stem_of}{page}", fig) for page, fig in pages]
-        plain = [b.with_suffix("") if b.suffix[1:].lower() in FORMATS else b for b, _ in drawn]
-        for target in (b.with_name(f"{b.name}.{fmt}") for b in plain for fmt in wanted):
-            check_target(target, "figure")  # the names save_figure writes
-        folder.mkdir(parents=True, exist_ok=True)
-        return [path for base, fig in drawn for path in save_figure(fig, base, wanted)]
-    finally:
+    except BaseException:
+        import matplotlib.pyplot as plt
+
         for _, fig in drawn:
             plt.close(fig)
-
-
-def file_stem(name: str) -> str:
-    r"""Return `name` as a file-name stem: letters, digits, ``.``, ``-`` and ``_`` only.
-
-    Every other character (a path separator, a control character, a space) becomes
-    ``_``, leading dots are dropped (no hidden or parent-folder names) and the stem is at
-    most 100 characters, so a suite's figures stay in the figures folder. When the stem is
-    not the name itself, ``-`` and the first 8 hex digits of the name's SHA-256 are
-    appended, so distinct names (``a/b``, ``a?b`` and ``a_b``) never share files.
-
-    Examples
-    --------
-    >>> from perfci.harness.figures import file_stem
-    >>> file_stem("atlas-icc"), file_stem("../../etc/x\nname")
-    ('atlas-icc', 'etc_x_name-04476746')
-    """
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._")[:100] or "suite"
-    if stem == name:
-        return stem
-    return f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+        raise
+    return drawn
 
 
 # ----------------------------------------------------------------------------- tables
