@@ -5,6 +5,7 @@ import pytest
 from sklearn import metrics as skm
 
 import perfci as pc
+from perfci.counting import one_vs_rest
 
 
 def random_labels(rng, size=200, prevalence=0.3, accuracy=0.85):
@@ -55,6 +56,36 @@ def test_micro_scores_equal_accuracy_for_single_label_data(rng):
     acc = np.mean(y_true == y_pred)
     for m in ["micro_recall", "micro_precision", "micro_f1"]:
         assert pc.compute_metric(counts, m) == pytest.approx(acc)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_multiclass_accuracy_and_kappa_agree_with_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, 7))
+    t = rng.choice(k, size=int(rng.integers(20, 400)))
+    p = np.where(rng.random(t.size) < 0.4, rng.choice(k, size=t.size), t)
+    counts = pc.confusion(t, p)
+    assert pc.compute_metric(counts, "multiclass_accuracy") == pytest.approx(
+        skm.accuracy_score(t, p), abs=1e-12
+    )
+    assert pc.compute_metric(counts, "multiclass_kappa") == pytest.approx(
+        skm.cohen_kappa_score(t, p), abs=1e-12
+    )
+
+
+def test_multiclass_kappa_of_a_fixed_matrix_equals_statsmodels():
+    # statsmodels.stats.inter_rater.cohens_kappa(m).kappa -> 0.6789383561643836 (0.14.x);
+    # the share of the diagonal is 114 / 150 = 0.76
+    m = np.array([[30, 4, 1, 0], [5, 22, 3, 2], [2, 3, 18, 4], [0, 1, 5, 25]])
+    counts = one_vs_rest(m)
+    kappa = pc.compute_metric(counts, "multiclass_kappa")
+    assert kappa == pytest.approx(0.6789383561643836, abs=1e-14)
+    assert pc.compute_metric(counts, "multiclass_accuracy") == pytest.approx(0.76, abs=1e-15)
+    # micro_accuracy counts each text once per class (the other classes' tn too): not it
+    assert pc.compute_metric(counts, "micro_accuracy") == pytest.approx(1 - 2 * 0.24 / 4)
+    # undefined when both raters put every text in one class (chance agreement 1)
+    with pytest.warns(pc.UndefinedMetricWarning, match="chance agreement is 1"):
+        assert np.isnan(pc.compute_metric(one_vs_rest(np.diag([5, 0, 0])), "multiclass_kappa"))
 
 
 def test_ppa_pna_formulas_and_rater_swap():

@@ -74,7 +74,10 @@ def test_metric_names_are_built_from_the_binary_ones():
     binary = registry.BINARY_METRIC.names
     assert registry.PROPORTION_METRIC.names == binary[:5]
     assert registry.METRIC.names == (
-        binary + tuple(f"macro_{m}" for m in binary) + tuple(f"micro_{m}" for m in binary)
+        binary
+        + ("multiclass_accuracy", "multiclass_kappa")
+        + tuple(f"macro_{m}" for m in binary)
+        + tuple(f"micro_{m}" for m in binary)
     )
     assert registry.BOOTSTRAP_METRIC.names == ("proportion", *registry.METRIC.names)
     # the AUC of a score is no function of confusion counts: it extends the lists of

@@ -9,6 +9,7 @@ counts; it never reads labels.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -36,6 +37,7 @@ from .metrics import (
     PROPORTION_METRICS,
     metric_values,
     proportion_counts,
+    right_wrong_cells,
     undefined_reason,
 )
 from .policy import RECOMMENDED
@@ -153,6 +155,9 @@ class IntervalPlan:
     persons: int | None
     independent_texts: bool
     estimate: float
+    #: The metric's name in the result, where its interval is another metric's
+    #: (``multiclass_accuracy`` is the accuracy of right against wrong texts).
+    reported: str | None = None
 
     @property
     def draws(self) -> tuple | None:
@@ -170,7 +175,17 @@ def plan_interval(
 
     `options` are the method options of :func:`metric_ci` (``method``, ``design``, ...),
     passed to :func:`perfci.policy.choose_interval`.
+
+    ``multiclass_accuracy`` is a proportion of texts, those classified right: its plan is
+    that of ``"accuracy"`` on the cells ``[right, wrong, 0, 0]`` (per person when nested),
+    whose accuracy it is, so it gets the recommended interval of a proportion.
     """
+    if metric == "multiclass_accuracy" and counts.matrix is not None:
+        cells = right_wrong_cells(counts.matrix).astype(counts.counts.dtype)
+        dims = (*counts.dims[:-2], "cell")
+        binary = ConfusionCounts(cells, positive=None, groups=counts.groups, dims=dims)
+        plan = plan_interval(binary, "accuracy", options=options, strict=strict)
+        return dataclasses.replace(plan, reported=metric)
     nested = counts.groups is not None
     cells = np.asarray(counts.matrix if metric in AVERAGED_METRICS else counts.counts, dtype=float)
     relevant = relevant_texts(cells, metric)
@@ -251,7 +266,7 @@ def computed_interval(
         )
         label = choice.label
     return MetricCI(
-        metric=plan.metric,
+        metric=plan.reported or plan.metric,
         estimate=plan.estimate,
         low=float(res.low),
         high=float(res.high),

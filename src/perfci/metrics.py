@@ -29,11 +29,13 @@ __all__ = [
     "CELL_POOLING",
     "CELLS",
     "METRICS",
+    "MULTICLASS_METRICS",
     "PROPORTION_METRICS",
     "RELEVANT_TEXTS",
     "compute_metric",
     "metric_gradient",
     "proportion_counts",
+    "right_wrong_cells",
 ]
 
 #: Order of the cells on the last axis of every count array.
@@ -142,8 +144,13 @@ _BINARY = {name: _FORMULAS[name] for name in registry.BINARY_METRIC}
 #: Binary metric names, in report order (:data:`perfci._core.registry.BINARY_METRIC`).
 BINARY_METRICS: tuple[str, ...] = registry.BINARY_METRIC.names
 
-#: Every metric name accepted by :func:`compute_metric`: the binary metrics, then their
-#: ``macro_`` and ``micro_`` averages (:data:`perfci._core.registry.METRIC`).
+#: Metrics of a k x k matrix as a whole: ``multiclass_accuracy`` (the share of texts
+#: classified right) and ``multiclass_kappa`` (Cohen's kappa of the matrix).
+MULTICLASS_METRICS: tuple[str, ...] = registry.MULTICLASS_METRIC.names
+
+#: Every metric name accepted by :func:`compute_metric`: the binary metrics, the metrics
+#: of the k x k matrix, then the binary metrics' ``macro_`` and ``micro_`` averages
+#: (:data:`perfci._core.registry.METRIC`).
 METRICS: tuple[str, ...] = registry.METRIC.names
 
 
@@ -175,6 +182,42 @@ def difference_bound(metric: str) -> float:
     return 2.0 if metric in ("kappa", "mcc") else 1.0
 
 
+def _multiclass(counts: np.ndarray, metric: str) -> np.ndarray:
+    """k-class accuracy or kappa from one-vs-rest counts ``(..., k, 4)`` of single labels.
+
+    Class k's tp are the matrix's diagonal, tp + fn its row (reference) total and tp + fp
+    its column (classifier) total; every class row holds all N texts.
+    """
+    right = counts[..., _TP].sum(-1)
+    texts = counts[..., 0, :].sum(-1)
+    if metric == "multiclass_accuracy":
+        return _ratio(right, texts)
+    rows = counts[..., _TP] + counts[..., _FN]
+    columns = counts[..., _TP] + counts[..., _FP]
+    chance = (rows * columns).sum(-1)  # N^2 p_e
+    # (p_o - p_e) / (1 - p_e), times N^2 above and below
+    return _ratio(texts * right - chance, texts * texts - chance)
+
+
+def right_wrong_cells(matrices: Any) -> np.ndarray:
+    """Return binary cells ``[right, wrong, 0, 0]`` of k x k matrices ``(..., k, k)``.
+
+    Their ``accuracy`` is the matrices' ``multiclass_accuracy``, a proportion of texts:
+    :func:`perfci.metric_ci` and the harness's recommended rows give
+    ``multiclass_accuracy`` the recommended interval of a proportion on these cells.
+
+    Examples
+    --------
+    >>> from perfci.metrics import right_wrong_cells
+    >>> right_wrong_cells([[5, 1, 0], [2, 6, 1], [0, 0, 3]]).tolist()
+    [14.0, 4.0, 0.0, 0.0]
+    """
+    arr = np.asarray(matrices, dtype=float)
+    right = np.trace(arr, axis1=-2, axis2=-1)
+    zeros = np.zeros_like(right)
+    return np.stack([right, arr.sum((-2, -1)) - right, zeros, zeros], -1)
+
+
 def metric_values(counts: np.ndarray, metric: str) -> np.ndarray:
     """Evaluate `metric` on validated float counts, NaN where undefined, no warning.
 
@@ -182,6 +225,8 @@ def metric_values(counts: np.ndarray, metric: str) -> np.ndarray:
     """
     if metric in _BINARY:
         return _BINARY[metric](counts)
+    if counts.ndim >= 2 and metric in MULTICLASS_METRICS:
+        return _multiclass(counts, metric)
     average, base = metric.split("_", 1)
     if counts.ndim < 2:
         raise ValueError(
@@ -321,6 +366,8 @@ def undefined_reason(metric: str) -> str:
     """Why `metric` can be undefined (a zero denominator), in words."""
     if metric in _BINARY:
         return _UNDEFINED_BECAUSE[metric]
+    if metric in MULTICLASS_METRICS:
+        return _UNDEFINED_BECAUSE[metric.split("_", 1)[1]]
     base = metric.split("_", 1)[1]
     return f"{base} is undefined for at least one class ({_UNDEFINED_BECAUSE[base]})"
 
@@ -371,10 +418,16 @@ def compute_metric(counts: Any, metric: str) -> np.ndarray | np.float64:
     ``mcc``               :math:`(ad - bc) / \sqrt{(a + b)(a + c)(d + b)(d + c)}`
     ===================== ==============================================================
 
+    ``multiclass_accuracy`` is the share of texts whose class the classifier gives,
+    :math:`\sum_k n_{kk} / N` of the k x k matrix, and ``multiclass_kappa`` Cohen's kappa
+    of the matrix, :math:`(p_o - p_e) / (1 - p_e)` with :math:`p_o` that share and
+    :math:`p_e = \sum_k n_{k+} n_{+k} / N^2` (``sklearn.metrics.cohen_kappa_score``);
+    both read the one-vs-rest counts of single-label data (tp on the diagonal).
     ``macro_<m>`` is the unweighted mean of ``<m>`` over the classes (NaN if ``<m>`` is
     undefined for any class); ``micro_<m>`` is ``<m>`` of the counts summed over the
     classes. For single-label multi-class data, ``micro_recall``, ``micro_precision``
-    and ``micro_f1`` all equal the multi-class accuracy.
+    and ``micro_f1`` all equal ``multiclass_accuracy``; ``micro_accuracy`` is not it (it
+    counts each text once per class, the true negatives of the other classes included).
 
     References
     ----------

@@ -312,11 +312,26 @@ BINARY_METRIC = Choices.of(
     ],
 )
 
+#: Metrics of the k x k matrix as a whole (single-label multi-class data).
+MULTICLASS_METRIC = Choices.of(
+    "metric",
+    "a metric of the k x k confusion matrix as a whole",
+    [
+        (
+            "multiclass_accuracy",
+            "share of texts whose class the classifier gives, the k-class accuracy",
+        ),
+        ("multiclass_kappa", "Cohen's kappa of the k x k matrix, agreement beyond chance"),
+    ],
+)
+
 METRIC = Choices.of(
     "metric",
-    "a binary metric, or a macro_ / micro_ average over classes of one",
+    "a binary metric, a metric of the k x k matrix (multiclass_), or a macro_ / micro_ "
+    "average over classes of a binary metric",
     [
         *((e.name, e.help) for e in BINARY_METRIC.entries),
+        *((e.name, e.help) for e in MULTICLASS_METRIC.entries),
         *(
             (f"macro_{e.name}", f"unweighted mean over classes of {e.name}")
             for e in BINARY_METRIC.entries

@@ -92,7 +92,13 @@ _BETA_FORMS: dict[str, tuple[tuple[int, ...], tuple[int, ...], bool]] = {
 # Metrics that are one margin of the binary tree, Beta under any prior of the margins.
 _MARGIN_METRICS = {"recall": 1, "specificity": 2}
 # Micro averages of single-label k x k matrices that equal the accuracy (sum of the diagonal).
-_ACCURACY_LIKE = ("micro_recall", "micro_precision", "micro_f1", "micro_ppa")
+_ACCURACY_LIKE = (
+    "micro_recall",
+    "micro_precision",
+    "micro_f1",
+    "micro_ppa",
+    "multiclass_accuracy",
+)
 
 
 class PriorOnlyWarning(UserWarning):

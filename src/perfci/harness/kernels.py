@@ -385,9 +385,11 @@ def recommended_ends(
     groups, what :func:`perfci.metric_ci` applies without `groups`.
     """
     from .. import policy
-    from ..metrics import RELEVANT_TEXTS, proportion_counts
+    from ..metrics import RELEVANT_TEXTS, proportion_counts, right_wrong_cells
 
     low, high = np.full(counts.shape[0], np.nan), np.full(counts.shape[0], np.nan)
+    if metric == "multiclass_accuracy":  # a proportion of texts, as metric_ci reads it
+        metric, counts = "accuracy", right_wrong_cells(counts)
     # a proportion is scored as the recall of its successes (any proportion metric: one
     # rule)
     name = "recall" if metric == "proportion" else metric
@@ -470,7 +472,7 @@ def infinite_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     else:
         metric = params["metric"]
         matrices = draw_confusion(params, shape, data_rng)
-        if metric.startswith(("macro_", "micro_")):
+        if metric.startswith(("macro_", "micro_", "multiclass_")):
             counts = matrices
             truth = float(metric_values(one_vs_rest(truth_value), metric))
         else:

@@ -197,7 +197,8 @@ def widest_half_width(suite: Suite, cell: dict) -> float | None:
     schema = POPULATION_SCHEMA[kind]
     declared = schema.dims.get("metric") or schema.keys.get("metric")
     metric = cell.get("metric", suite.population.get("metric", getattr(declared, "default", None)))
-    base = str(metric).split("_", 1)[1] if str(metric).startswith(("macro_", "micro_")) else metric
+    averaged = str(metric).startswith(("macro_", "micro_", "multiclass_"))
+    base = str(metric).split("_", 1)[1] if averaged else metric
     signed = base in ("kappa", "mcc")
     if kind in DIFFERENCE_KINDS:
         return difference_bound(str(base))
