@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+import pandas as pd
 import pytest
 
 import perfci
@@ -253,3 +254,33 @@ def test_the_fourth_probe_pandas_arguments_and_repeated_columns_elsewhere(data, 
         argv = [command, str(data), "--truth", "human", "--pred", "model", "model_b", "model"]
         assert main([*argv, "--metric", "recall"]) == 2
         assert "`--pred` names the column 'model' more than once" in capsys.readouterr().err
+
+
+def test_rank_in_latex_is_latex_with_every_name_escaped(tmp_path, capsys):
+    """`perfci rank --format latex` printed the plain text table (round 5, E10)."""
+    frame = perfci.load_example()
+    frame["a_b&c%"], frame["#x{y}"] = frame["model"], frame["model_b"]
+    path = tmp_path / "rank.csv"
+    frame.to_csv(path, index=False)
+    argv = ["rank", str(path), "--truth", "human", "--pred", "a_b&c%", "#x{y}"]
+    assert main([*argv, "--metric", "recall", "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("\\begin{tabular}{") and out.rstrip().endswith("\\end{tabular}")
+    assert "a\\_b\\&c\\%" in out and "\\#x\\{y\\}" in out and "a_b&c%" not in out
+    assert "rank\\_low" in out
+
+
+def test_round5_silent_losses_in_python_are_refused():
+    """Round 5: repeated classifier columns lost the comparison (an empty `many`), and
+    annotator_table paired misaligned pandas arguments by position."""
+    frame = perfci.load_example()
+    twice = pd.concat([frame["model_b"], frame["model_b"]], axis=1).set_axis(["a", "a"], axis=1)
+    with pytest.raises(ValueError, match=r"`classifiers` must name each classifier once"):
+        perfci.validation_report(frame["human"], frame["model"], classifiers=twice)
+    with pytest.raises(ValueError, match=r"`classifiers` must name each classifier once"):
+        perfci.validation_report(
+            frame["human"], frame["model"], classifiers={1: frame["model_b"], "1": frame["model"]}
+        )
+    shifted = frame[["human", "human_b"]].set_axis(frame.index + 2)
+    with pytest.raises(ValueError, match="index"):
+        perfci.annotator_table(shifted, frame["model"], "recall")

@@ -251,3 +251,26 @@ def test_pandas_arguments_with_different_indexes_are_refused_not_paired_by_posit
     assert pc.metric_ci(shuffled["human"], shuffled["model"], "recall").estimate == (
         pc.metric_ci(texts["human"].to_numpy(), texts["model"].to_numpy(), "recall").estimate
     )
+
+
+def test_booleans_inside_a_list_are_not_read_as_ones():
+    """Round 5: NumPy reads [True, 20] as [1, 20]; a bare True was refused, one in a list
+    was silently a 1 (an exact coverage at n = 1, an interval of 1 success)."""
+    with pytest.raises(ValueError, match=r"`n` must be real numbers, not booleans"):
+        pc.exact_coverage("wald", [True, 20], 0.5)
+    with pytest.raises(ValueError, match=r"`x` must be real numbers, not booleans"):
+        pc.proportion_ci([True, 3], [10, 10])
+    with pytest.raises(ValueError, match=r"not booleans"):
+        pc.half_width_curves([[10, True]], 0.9)
+    assert pc.proportion_ci([1, 3], [10, 10]).low.shape == (2,)  # numbers still pass
+
+
+def test_a_zero_width_interval_of_a_level_near_zero_does_not_claim_equal_resamples():
+    """Round 5: at a level of 1e-9 the two order statistics read are equal; the warning
+    said every resample gave the same value, which was false."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ci = pc.bootstrap_ci([40, 6, 9, 345], "f1", confidence_level=1e-9, rng=1)
+    assert ci.low == ci.high and ci.standard_error > 0
+    with pytest.warns(pc.DegenerateBootstrapWarning, match="every resample gave the same"):
+        pc.bootstrap_ci([40, 0, 0, 0], "precision", rng=1)

@@ -301,6 +301,9 @@ def test_macro_f1_nested_bootstrap_is_bca_without_pseudo_counts():
     # persons (every miss below); BCa without pseudo counts 0.923-0.974
     nested = policy.choose_interval("macro_f1", groups=True, relevant_texts_per_person=5)
     assert nested.label == "bootstrap (scheme=hierarchical, interval=bca, pseudo_count=0)"
+    # the k-class kappa: lambda = 1 percentile 0.911-0.950 at 5 persons, BCa 0.925-0.974
+    kappa = policy.choose_interval("multiclass_kappa", groups=True, relevant_texts_per_person=5)
+    assert kappa.label == nested.label
     # independent texts, other metrics and other schemes keep the policy's defaults
     pc1 = "interval=percentile, pseudo_count=1)"
     assert policy.choose_interval("macro_f1").label.endswith(pc1)

@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._core import registry
+from ._core.imputation import MIN_SHARED_TEXTS, expected_cells, impute_codes, unit_cells
 from ._core.labels import (
     as_label_array,
     check_aligned,
@@ -50,7 +51,13 @@ from .metric import MetricCI, metric_ci_counts
 from .metrics import metric_values
 from .policy import RECOMMENDED
 
-__all__ = ["ANNOTATOR_ESTIMANDS", "AnnotatorsCI", "annotator_ci", "annotator_table"]
+__all__ = [
+    "ANNOTATOR_ESTIMANDS",
+    "AnnotatorsCI",
+    "ThinOverlapWarning",
+    "annotator_ci",
+    "annotator_table",
+]
 
 #: What an interval with several annotators is about (:data:`registry.ANNOTATOR_ESTIMAND`).
 ANNOTATOR_ESTIMANDS: tuple[str, ...] = registry.ANNOTATOR_ESTIMAND.names
@@ -220,6 +227,47 @@ def _cells(truth: np.ndarray, said: np.ndarray, person: np.ndarray | None) -> np
     return person_run_cells(cell, person, observed=coded).astype(float)
 
 
+class ThinOverlapWarning(UserWarning):
+    """An annotator's imputed codes rest on few texts coded with someone else."""
+
+
+def _imputed_cells(
+    truth: np.ndarray, said: np.ndarray, person: np.ndarray | None, units: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Cells of every text against every annotator, the missing codes imputed.
+
+    Each annotator's metric is over every text (:mod:`perfci._core.imputation`); returns
+    the cells per unit and the codes' influence on them through the imputation (None,
+    and :func:`_cells` itself, for a complete design). Warns with
+    :class:`ThinOverlapWarning` where an annotator's imputed codes outnumber the texts
+    they share with another annotator, and those are fewer than
+    :data:`~perfci._core.imputation.MIN_SHARED_TEXTS`.
+    """
+    imputed = impute_codes(truth, said)
+    if imputed.complete:
+        return _cells(truth, said, person), None
+    # the imputed texts outnumber the texts that calibrate them, and those are few
+    thin = (imputed.imputed[0] > imputed.shared[0]) & (imputed.shared[0] < MIN_SHARED_TEXTS)
+    if thin.any():
+        which = ", ".join(
+            f"annotator {a + 1} ({imputed.shared[0, a]} shared, {imputed.imputed[0, a]} imputed)"
+            for a in np.flatnonzero(thin)
+        )
+        warnings.warn(
+            f"Codes the annotators did not give are imputed from the codes of those who "
+            f"coded the text, calibrated on the texts each annotator coded with someone "
+            f"else: {which}, more texts imputed than shared, and fewer than "
+            f"{MIN_SHARED_TEXTS} shared, so the metric against them on every text rests "
+            "on little. More texts coded by two annotators are the remedy.",
+            ThinOverlapWarning,
+            stacklevel=3,
+        )
+    cells, influence = expected_cells(said, imputed.codes), imputed.influence
+    if person is None:
+        return cells, influence
+    return unit_cells(cells, person, units), unit_cells(influence, person, units)
+
+
 def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:
     """Return the majority code of each text (NaN where the codes tie) and the ties.
 
@@ -333,7 +381,7 @@ def annotator_ci(
     >>> coders = texts[["human", "human_b"]]
     >>> ci = pc.metric_ci(coders, texts["model"], "recall", groups=texts["person"])
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}] about {ci.sources}")
-    0.850 [0.677, 0.942] about ('texts', 'persons', 'annotators')
+    0.851 [0.686, 0.941] about ('texts', 'persons', 'annotators')
     >>> ci.annotator_estimates.round(3).tolist(), ci.coded.tolist()
     ([0.88, 0.819], [1069, 649])
     """
@@ -384,7 +432,8 @@ def annotator_ci(
         if method in ("bootstrap", RECOMMENDED)
         else None
     )
-    cells = _cells(truth, said, person)
+    observed = _cells(truth, said, person)
+    cells, influence = _imputed_cells(truth, said, person, observed.shape[0])
     crossed = crossed_intervals(
         cells[None],
         np.ones((1, cells.shape[0])),
@@ -397,6 +446,8 @@ def annotator_ci(
         batch=None,
         unit="persons" if nested else "texts",
         source="annotators",
+        observed=None if influence is None else observed[None],
+        influence=None if influence is None else influence[None],
     )
     parts = crossed["parts"]
     return AnnotatorsCI(
@@ -492,6 +543,7 @@ def annotator_table(
             f"`metric` must be a binary metric, one of {sorted(registry.BINARY_METRIC.names)}; "
             f"got {metric!r}."
         )
+    check_aligned(y_true=y_true, y_pred=y_pred, groups=groups)
     truth, said, _ = read_codes(y_true, y_pred, positive)
     names = (
         [str(c) for c in y_true.columns]

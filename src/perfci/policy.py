@@ -89,6 +89,9 @@ from ._core.recommended import (
     CROSSED_DF_PER_RUN as CROSSED_DF_PER_RUN,
 )
 from ._core.recommended import (
+    CROSSED_FEW_PERSONS as CROSSED_FEW_PERSONS,
+)
+from ._core.recommended import (
     CROSSED_TINY_RELEVANT as CROSSED_TINY_RELEVANT,
 )
 from ._core.recommended import (

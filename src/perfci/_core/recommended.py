@@ -127,9 +127,13 @@ PSEUDO_COUNT = 1
 #: estimate (by 0.15 at 5 persons of 5 texts, 3 classes): in ``atlas-multiclass`` the
 #: lambda = 1 percentile interval covered 0.874-0.898 at 5 persons (ICC 0.2), every miss
 #: below, where BCa without pseudo counts covered 0.923-0.974 at 5 persons and at least
-#: 0.939 at 10-40, 15-25% narrower.
+#: 0.939 at 10-40, 15-25% narrower. The k-class kappa likewise (``multiclass_kappa``):
+#: the lambda = 1 percentile interval covered 0.911-0.950 at 5 persons and 0.941 or more
+#: at 10-40; BCa without pseudo counts 0.925-0.974 at 5 persons and 0.937 or more at
+#: 10-40 (atlas-multiclass, 2026-12-03).
 NESTED_BOOTSTRAP_BY_METRIC: dict[str, dict[str, Any]] = {
     "macro_f1": {"interval": "bca", "pseudo_count": 0},
+    "multiclass_kappa": {"interval": "bca", "pseudo_count": 0},
 }
 #: The default number of bootstrap resamples (declared once, in :mod:`perfci._core.validation`).
 N_RESAMPLES = validation.N_RESAMPLES
@@ -306,3 +310,15 @@ __all__ += ["CROSSED_TINY_RELEVANT"]
 CROSSED_DF_PER_RUN = 6
 
 __all__ += ["CROSSED_DF_PER_RUN"]
+
+#: Persons below which a crossed interval of persons x runs (annotators) is flagged as
+#: approximate (:class:`perfci.crossed.FewPersonsWarning`, and a note in its method). The
+#: persons' part is a cluster-robust variance on persons - 1 df: in atlas-annotators-few
+#: (30 texts a person, 3 and 10 annotators, person SD 1 on the probit scale) the
+#: recommended new-annotator recall covered 0.919-0.974 at 5 and 7 persons (F1
+#: 0.929-0.976), missing mostly above the truth, and 0.929-0.963 at 10 (F1
+#: 0.935-0.957). The design-based interval of one coder stays wide enough there, but the
+#: crossed variance is the only one with the annotators' part.
+CROSSED_FEW_PERSONS = 10
+
+__all__ += ["CROSSED_FEW_PERSONS"]

@@ -530,10 +530,15 @@ def warn_zero_width(parts: dict[str, np.ndarray], metric: str, single: bool) -> 
 
     Policy: every resample giving the same value is no evidence of certainty, so a
     zero-width interval warns with :class:`DegenerateBootstrapWarning`, suggesting the
-    recommended pseudo count or an analytic interval, and is still returned.
+    recommended pseudo count or an analytic interval, and is still returned. An interval
+    of zero width whose resamples vary (a level near 0 reads two neighbouring order
+    statistics that are equal) is what the level asks for, and does not warn.
     """
     low, high = np.asarray(parts["low"], float), np.asarray(parts["high"], float)
     zero = np.isfinite(low) & (low == high)
+    if "standard_error" in parts:  # the resamples' SD: 0 where every resample was equal
+        se = np.asarray(parts["standard_error"], float).reshape(zero.shape)
+        zero &= ~(se > 0)
     if not zero.any():
         return
     what = "" if single else f" for {int(zero.sum())} of {zero.size} data sets"

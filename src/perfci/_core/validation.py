@@ -126,6 +126,14 @@ def _not_a_number(value: Any) -> bool:
     return value is None or isinstance(value, str | bytes | bool | np.bool_)
 
 
+def _holds_a_boolean(values: list | tuple) -> bool:
+    """Whether a (nested) list or tuple holds a boolean anywhere."""
+    return any(
+        isinstance(v, bool | np.bool_) or (isinstance(v, list | tuple) and _holds_a_boolean(v))
+        for v in values
+    )
+
+
 def check_real_array(name: str, value: Any, *, copy: bool = True) -> np.ndarray:
     """Convert `value` to a float array; raise if it is not real, finite numbers.
 
@@ -135,6 +143,9 @@ def check_real_array(name: str, value: Any, *, copy: bool = True) -> np.ndarray:
     """
     if _not_a_number(value):
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
+    if isinstance(value, list | tuple) and _holds_a_boolean(value):
+        # NumPy would read [True, 20] as [1, 20]
+        raise ValueError(f"`{name}` must be real numbers, not booleans; got {value!r}.")
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):  # ragged nesting, for one

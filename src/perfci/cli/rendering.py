@@ -191,12 +191,13 @@ def _csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def print_table(frame: pd.DataFrame, fmt: str) -> None:
-    """Print a table as ``table`` (aligned text), ``json``, ``csv`` or ``markdown``.
+    """Print a table as ``table`` (aligned text), ``json``, ``csv``, ``markdown`` or ``latex``.
 
     Text from the data is printed visibly escaped in each (the control and bidi
     characters of :func:`perfci._core.text.visible_text`; JSON escapes them itself). In
     CSV, a text cell or column name that could start a spreadsheet formula is quoted
-    (:func:`csv_safe_text`).
+    (:func:`csv_safe_text`); in LaTeX every cell and column name goes through
+    :func:`perfci.publishing.tables.latex_text` (a booktabs ``tabular``).
     """
     import pandas as pd
 
@@ -206,23 +207,57 @@ def print_table(frame: pd.DataFrame, fmt: str) -> None:
         print(_csv_frame(frame).to_csv(index=False), end="")
     elif fmt == "markdown":
         print(markdown(frame))
+    elif fmt == "latex":
+        print(_latex_frame(_rounded(frame)), end="")
     else:
-        shown = _visible_frame(frame)
-        three = ("estimate", "estimate_versus", "difference", "low", "high", "icc")
-        for col in (*three, "design_effect", "se"):
-            if col in shown:
-                digits = 4 if col == "se" else 3
-                shown[col] = shown[col].map(lambda v, d=digits: "" if pd.isna(v) else f"{v:.{d}f}")
-        for col, digits in (("n_eff", 1), ("df", 1)):
-            if col in shown:
-                shown[col] = shown[col].map(lambda v, d=digits: "" if pd.isna(v) else f"{v:.{d}f}")
-        for col in ("p_value", "p_adjusted"):
-            if col in shown:
-                shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
+        shown = _rounded(_visible_frame(frame))
         with pd.option_context(
             "display.width", 250, "display.max_columns", None, "display.max_colwidth", 70
         ):
             print(shown.to_string(index=False))
+
+
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return the table with its numbers as the text table shows them (strings)."""
+    import pandas as pd
+
+    shown = frame.copy()
+    three = ("estimate", "estimate_versus", "difference", "low", "high", "icc")
+    for col in (*three, "design_effect", "se"):
+        if col in shown:
+            digits = 4 if col == "se" else 3
+            shown[col] = shown[col].map(lambda v, d=digits: "" if pd.isna(v) else f"{v:.{d}f}")
+    for col, digits in (("n_eff", 1), ("df", 1)):
+        if col in shown:
+            shown[col] = shown[col].map(lambda v, d=digits: "" if pd.isna(v) else f"{v:.{d}f}")
+    for col in ("p_value", "p_adjusted"):
+        if col in shown:
+            shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
+    return shown
+
+
+def _latex_frame(frame: pd.DataFrame) -> str:
+    r"""Return a table as a booktabs ``tabular``, every cell escaped for LaTeX."""
+    import pandas as pd
+
+    from ..publishing.tables import latex_text
+
+    def cell(value: object) -> str:
+        return "" if not isinstance(value, str) and pd.isna(value) else latex_text(str(value))
+
+    rows = [" & ".join(cell(v) for v in row) + " \\\\" for row in frame.itertuples(index=False)]
+    return "\n".join(
+        [
+            r"\begin{tabular}{" + "l" * frame.shape[1] + "}",
+            r"\toprule",
+            " & ".join(cell(c) for c in frame.columns) + " \\\\",
+            r"\midrule",
+            *rows,
+            r"\bottomrule",
+            r"\end{tabular}",
+            "",
+        ]
+    )
 
 
 def stderr_is_terminal() -> bool:

@@ -101,7 +101,8 @@ def runs_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     tied between the runs counts as negative, in the data and in the truth.
     """
 
-    def ends(cells, weights, metric, o, nested, scale, level, rng):
+    def ends(cells, weights, metric, o, nested, scale, level, rng, extras):
+        # every run labels every text: nothing is imputed, `extras` is None
         return _runs_ends(cells, None if nested else weights, metric, o, nested, scale, level, rng)
 
     return _crossed_cell(
@@ -118,13 +119,16 @@ def _annotators_ends(
     scale: Scale,
     level: float,
     rng: np.random.Generator,
+    extras: dict | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval ends of :func:`perfci.runs.crossed_intervals` for a batch of data sets.
 
-    What :func:`perfci.annotator_ci` computes (annotators as the crossed source, cells
-    of 0 where an annotator coded none of a unit's texts), on `cells` (data sets, units,
-    A, 4) with `weights` (data sets, units); in chunks as :func:`_runs_ends`, data set k
-    of a chunk drawing its bootstrap from the chunk's generator's k-th spawned one.
+    What :func:`perfci.annotator_ci` computes (annotators as the crossed source, every
+    annotator's missing codes imputed), on `cells` (data sets, units, A, 4) with
+    `weights` (data sets, units) and the `observed` cells and the imputation's
+    `influence` in `extras` (None when nothing was imputed); in chunks as
+    :func:`_runs_ends`, data set k of a chunk drawing its bootstrap from the chunk's
+    generator's k-th spawned one.
     """
     from .._core.validation import dataset_generators
     from ..runs import crossed_intervals
@@ -149,6 +153,7 @@ def _annotators_ends(
             batch=None,
             unit="persons" if nested else "texts",
             source="annotators",
+            **{name: value[part] for name, value in (extras or {}).items()},
         )
         low[part], high[part] = crossed["low"], crossed["high"]
     return low, high
@@ -184,10 +189,10 @@ def annotators_cell(suite: Suite, scale: Scale, cell: dict, seed) -> np.ndarray:
     the data and in the truth.
     """
 
-    def ends(cells, weights, metric, o, nested, scale, level, rng):
+    def ends(cells, weights, metric, o, nested, scale, level, rng, extras):
         if nested:
             weights = np.ones(cells.shape[:2])
-        return _annotators_ends(cells, weights, metric, o, nested, scale, level, rng)
+        return _annotators_ends(cells, weights, metric, o, nested, scale, level, rng, extras)
 
     return _crossed_cell(
         suite,
@@ -216,7 +221,9 @@ def _crossed_cell(
     """Score the methods of a crossed source (runs or annotators) in one cell.
 
     `draw` simulates the cell's data sets (a sample with ``person_cells()``,
-    ``majority_cells()``, ``patterns()`` and the source's effects as `effects`);
+    ``majority_cells()``, ``crossed_person_cells()`` and ``crossed_patterns()`` (the
+    crossed methods' cells, with the cells of the codes given where codes were imputed)
+    and the source's effects as `effects`);
     `truth_of(params, estimand, effects)` gives each estimand's truth; `single` names the
     method of the first run or annotator alone; `ends` computes the crossed intervals.
     One-reference methods (stacked, single, majority) get the recommended interval of
@@ -228,6 +235,7 @@ def _crossed_cell(
     data_rng, *method_rngs = np.random.default_rng(seed).spawn(1 + len(suite.methods))
     sample = draw(params, (scale.replications, int(params["persons"])), data_rng)
     per_person = sample.person_cells()  # (data sets, persons, sources, 4)
+    crossed = None  # the crossed methods' cells (missing codes imputed), built once
     patterns = None  # the pooled texts' units, built once if a method takes them
     truths: dict[str, Any] = {}
     out = np.empty((len(suite.methods), 6))
@@ -250,9 +258,12 @@ def _crossed_cell(
                 counts = one.sum(1) if pooled else one
                 low, high = recommended_ends(metric, counts, scale, level, rng, pooled=pooled)
             elif pooled:
-                patterns = sample.patterns() if patterns is None else patterns
-                low, high = ends(*patterns, metric, o, False, scale, level, rng)
+                patterns = sample.crossed_patterns() if patterns is None else patterns
+                cells, weights, extras = patterns
+                low, high = ends(cells, weights, metric, o, False, scale, level, rng, extras)
             else:
-                low, high = ends(per_person, None, metric, o, True, scale, level, rng)
+                crossed = sample.crossed_person_cells() if crossed is None else crossed
+                cells, extras = crossed
+                low, high = ends(cells, None, metric, o, True, scale, level, rng, extras)
         out[i] = score(low, high, truths[estimand])
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core.imputation import ImputedCodes, expected_cells, impute_codes, unit_cells
 from .persons import beta_quantile, cell_sizes
 
 # ---------------------------------------------------------------------- repeated runs
@@ -233,7 +234,7 @@ class RunsSample:
         # a text's pattern as the bits of one code: the reference, then each run's label
         bits = np.left_shift(np.int64(1), np.arange(1, runs + 1, dtype=np.int64))
         code = self.truth.astype(np.int64) + self.said.astype(np.int64) @ bits
-        code, data_set, slot, multiplicity = _distinct_units(
+        code, data_set, slot, multiplicity, _ = _distinct_units(
             code, self.owner // self.shape[1], self.shape[0]
         )
         width = multiplicity.shape[1]
@@ -243,18 +244,28 @@ class RunsSample:
         cells[data_set[:, None], slot[:, None], np.arange(runs), index] = 1
         return cells, multiplicity
 
+    def crossed_person_cells(self) -> tuple[np.ndarray, None]:
+        """Return the persons' cells of the crossed intervals (every run labels every text)."""
+        return self.person_cells(), None
+
+    def crossed_patterns(self) -> tuple[np.ndarray, np.ndarray, None]:
+        """Return the pooled texts' units of the crossed intervals: :meth:`patterns`."""
+        return (*self.patterns(), None)
+
 
 def _distinct_units(
     code: np.ndarray, data_set: np.ndarray, data_sets: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each data set's distinct texts: one unit per distinct code, with a multiplicity.
 
     `code` (texts,) says everything about a text that its cells depend on; `data_set`
     (texts,) its data set. Returns each unit's code, data set and slot (its position
-    within the data set's units, in increasing order of code), and the multiplicities
-    (data sets, width), padded with 0 to the largest number of units.
+    within the data set's units, in increasing order of code), the multiplicities
+    (data sets, width), padded with 0 to the largest number of units, and one text of
+    each unit (its index).
     """
     order = np.lexsort((code, data_set))
+    texts = order
     code, data_set = code[order], data_set[order]
     first = np.ones(code.size, dtype=bool)
     first[1:] = (code[1:] != code[:-1]) | (data_set[1:] != data_set[:-1])
@@ -265,7 +276,7 @@ def _distinct_units(
     slot = np.arange(code.size) - (np.cumsum(units) - units)[data_set]
     multiplicity = np.zeros((data_sets, int(units.max())))
     multiplicity[data_set, slot] = counts
-    return code, data_set, slot, multiplicity
+    return code, data_set, slot, multiplicity, texts[starts]
 
 
 def draw_runs(params: dict, shape: tuple[int, int], rng: np.random.Generator) -> RunsSample:
@@ -456,8 +467,9 @@ def annotators_truth(
     (Gauss-Hermite), one value. ``"these_annotators"``: per data set the mean over its
     realized shifts b_a of metric(cells(b_a)); ``"majority"``: per data set the metric
     against its annotators' majority code (:func:`annotator_majority_cells`); each
-    ``(data sets,)`` for shifts ``(data sets, A)``. Which texts an annotator coded is
-    random and unrelated to the texts, so it changes no truth but the majority's.
+    ``(data sets,)`` for shifts ``(data sets, A)``. Which texts an annotator coded
+    changes no truth but the majority's, whose truth is known for ``coding = "random"``
+    only (for ``"after_first"`` the estimand is refused).
 
     Examples
     --------
@@ -481,6 +493,11 @@ def annotators_truth(
         raise ValueError(f"`annotator_effects` are needed for estimand {estimand!r}.")
     if estimand == "these_annotators":
         return metric_values(annotator_cells(params, annotator_effects), metric).mean(-1)
+    if params.get("coding", "random") != "random":
+        raise ValueError(
+            "estimand 'majority' takes `population.coding` 'random': the majority's truth "
+            "with codes that depend on the first annotator's is not computed."
+        )
     return metric_values(annotator_majority_cells(params, annotator_effects), metric)
 
 
@@ -560,19 +577,71 @@ class AnnotatorsSample:
         coded) and multiplicities (data sets, width), padded with empty units of
         multiplicity 0.
         """
+        cells, multiplicity, _ = self._patterns()
+        return cells, multiplicity
+
+    def _patterns(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+        """Return :meth:`patterns`, and each unit's data set, slot and one of its texts."""
         annotators = self.codes.shape[1]
         # a text's pattern as the base-5 digits of one code: its cell against each
         # annotator (0-3), or 4 where not coded; the first annotator most significant
         digit = np.where(self.coded, self._cell_index(self.codes), 4)
         powers = 5 ** np.arange(annotators - 1, -1, -1, dtype=np.int64)
-        code, data_set, slot, multiplicity = _distinct_units(
+        code, data_set, slot, multiplicity, text = _distinct_units(
             digit @ powers, self.owner // self.shape[1], self.shape[0]
         )
         digits = (code[:, None] // powers) % 5  # (units, A)
         unit, annotator = np.nonzero(digits < 4)
         cells = np.zeros((self.shape[0], multiplicity.shape[1], annotators, 4), dtype=np.int8)
         cells[data_set[unit], slot[unit], annotator, digits[unit, annotator]] = 1
-        return cells, multiplicity
+        return cells, multiplicity, (data_set, slot, text)
+
+    def imputed_codes(self) -> ImputedCodes:
+        """Return the codes with the missing ones imputed, as :func:`perfci.annotator_ci` does.
+
+        Each data set is calibrated on its own texts (:mod:`perfci._core.imputation`).
+        """
+        return impute_codes(self.reference(), self.said, self.owner // self.shape[1], self.shape[0])
+
+    def crossed_person_cells(self) -> tuple[np.ndarray, dict | None]:
+        """Return the persons' cells of the crossed intervals, the missing codes imputed.
+
+        Returns the cells (data sets, persons, A, 4) against every annotator on every
+        text, as :func:`perfci.annotator_ci` computes them, and the options of
+        :func:`perfci.crossed.crossed_intervals` that go with them: the cells of the codes
+        given (`observed`, :meth:`person_cells`) and the imputation's `influence`, both
+        (data sets, persons, A, 4); with every text coded by every annotator, those cells
+        and None.
+        """
+        observed = self.person_cells()
+        imputed = self.imputed_codes()
+        if imputed.complete:
+            return observed, None
+        units = self.shape[0] * self.shape[1]
+        cells = unit_cells(expected_cells(self.said, imputed.codes), self.owner, units)
+        influence = unit_cells(imputed.influence, self.owner, units)
+        shape = observed.shape
+        return cells.reshape(shape), {
+            "observed": observed.astype(float),
+            "influence": influence.reshape(shape),
+        }
+
+    def crossed_patterns(self) -> tuple[np.ndarray, np.ndarray, dict | None]:
+        """Return the pooled texts' units of the crossed intervals, missing codes imputed.
+
+        A unit's imputed codes, and their influence, are those of any of its texts: they
+        depend on a text only through its label and codes (its pattern) and its data
+        set. Returns cells, multiplicities and the options that go with them, as
+        :meth:`crossed_person_cells` (None when complete), on :meth:`patterns`' units.
+        """
+        observed, multiplicity, (data_set, slot, text) = self._patterns()
+        imputed = self.imputed_codes()
+        if imputed.complete:
+            return observed, multiplicity, None
+        cells, influence = np.zeros(observed.shape), np.zeros(observed.shape)
+        cells[data_set, slot] = expected_cells(self.said[text], imputed.codes[text])
+        influence[data_set, slot] = imputed.influence[text]
+        return cells, multiplicity, {"observed": observed.astype(float), "influence": influence}
 
 
 def _coded_mask(coded: float, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -607,7 +676,10 @@ def draw_annotators(
     (y = 1) or 1 - ``specificity`` (y = 0); each data set's annotators have shifts
     b_a ~ N(0, ``annotator_sd``^2), and annotator a codes the text positive with
     probability Phi(alpha_y + d_i + c_g + b_a) (:func:`annotator_intercepts`), if they
-    code it at all (:func:`_coded_mask`). Every text of every data set is drawn at once.
+    code it at all (:func:`_coded_mask`; with ``coding = "after_first"`` the first
+    annotator codes every text and each other one a text with probability
+    ``coded_positive`` where the first coded it positive, ``coded`` where negative).
+    Every text of every data set is drawn at once.
 
     Examples
     --------
@@ -643,7 +715,15 @@ def draw_annotators(
     latent += params["text_sd"] * rng.standard_normal(owner.size)
     probability = special.ndtr(latent[:, None] + annotator_effects[owner // shape[1]])
     codes = rng.random(probability.shape) < probability
-    coded = _coded_mask(params["coded"], codes.shape, rng)
+    if params.get("coding", "random") == "after_first":
+        # the first annotator codes every text; the others mostly the first's positives
+        chance = np.where(codes[:, :1], params["coded_positive"], params["coded"])
+        coded = np.c_[
+            np.ones((codes.shape[0], 1), dtype=bool),
+            rng.random((codes.shape[0], annotators - 1)) < chance,
+        ]
+    else:
+        coded = _coded_mask(params["coded"], codes.shape, rng)
     return AnnotatorsSample(
         true_class,
         said,

@@ -226,6 +226,26 @@ class PopulationSchema:
 #: :func:`perfci.proportion_ci` and :func:`perfci.bootstrap_ci` enforce).
 _SIZE = Field("n", "relevant texts per data set", int, minimum=1, maximum=MAX_COUNT)
 
+#: Which texts the annotators of an annotators_nested population code.
+ANNOTATOR_CODING = Choices.of(
+    "coding",
+    "which texts the annotators code",
+    [
+        (
+            "random",
+            "each code present with probability coded (missing completely at random), "
+            "every text keeping at least one",
+        ),
+        (
+            "after_first",
+            "the first annotator codes every text; each other one codes a text with "
+            "probability coded_positive where the first coded it positive and coded where "
+            "negative (missing at random given the first annotator's code: the texts the "
+            "second coders see are not a random sample)",
+        ),
+    ],
+)
+
 HARNESS_SAMPLING = Choices.of(
     "sampling",
     "how a nested_finite suite samples texts",
@@ -518,7 +538,23 @@ _ANNOTATORS_FIELDS = (
     share(
         "coded",
         "probability that an annotator codes a text (below 1: missing codes; every text "
-        "keeps at least one)",
+        "keeps at least one); with coding after_first, an annotator other than the first, "
+        "a text the first coded negative",
+        closed_high=True,
+        default=1.0,
+    ),
+    Field(
+        "coding",
+        "which texts the annotators code",
+        str,
+        False,
+        "random",
+        choices=ANNOTATOR_CODING,
+    ),
+    share(
+        "coded_positive",
+        "with coding after_first: probability that an annotator other than the first codes "
+        "a text the first coded positive",
         closed_high=True,
         default=1.0,
     ),

@@ -59,11 +59,22 @@ MANY_COLUMNS = (
 
 
 def classifier_columns(classifiers: Any) -> dict[str, Any]:
-    """Return the other classifiers as a name -> labels mapping (a table's columns)."""
-    if isinstance(classifiers, pd.DataFrame):
-        return {str(c): classifiers[c] for c in classifiers.columns}
-    if isinstance(classifiers, Mapping):
-        return {str(k): v for k, v in classifiers.items()}
+    """Return the other classifiers as a name -> labels mapping (a table's columns).
+
+    A name given twice (a repeated column, or mapping keys such as 1 and "1") is refused:
+    one of the two would be lost.
+    """
+    if isinstance(classifiers, pd.DataFrame | Mapping):
+        keys = list(classifiers.columns if isinstance(classifiers, pd.DataFrame) else classifiers)
+        names = [str(k) for k in keys]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(
+                f"`classifiers` must name each classifier once; {repeated} is given more than once."
+            )
+        if isinstance(classifiers, pd.DataFrame):
+            return {name: classifiers.iloc[:, i] for i, name in enumerate(names)}
+        return {name: classifiers[k] for name, k in zip(names, keys, strict=True)}
     raise ValueError(
         "`classifiers` must be a DataFrame or a mapping of names to labels (one column per "
         f"other classifier); got {type(classifiers).__name__}."
