@@ -385,5 +385,5 @@ def test_annotators_who_coded_different_texts_are_compared_on_every_text():
     # few shared texts for many imputed ones: a warning
     thin = codes.copy()
     thin[20:, 1] = np.nan
-    with pytest.warns(ThinOverlapWarning, match=r"annotator 2 \(\d+ shared, \d+ imputed\)"):
+    with pytest.warns(ThinOverlapWarning, match=r"annotator 2 \(\d+ texts shared, \d+ not coded\)"):
         annotator_ci(thin, said.astype(int), "recall", estimand="these_annotators")

@@ -54,8 +54,14 @@ def test_data_sets_are_calibrated_each_on_its_own_texts():
     assert stacked.shared[1].tolist() == alone.shared[0].tolist()
 
 
-def test_an_annotator_who_shares_no_text_is_imputed_by_the_others_mean():
+def test_an_annotator_with_too_few_shared_texts_is_not_imputed():
+    """Calibrated on a handful of texts, the rates are noise: the codes stay missing."""
     codes = np.array([[1, np.nan, 1], [0, np.nan, 1], [np.nan, 1, np.nan]])
     out = impute_codes(codes, np.array([True, False, True]))
-    assert out.shared[0, 1] == 0 and out.codes[0, 1] == 1.0 and out.codes[1, 1] == 0.5
-    assert MIN_SHARED_TEXTS >= 1
+    assert out.shared[0].tolist() == [2, 0, 2] and out.imputed[0].tolist() == [0, 0, 0]
+    assert out.missing[0].tolist() == [1, 2, 1] and np.isnan(out.codes[:2, 1]).all()
+    assert not out.influence.any()
+    rng = np.random.default_rng(5)
+    many = rng.integers(0, 2, (MIN_SHARED_TEXTS + 1, 2)).astype(float)
+    many[-1, 1] = np.nan  # 30 shared texts: imputed
+    assert impute_codes(many, rng.random(MIN_SHARED_TEXTS + 1) < 0.5).imputed[0, 1] == 1

@@ -239,29 +239,30 @@ def _imputed_cells(
     Each annotator's metric is over every text (:mod:`perfci._core.imputation`); returns
     the cells per unit and the codes' influence on them through the imputation (None,
     and :func:`_cells` itself, for a complete design). Warns with
-    :class:`ThinOverlapWarning` where an annotator's imputed codes outnumber the texts
-    they share with another annotator, and those are fewer than
-    :data:`~perfci._core.imputation.MIN_SHARED_TEXTS`.
+    :class:`ThinOverlapWarning` where an annotator shares too few texts to be imputed
+    (fewer than :data:`~perfci._core.imputation.MIN_SHARED_TEXTS`) and did not code most
+    of the texts.
     """
     imputed = impute_codes(truth, said)
-    if imputed.complete:
-        return _cells(truth, said, person), None
-    # the imputed texts outnumber the texts that calibrate them, and those are few
-    thin = (imputed.imputed[0] > imputed.shared[0]) & (imputed.shared[0] < MIN_SHARED_TEXTS)
+    # too few shared texts to impute, and the annotator's own texts a minority
+    thin = (imputed.missing[0] > imputed.imputed[0]) & (imputed.missing[0] > imputed.shared[0])
     if thin.any():
         which = ", ".join(
-            f"annotator {a + 1} ({imputed.shared[0, a]} shared, {imputed.imputed[0, a]} imputed)"
+            f"annotator {a + 1} ({imputed.shared[0, a]} texts shared, "
+            f"{imputed.missing[0, a]} not coded)"
             for a in np.flatnonzero(thin)
         )
         warnings.warn(
-            f"Codes the annotators did not give are imputed from the codes of those who "
-            f"coded the text, calibrated on the texts each annotator coded with someone "
-            f"else: {which}, more texts imputed than shared, and fewer than "
-            f"{MIN_SHARED_TEXTS} shared, so the metric against them on every text rests "
-            "on little. More texts coded by two annotators are the remedy.",
+            f"The codes an annotator did not give are imputed from those of the annotators "
+            f"who coded the text, calibrated on at least {MIN_SHARED_TEXTS} texts the "
+            f"annotator coded with someone else; {which} has fewer, so the metric against "
+            "them is over their own texts, a minority, which may not be like the rest. "
+            "More texts coded by two annotators are the remedy.",
             ThinOverlapWarning,
             stacklevel=3,
         )
+    if imputed.complete:
+        return _cells(truth, said, person), None
     cells, influence = expected_cells(said, imputed.codes), imputed.influence
     if person is None:
         return cells, influence
