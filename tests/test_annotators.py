@@ -382,8 +382,11 @@ def test_annotators_who_coded_different_texts_are_compared_on_every_text():
     # (tests/test_imputation.py), so about 0.005 here; the tolerance is 3 SD
     assert ci.estimate == pytest.approx(every, abs=0.015)
     assert ci.low < every < ci.high
-    # few shared texts for many imputed ones: a warning
+    # too few shared texts to impute (20 < 30) and the rest uncoded: no interval about
+    # every text is known to cover (atlas-annotators-partial): NaN, with the reason
     thin = codes.copy()
     thin[20:, 1] = np.nan
     with pytest.warns(ThinOverlapWarning, match=r"annotator 2 \(\d+ texts shared, \d+ not coded\)"):
-        annotator_ci(thin, said.astype(int), "recall", estimand="these_annotators")
+        refused = annotator_ci(thin, said.astype(int), "recall", estimand="these_annotators")
+    assert np.isnan(refused.low) and np.isnan(refused.high)
+    assert refused.method == "none: too few texts shared between annotators"

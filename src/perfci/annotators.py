@@ -233,19 +233,20 @@ class ThinOverlapWarning(UserWarning):
 
 def _imputed_cells(
     truth: np.ndarray, said: np.ndarray, person: np.ndarray | None, units: int
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray | None, bool]:
     """Cells of every text against every annotator, the missing codes imputed.
 
     Each annotator's metric is over every text (:mod:`perfci._core.imputation`); returns
-    the cells per unit and the codes' influence on them through the imputation (None,
-    and :func:`_cells` itself, for a complete design). Warns with
+    the cells per unit, the codes' influence on them through the imputation (None, and
+    :func:`_cells` itself, for a complete design) and whether the overlap is thin. Warns
+    with
     :class:`ThinOverlapWarning` where an annotator shares too few texts to be imputed
     (fewer than :data:`~perfci._core.imputation.MIN_SHARED_TEXTS`) and did not code most
-    of the texts.
+    of the texts (:attr:`~perfci._core.imputation.ImputedCodes.thin`), whose interval
+    the caller makes NaN.
     """
     imputed = impute_codes(truth, said)
-    # too few shared texts to impute, and the annotator's own texts a minority
-    thin = (imputed.missing[0] > imputed.imputed[0]) & (imputed.missing[0] > imputed.shared[0])
+    thin = imputed.thin[0]  # too few shared texts to impute, and their own texts a minority
     if thin.any():
         which = ", ".join(
             f"annotator {a + 1} ({imputed.shared[0, a]} texts shared, "
@@ -253,20 +254,25 @@ def _imputed_cells(
             for a in np.flatnonzero(thin)
         )
         warnings.warn(
-            f"The codes an annotator did not give are imputed from those of the annotators "
-            f"who coded the text, calibrated on at least {MIN_SHARED_TEXTS} texts the "
-            f"annotator coded with someone else; {which} has fewer, so the metric against "
-            "them is over their own texts, a minority, which may not be like the rest. "
-            "More texts coded by two annotators are the remedy.",
+            f"The interval is NaN: the codes an annotator did not give are imputed from "
+            f"those of the annotators who coded the text, calibrated on at least "
+            f"{MIN_SHARED_TEXTS} texts the annotator coded with someone else; {which} has "
+            "fewer, and their own texts are a minority, which may not be like the rest: "
+            "no interval about every text is known to cover here (stress atlas, "
+            "atlas-annotators-partial). More texts coded by two annotators are the remedy.",
             ThinOverlapWarning,
             stacklevel=3,
         )
     if imputed.complete:
-        return _cells(truth, said, person), None
+        return _cells(truth, said, person), None, bool(thin.any())
     cells, influence = expected_cells(said, imputed.codes), imputed.influence
     if person is None:
-        return cells, influence
-    return unit_cells(cells, person, units), unit_cells(influence, person, units)
+        return cells, influence, bool(thin.any())
+    return (
+        unit_cells(cells, person, units),
+        unit_cells(influence, person, units),
+        bool(thin.any()),
+    )
 
 
 def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:
@@ -434,7 +440,7 @@ def annotator_ci(
         else None
     )
     observed = _cells(truth, said, person)
-    cells, influence = _imputed_cells(truth, said, person, observed.shape[0])
+    cells, influence, thin = _imputed_cells(truth, said, person, observed.shape[0])
     crossed = crossed_intervals(
         cells[None],
         np.ones((1, cells.shape[0])),
@@ -453,9 +459,9 @@ def annotator_ci(
     parts = crossed["parts"]
     return AnnotatorsCI(
         estimate=float(parts["estimate"][0]),
-        low=float(crossed["low"][0]),
-        high=float(crossed["high"][0]),
-        method=crossed["how"],
+        low=math.nan if thin else float(crossed["low"][0]),
+        high=math.nan if thin else float(crossed["high"][0]),
+        method="none: too few texts shared between annotators" if thin else crossed["how"],
         se=float(np.asarray(crossed["se"])[0]),
         df=float(np.asarray(crossed["df"])[0]),
         units=int(parts["units"][0]),

@@ -85,6 +85,18 @@ class ImputedCodes:
         """Whether every annotator coded every text (nothing was imputed)."""
         return not self.imputed.any()
 
+    @property
+    def thin(self) -> np.ndarray:
+        """Annotators too thinly shared to compare on every text, (data sets, A).
+
+        An annotator with fewer than :data:`MIN_SHARED_TEXTS` shared texts is not imputed;
+        where they also left most texts uncoded (more than they coded with someone
+        else), their metric is over a minority of the texts, which may not be like the
+        rest, and nothing calibrates it: no interval about every text is known to cover
+        (atlas-annotators-partial, 40 texts: 0.70-0.85).
+        """
+        return (self.missing > self.imputed) & (self.missing > self.shared)
+
 
 def impute_codes(
     codes: np.ndarray,
