@@ -471,8 +471,7 @@ def test_a_folder_at_the_result_path_is_refused_before_any_work(tmp_path, capsys
         harness.run_suite(str(path), "smoke", out)
     assert str(err.value) == (
         f"`out` {str(out)!r} holds a folder tiny-edges.nc where the run writes a file, which "
-        "perfci does not replace with a folder in the way; remove or rename it, or write to "
-        "another folder."
+        "perfci does not replace; remove or rename it, or write to another folder."
     )
     assert sorted(p.name for p in out.iterdir()) == ["tiny-edges.nc"]  # no cells, no lock
     status, out_text, err_text = _cli(capsys, "validate", "run", path, "--out", out, "--quiet")

@@ -13,10 +13,11 @@ Policies, for every file perfci replaces:
   is also held to), is refused: :func:`check_replaceable` raises a :class:`ValueError`
   naming the argument before any work, and :func:`write_bytes_atomic` a
   :class:`WriteError` naming the file, leaving it as it was.
-- **A folder is never replaced.** A folder (or any other non-file) at the target is
-  refused as a folder: :func:`check_target` raises a :class:`ValueError` naming the
-  argument before any work, and :func:`write_bytes_atomic` a :class:`WriteError`
-  naming the path, before a temporary file is made.
+- **Only a regular file is replaced.** A folder, a FIFO, a socket or a device at the
+  target is refused, and the message says which it is (:func:`file_kind`):
+  :func:`check_target` raises a :class:`ValueError` naming the argument before any
+  work, and :func:`write_bytes_atomic` a :class:`WriteError` naming the path, before a
+  temporary file is made.
 - **A replaced file keeps its permission bits** (``rw-------`` stays ``rw-------``); a
   new file is created with the user's umask, as any new file is.
 - **Temporary files name their writer**: ``.NAME.PID.XXXXXXXX.tmp`` (:func:`new_temporary`),
@@ -45,6 +46,7 @@ __all__ = [
     "check_folder",
     "check_replaceable",
     "check_target",
+    "file_kind",
     "file_stem",
     "free_bytes",
     "is_read_only",
@@ -121,17 +123,59 @@ def check_replaceable(path: str | os.PathLike, name: str) -> None:
         )
 
 
+def file_kind(path: str | os.PathLike) -> str | None:
+    """Return what a path that is not a regular file is, in words; None if it is one.
+
+    The words are ``"a folder"``, ``"a FIFO"``, ``"a socket"``, ``"a character
+    device"``, ``"a block device"`` or ``"a special file"``; a symbolic link to one of
+    them is ``"a symbolic link to a FIFO '/where/it/leads'"``. A regular file (or a link
+    to one), a missing path and a dangling link give None: there is nothing in the way
+    of a file there. Nothing is opened, so a FIFO never blocks.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> from perfci._core.files import file_kind
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.mkfifo(Path(folder) / "pipe")
+    ...     _ = (Path(folder) / "file").write_text("x")
+    ...     print(file_kind(folder), file_kind(Path(folder) / "pipe"),
+    ...           file_kind(Path(folder) / "file"), file_kind(Path(folder) / "none"))
+    a folder a FIFO None None
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    kind = next((words for test, words in kinds if test(mode)), "a special file")
+    if os.path.islink(path):
+        return f"a symbolic link to {kind} {os.path.realpath(path)!r}"
+    return kind
+
+
 def check_target(path: str | os.PathLike, name: str) -> None:
     """Refuse an output path perfci could not write, naming `name` and the path.
 
-    A folder (or another non-file, such as a socket) at `path` is refused, since perfci
-    replaces files only, and so is a read-only file (:func:`check_replaceable`). A
-    missing path, or a file that may be replaced, passes.
+    Anything but a regular file at `path` (a folder, a FIFO, a socket, a device:
+    :func:`file_kind` says which) is refused, since perfci replaces regular files only,
+    and so is a read-only file (:func:`check_replaceable`). A missing path, or a file
+    that may be replaced, passes.
 
     Raises
     ------
     ValueError
-        If `path` is a folder, another non-file, or a read-only file.
+        If `path` is not a regular file, or is a read-only file; the message says what
+        is there.
 
     Examples
     --------
@@ -146,15 +190,12 @@ def check_target(path: str | os.PathLike, name: str) -> None:
     ...         print(str(exc).split(";")[0].endswith("is a folder, not a file"))
     True
     """
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return
-    if not stat.S_ISREG(mode):
-        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+    kind = file_kind(path)
+    if kind is not None:
+        what = "a file" if kind == "a folder" else "a regular file"
         raise ValueError(
-            f"{name} {str(path)!r} is {what}, not a file; perfci writes a file there and "
-            "never replaces a folder: remove or rename it, or write elsewhere."
+            f"{name} {str(path)!r} is {kind}, not {what}; perfci writes a file there and "
+            "replaces only regular files: remove or rename it, or write elsewhere."
         )
     check_replaceable(path, name)
 
@@ -271,14 +312,14 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
 
     A file already at `path` is replaced and keeps its permission bits (a new file gets
     the user's umask), unless it is read-only (:func:`is_read_only`): that is refused.
-    A folder (or another non-file) at `path` is refused before a temporary file is
-    made. The temporary file (:func:`new_temporary`) is removed if anything fails, an
-    interruption (:class:`KeyboardInterrupt`) included.
+    Anything but a regular file at `path` (a folder, a FIFO: :func:`file_kind`) is
+    refused before a temporary file is made. The temporary file (:func:`new_temporary`)
+    is removed if anything fails, an interruption (:class:`KeyboardInterrupt`) included.
 
     Raises
     ------
     WriteError
-        If `path` is a read-only file or a folder, the disk is full or the file cannot be
+        If `path` is a read-only file or not a regular file, the disk is full or the file cannot be
         written; the message names `path`, and says how many bytes were free and needed
         only when the system says the disk is full (``ENOSPC``). An earlier file at
         `path` is left as it was, and no temporary file is left behind.
@@ -289,11 +330,11 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
         mode: int | None = os.stat(path).st_mode
     except (OSError, ValueError):
         mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+    kind = file_kind(path) if mode is not None else None
+    if mode is not None and kind is not None:
         raise WriteError(
             errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
-            f"could not write {path}: it is {what}, which perfci does not replace (remove "
+            f"could not write {path}: it is {kind}, which perfci does not replace (remove "
             "or rename it, or write elsewhere)",
         )
     if mode is not None and is_read_only(path):

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .._core.files import check_folder
+from .._core.files import check_folder, file_kind
 from .._core.text import visible_text
 from . import inputs, many_commands, rendering
 
@@ -727,9 +727,10 @@ def validate(args: argparse.Namespace) -> None:
         if args.scheduler is not None and args.workers != 1:
             raise ValueError("give `--workers` or `--scheduler`, not both.")
         check_folder(args.out, "`--out`")  # before any work: one line naming `--out`
+        suite = harness.load_suite(args.suite)
         try:
             dataset = harness.run_suite(
-                args.suite,
+                suite,
                 args.scale,
                 args.out,
                 workers=args.workers,
@@ -758,11 +759,26 @@ def validate(args: argparse.Namespace) -> None:
     from ..plotting import check_formats
 
     folder = Path(args.suite or args.out)
+    if folder.exists() and not folder.is_dir():
+        kind = file_kind(folder) or "a file"
+        raise ValueError(
+            f"`DIR` {str(folder)!r} is {kind}, not a folder; give the folder that holds the "
+            "result files (*.nc), such as the `--out` of `perfci validate run`."
+        )
     files = sorted(folder.glob("*.nc"))
     if not files:
-        raise ValueError(f"`DIR` {str(folder)!r} holds no result files (*.nc).")
-    # Everything is written inside DIR unless --figures names another folder.
+        there = "holds no result files (*.nc)" if folder.is_dir() else "does not exist"
+        raise ValueError(f"`DIR` {str(folder)!r} {there}.")
+    # Everything is written inside DIR unless --figures names another folder; the default
+    # folder is refused as a symbolic link, which may lead outside DIR.
     figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
+    if args.figures is None and figures_folder.is_symlink():
+        raise ValueError(
+            f"`DIR` {str(folder)!r} holds a symbolic link figures (to "
+            f"{str(figures_folder.resolve())!r}) where the report writes its figures, which "
+            "perfci does not write through: it may lead outside `DIR`; remove it, or give "
+            "`--figures` a folder."
+        )
     formats = check_formats([f.strip() for f in args.formats.split(",")])
     tables, written = [], []
     datasets = [load_result(path) for path in files]  # all checked before anything is written

@@ -50,6 +50,7 @@ from .storage import (
     WriteError,
     cell_identity,
     cell_path,
+    check_run_files,
     folder_lock,
     read_cell,
     remove_stale_temporaries,
@@ -281,13 +282,8 @@ def _check_targets(suite: Suite, scale: str, out: Path, resume: bool = False) ->
             f"`out` {str(out)!r} holds a file {folder.name} where the run keeps its folder of "
             "cells; remove or rename it, or write to another folder."
         )
-    for path in [result, out / LOCK_NAME, *cells]:
-        if path.is_dir() or (path.exists() and not path.is_file()):
-            raise ValueError(
-                f"`out` {str(out)!r} holds a folder {path.relative_to(out)} where the run "
-                "writes a file, which perfci does not replace with a folder in the way; "
-                "remove or rename it, or write to another folder."
-            )
+    # a folder, FIFO, socket or device where a file goes, named for what it is
+    check_run_files(out, suite.name, None if suite.scales[scale].exact else suite.cells(scale))
 
 
 def _check_kept_cells(suite: Suite, scale: str, kept: list[dict], folder: Path) -> list[dict]:

@@ -38,7 +38,8 @@ class Field:
         One line of help.
     type : type
         ``int``, ``float`` (an integer is accepted too), ``str`` or ``bool``. TOML tells
-        them apart, so ``10.0`` is not an ``int`` and ``1`` is not a ``bool``.
+        them apart, so ``10.0`` is not an ``int`` and ``1`` is not a ``bool``. A string
+        never holds a NUL character (U+0000), which a result file cannot store.
     required : bool
         Whether a suite must give it (for a grid dim: whether the dim must be present).
     default : object
@@ -113,7 +114,7 @@ class Field:
         if self.type is bool:
             return isinstance(value, bool)
         if self.type is str:
-            if not isinstance(value, str) or not (value or self.empty):
+            if not isinstance(value, str) or not (value or self.empty) or "\x00" in value:
                 return False
             if self.choices is not None and value not in self.choices:
                 return False
@@ -130,7 +131,17 @@ class Field:
         return hi is None or not (value > hi or (self.open_maximum and value == hi))
 
     def check(self, value: Any, key: str | None = None, error: _Error = ValueError) -> Any:
-        """Return `value` if the field accepts it, else raise `error` naming `key`."""
+        """Return `value` if the field accepts it, else raise `error` naming `key`.
+
+        A string holding a NUL character (U+0000) is refused as such: a result file
+        (netCDF) cannot store one, so it would fail only when the result is written,
+        after every cell was computed.
+        """
+        if self.type is str and isinstance(value, str) and "\x00" in value:
+            raise error(
+                f"`{key or self.name}` must not hold a NUL character (U+0000), which a "
+                f"result file (netCDF) cannot store; got {value!r}."
+            )
         if not self.accepts(value):
             raise error(f"`{key or self.name}` must be {self.describe()}; got {value!r}.")
         return value

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from .._core.files import check_target
+from .._core.files import check_target, file_kind
 from ..exact import operating_characteristics
 from ..metrics import difference_bound
+from .families import HARNESS_FAMILIES, can_flag
 from .kinds import POPULATION_SCHEMA
 from .schema import Suite
 from .storage import cell_path
@@ -210,26 +211,38 @@ def widest_half_width(suite: Suite, cell: dict) -> float | None:
 def load_result(path: str | os.PathLike) -> xr.Dataset:
     """Read a result file the harness wrote, refusing any other netCDF file by name.
 
-    The values it reports are checked (:func:`check_result_values`), and no other result
-    in its folder may be of the same suite (their figures would share files). The file
-    ``perfci validate report`` writes beside the results, ``SUMMARY.md``, must be one it
-    may write: a folder or a read-only file there is refused here, before the report
-    writes any figure.
+    Only a regular file is opened (a FIFO, a socket, a device or a folder named
+    ``*.nc`` is refused as what it is, and a FIFO is never waited on). Its values,
+    attributes and coordinates are checked (:func:`check_result_values`), and no other
+    result in its folder may be of the same suite (their figures would share files). The
+    file ``perfci validate report`` writes beside the results, ``SUMMARY.md``, must be
+    one it may write: a folder or a read-only file there is refused here, before the
+    report writes any figure.
 
     Raises
     ------
     ValueError
-        If `path` is not a netCDF file, lacks what a result has (the ``suite`` and
-        ``scale`` attributes, the ``ci_method`` dim and the variables of
-        :data:`RESULT_VARIABLES`), holds a value no run could have written, or shares its
-        suite with another ``*.nc`` result in its folder, or if ``SUMMARY.md`` beside it
-        is a folder or a read-only file; one line naming the file(s) and the variable.
+        If `path` is not a regular file or not a netCDF file, lacks what a result has
+        (the ``suite`` and ``scale`` attributes, the ``ci_method`` dim and the variables
+        of :data:`RESULT_VARIABLES`), holds a value, an attribute or a coordinate no run
+        could have written, or shares its suite with another ``*.nc`` result in its
+        folder, or if ``SUMMARY.md`` beside it is a folder or a read-only file; one line
+        naming the file(s) and the variable.
     """
+    kind = file_kind(path)  # a FIFO is not opened: reading one would wait for a writer
+    if kind is not None:
+        raise ValueError(
+            f"{str(path)!r} is {kind}, not a result file; remove it or move it out of the "
+            "folder of results."
+        )
     try:
         with xr.open_dataset(path, engine="h5netcdf") as dataset:
             dataset = dataset.load()
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{str(path)!r} is not a netCDF file perfci can read ({exc}).") from None
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(
+            f"{str(path)!r} is not a netCDF file perfci can read ({reason})."
+        ) from None
     missing = [a for a in ("suite", "scale") if a not in dataset.attrs]
     missing += [] if "ci_method" in dataset.dims else ["the `ci_method` dim"]
     missing += [v for v in RESULT_VARIABLES if v not in dataset.data_vars]
@@ -255,7 +268,15 @@ def check_result_values(dataset: xr.Dataset) -> str | None:
     ``n_valid`` and ``n_flagged`` are non-negative integers (``n_valid`` is NaN in an
     exact result), at most the attribute ``replications`` where it is a positive integer
     (each replication is one interval, flagged or not); ``mc_se >= 0`` and
-    ``mean_half_width >= 0`` or NaN; the attribute ``confidence_level`` lies in (0, 1).
+    ``mean_half_width >= 0`` or NaN. Before them, the attributes: ``confidence_level`` a
+    number in (0, 1), ``exact`` 0 or 1, ``seed`` and ``resamples`` non-negative integers;
+    and the coordinates: no dim repeats a value (a method, or a grid value), and where
+    the attribute ``population`` names a known kind, each grid value is one its suites
+    may give (a share in (0, 1), a positive count, ...). After them, what each method
+    scored: ``n_flagged`` is 0 for a method that never flags
+    (:func:`~perfci.harness.families.can_flag`), and ``coverage``, ``miss_low`` and
+    ``miss_high`` are not NaN in every cell where the method scored intervals
+    (``n_valid > 0``).
 
     Examples
     --------
@@ -265,14 +286,149 @@ def check_result_values(dataset: xr.Dataset) -> str | None:
     >>> check_result_values(ds)
     '`coverage` holds 2.0, outside [0, 1]'
     """
-    level = dataset.attrs.get("confidence_level")
-    if level is not None:
-        try:
-            bad = not 0 < float(level) < 1
-        except (TypeError, ValueError):
-            bad = True
-        if bad:
-            return f"attribute `confidence_level` is {level!r}, not a number in (0, 1)"
+    return (
+        _attribute_problem(dataset)
+        or _coordinate_problem(dataset)
+        or _value_problem(dataset)
+        or _scored_problem(dataset)
+    )
+
+
+def _plain(value: object) -> object:
+    """Return a numpy scalar as the Python value it holds (``-1``, not ``np.int64(-1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_real(value: object) -> bool:
+    """Return whether `value` is a finite real number (not a bool, not a string)."""
+    real = int | float | np.integer | np.floating
+    if isinstance(value, bool | np.bool_) or not isinstance(value, real):
+        return False
+    return bool(np.isfinite(float(value)))
+
+
+def _attribute_problem(dataset: xr.Dataset) -> str | None:
+    """Return what is impossible in a result's attributes, or None.
+
+    Each of these, where present, is what a run writes: ``confidence_level`` a number in
+    (0, 1); ``exact`` 0 or 1 (a simulated or an exact scale); ``seed`` and ``resamples``
+    non-negative integers.
+    """
+    attrs = dataset.attrs
+    level = attrs.get("confidence_level")
+    if level is not None and not (_is_real(level) and 0 < float(level) < 1):
+        return f"attribute `confidence_level` is {_plain(level)!r}, not a number in (0, 1)"
+
+    def integer(value: object) -> bool:
+        return _is_real(value) and float(value) == round(float(value))  # type: ignore[arg-type]
+
+    exact = attrs.get("exact")
+    if exact is not None and not (integer(exact) and float(exact) in (0.0, 1.0)):
+        shown = _plain(exact)
+        return f"attribute `exact` is {shown!r}, not 0 or 1 (a simulated or an exact scale)"
+    for name in ("seed", "resamples"):
+        value = attrs.get(name)
+        if value is not None and not (integer(value) and float(value) >= 0):
+            return f"attribute `{name}` is {_plain(value)!r}, not a non-negative integer"
+    return None
+
+
+def _population_kind(dataset: xr.Dataset) -> str | None:
+    """Return the population kind the attribute ``population`` names, or None."""
+    try:
+        population = ast.literal_eval(str(dataset.attrs.get("population", "")))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    kind = population.get("kind") if isinstance(population, dict) else None
+    return kind if isinstance(kind, str) and kind in POPULATION_SCHEMA else None
+
+
+def _coordinate_problem(dataset: xr.Dataset) -> str | None:
+    """Return a repeated coordinate value, or a grid value no suite of its kind has.
+
+    Each value of a dim's coordinate is one method (``ci_method``) or one value of the
+    grid, given once. Where the attribute ``population`` names a known kind, each value
+    of one of the kind's grid dims is one its suite may give (the dim's
+    :class:`~perfci.harness.fields.Field`: a share lies in (0, 1), a count is a positive
+    integer, ...).
+    """
+    for dim in dataset.dims:
+        if dim not in dataset.coords:
+            continue
+        seen: set = set()
+        for value in dataset[dim].values.tolist():
+            if value in seen:
+                what = "method" if dim == "ci_method" else "value"
+                return f"coordinate `{dim}` repeats the {what} {value!r}: each is given once"
+            seen.add(value)
+    kind = _population_kind(dataset)
+    fields = POPULATION_SCHEMA[kind].dims if kind is not None else {}
+    for dim, field_ in fields.items():
+        if dim not in dataset.dims or dim not in dataset.coords:
+            continue
+        for value in dataset[dim].values.tolist():
+            if not field_.accepts(value):
+                return (
+                    f"coordinate `{dim}` holds {value!r}, which no suite of population kind "
+                    f"{kind!r} has: each value of `grid.{dim}` is {field_.describe()}"
+                )
+    return None
+
+
+def _scored_problem(dataset: xr.Dataset) -> str | None:
+    """Return what no method could have scored, or None.
+
+    A method whose fits are never flagged
+    (:func:`~perfci.harness.families.can_flag`, read from the coordinates ``family``,
+    ``sampler`` and ``base_method``) has ``n_flagged`` 0; and where a method scored an
+    interval (``n_valid > 0``) in some cells, ``coverage``, ``miss_low`` and
+    ``miss_high`` are not NaN in all of them.
+    """
+    if "ci_method" not in dataset.dims:
+        return None
+    count = dataset.sizes["ci_method"]
+    coords = dataset.coords
+    names = coords["ci_method"].values.tolist() if "ci_method" in coords else list(range(count))
+    shares = ("coverage", "miss_low", "miss_high")
+    for i, name in enumerate(names):
+        one = dataset.isel(ci_method=i)
+        family = str(coords["family"].values[i]) if "family" in coords else None
+        options = {
+            key: str(coords[coord].values[i])
+            for key, coord in (("sampler", "sampler"), ("method", "base_method"))
+            if coord in coords
+        }
+        known = family in HARNESS_FAMILIES and not (
+            (family == "bayes" and "sampler" not in options)
+            or (family == "performance" and "method" not in options)
+        )
+        if known and "n_flagged" in one.data_vars and not can_flag(str(family), options):
+            flags = np.asarray(one["n_flagged"].values, dtype=float)
+            with np.errstate(invalid="ignore"):
+                wrong = flags > 0  # False where NaN
+            if wrong.any():
+                return (
+                    f"`n_flagged` holds {float(flags[wrong].flat[0]):.0f} for method {name!r} "
+                    f"(family {family!r}), whose fits are never flagged (only Bayesian fits "
+                    "that fail their diagnostics or fall back are)"
+                )
+        if not {*shares, "n_valid"} <= set(one.data_vars):
+            continue
+        valid = np.asarray(one["n_valid"].values, dtype=float)
+        with np.errstate(invalid="ignore"):
+            scored = valid > 0  # False where NaN (an exact result)
+        blank = all(np.isnan(np.asarray(one[v].values, dtype=float))[scored].all() for v in shares)
+        if scored.any() and blank:
+            return (
+                f"`coverage`, `miss_low` and `miss_high` are NaN for method {name!r} wherever "
+                f"its `n_valid` is above 0 ({float(valid[scored].flat[0]):.0f} in one cell): "
+                "each scored interval covers or misses"
+            )
+    return None
+
+
+def _value_problem(dataset: xr.Dataset) -> str | None:
+    """Return what is impossible in a result's values (:func:`check_result_values`)."""
 
     def first(values: np.ndarray, wrong: np.ndarray) -> float:
         return float(values[wrong].flat[0])
@@ -409,12 +565,12 @@ def _replications(dataset: xr.Dataset) -> int | None:
 def _check_same_suite(path: Path, suite: str) -> None:
     """Refuse a result when another ``*.nc`` result in its folder is of the same suite.
 
-    Files that cannot be read or are not results are skipped here (each is refused when
-    it is loaded itself).
+    Files that cannot be read, are not regular files or are not results are skipped here
+    (each is refused when it is loaded itself).
     """
     for other in sorted(path.parent.glob("*.nc")):
-        if other.resolve() == path.resolve():
-            continue
+        if other.resolve() == path.resolve() or file_kind(other) is not None:
+            continue  # a FIFO is never opened (it would block)
         try:
             with xr.open_dataset(other, engine="h5netcdf") as dataset:
                 name = dataset.attrs.get("suite")

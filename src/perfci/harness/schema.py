@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.files import file_kind
 from .._core.registry import MAX_RESAMPLES
 from .._core.resampling import min_resamples
 from .._core.validation import MAX_COUNT
@@ -392,6 +393,12 @@ def load_suite(name_or_path: str | os.PathLike) -> Suite:
     path = Path(name_or_path)
     if path.suffix != ".toml":
         path = suite_dir() / f"{name_or_path}.toml"
+    kind = file_kind(path)  # a FIFO is never opened: reading one would wait for a writer
+    if kind is not None:
+        raise SuiteError(
+            f"suite {str(name_or_path)!r} is {kind}, not a regular file; give the path of a "
+            "suite file (.toml) or a suite's name."
+        )
     if not path.is_file():
         known = list_suites(path.parent) if path.parent.is_dir() else []
         raise SuiteError(f"suite {str(name_or_path)!r} not found (known suites: {known}).")
@@ -481,11 +488,13 @@ def _check_suite(raw: dict) -> Suite:
 def method_name_key(name: str) -> str:
     """Return the key two method names of a suite must not share.
 
-    It is the name in Unicode NFKC form, case-folded, without format characters (category
-    ``Cf``, such as a zero-width space), with ``-``, ``_`` and whitespace alike (a run of
-    them counts as one): ``"Wilson"`` and ``"wilson"``, ``"agresti-coull"`` and
-    ``"agresti_coull"``, full-width ``"ｗａｌｄ"`` and ``"wald"``, or a composed and a
-    decomposed ``"café"``, are one name to a reader of the result.
+    It is the name in Unicode NFKC form, case-folded, without combining marks (category
+    ``Mn`` of its NFKD form, such as an accent or the dot of ``"İ"``) and format
+    characters (category ``Cf``, such as a zero-width space), with ``-``, ``_`` and
+    whitespace alike (a run of them counts as one): ``"Wilson"`` and ``"wilson"``,
+    ``"WİLSON"`` and ``"wilson"``, ``"agresti-coull"`` and ``"agresti_coull"``,
+    full-width ``"ｗａｌｄ"`` and ``"wald"``, or a composed and a decomposed ``"café"``
+    (and ``"cafe"``), are one name to a reader of the result.
 
     Examples
     --------
@@ -494,10 +503,13 @@ def method_name_key(name: str) -> str:
     True
     >>> method_name_key("\uff37ald") == method_name_key("wald")
     True
+    >>> method_name_key("W\u0130LSON") == method_name_key("wilson")
+    True
     """
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return re.sub(r"[-_\s]+", "_", text)
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Mn"))
+    return re.sub(r"[-_\s]+", "_", unicodedata.normalize("NFKC", text))
 
 
 #: Scripts counted as one when a method name's letters are checked for mixed scripts

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from .._core.files import WriteError, pid_alive
+from .._core.files import WriteError, file_kind, pid_alive
 from .._core.files import remove_stale_temporaries as _remove_dead_writers
 from .._core.files import write_bytes_atomic as _write_bytes_atomic
 
@@ -299,10 +299,7 @@ def _check_identity(
     run = wanted.pop("fingerprint", None)
     written = stored.pop("fingerprint", None) if isinstance(stored, dict) else None
     if stored != wanted:
-        raise bad(
-            f"it holds the scores of another cell ({_describe(stored)}), not of this one "
-            f"({_describe(wanted)}), as a cell file copied over another's does"
-        )
+        raise bad(_identity_difference(stored, wanted))
     if run is not None and written is None:
         raise UnidentifiedCellError(
             f"cell file {path} holds no fingerprint of its run (an earlier version wrote it)"
@@ -313,6 +310,71 @@ def _check_identity(
             f"{run!r} (another seed or other method options), as a cell file copied from "
             "another run's folder does"
         )
+
+
+def _identity_difference(stored: object, wanted: dict) -> str:
+    """Say how the identity a cell file carries differs from the cell's own."""
+    if isinstance(stored, dict):
+        extra = sorted(set(stored) - set(wanted))
+        missing = sorted(set(wanted) - set(stored))
+        if extra or missing:
+            parts = [f"an unexpected key {k!r}" for k in extra]
+            parts += [f"no key {k!r}" for k in missing]
+            return (
+                f"its identity has {' and '.join(parts)} (a run writes only "
+                f"{', '.join(map(repr, sorted({*wanted, 'fingerprint'})))})"
+            )
+    if _describe(stored) == _describe(wanted):  # alike in words, not in values
+        return (
+            f"its identity {json.dumps(stored, sort_keys=True)} is not this cell's "
+            f"{json.dumps(wanted, sort_keys=True)}"
+        )
+    return (
+        f"it holds the scores of another cell ({_describe(stored)}), not of this one "
+        f"({_describe(wanted)}), as a cell file copied over another's does"
+    )
+
+
+def check_run_files(out: Path, name: str, cells: Sequence[dict] | None) -> None:
+    """Refuse, before any work, anything but a regular file where a run writes a file.
+
+    The files are the result ``OUT/NAME.nc``, the lock and, unless `cells` is None (an
+    exact scale keeps no cells), the fingerprint and the cell files of `cells` in
+    ``OUT/NAME.cells``. A folder, a FIFO, a socket or a device there is refused, and the
+    message says which it is (:func:`perfci._core.files.file_kind`). A symbolic link at
+    the lock or the folder of cells is left to the run, which refuses it as a link.
+
+    Raises
+    ------
+    ValueError
+        Naming `out`, the path inside it and what is there.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> from perfci.harness.storage import check_run_files
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     os.mkfifo(Path(out) / "tiny.nc")
+    ...     try:
+    ...         check_run_files(Path(out), "tiny", None)
+    ...     except ValueError as exc:
+    ...         print(str(exc).split("`out` ")[1][len(repr(out)):].split(" where")[0])
+    holds a FIFO tiny.nc
+    """
+    folder = out / f"{name}.cells"
+    paths = [out / f"{name}.nc"]
+    paths += [] if (out / LOCK_NAME).is_symlink() else [out / LOCK_NAME]
+    if cells is not None and not folder.is_symlink() and folder.is_dir():
+        paths += [folder / "fingerprint.txt", *(cell_path(folder, c) for c in cells)]
+    for path in paths:
+        kind = file_kind(path)
+        if kind is not None:
+            raise ValueError(
+                f"`out` {str(out)!r} holds {kind} {path.relative_to(out)} where the run "
+                "writes a file, which perfci does not replace; remove or rename it, or "
+                "write to another folder."
+            )
 
 
 def _describe(identity: object) -> str:
