@@ -242,8 +242,8 @@ def _imputed_cells(
     with
     :class:`ThinOverlapWarning` where an annotator shares too few texts to be imputed
     (fewer than :data:`~perfci._core.imputation.MIN_SHARED_TEXTS`) and did not code most
-    of the texts (:attr:`~perfci._core.imputation.ImputedCodes.thin`), whose interval
-    the caller makes NaN.
+    of the texts (:attr:`~perfci._core.imputation.ImputedCodes.thin`): their metric is
+    then over their own texts, right only if those are like the rest.
     """
     imputed = impute_codes(truth, said)
     thin = imputed.thin[0]  # too few shared texts to impute, and their own texts a minority
@@ -254,12 +254,14 @@ def _imputed_cells(
             for a in np.flatnonzero(thin)
         )
         warnings.warn(
-            f"The interval is NaN: the codes an annotator did not give are imputed from "
-            f"those of the annotators who coded the text, calibrated on at least "
-            f"{MIN_SHARED_TEXTS} texts the annotator coded with someone else; {which} has "
-            "fewer, and their own texts are a minority, which may not be like the rest: "
-            "no interval about every text is known to cover here (stress atlas, "
-            "atlas-annotators-partial). More texts coded by two annotators are the remedy.",
+            f"The codes an annotator did not give are imputed from those of the annotators "
+            f"who coded the text, calibrated on at least {MIN_SHARED_TEXTS} texts the "
+            f"annotator coded with someone else; {which} has fewer, so the metric against "
+            "them is over their own texts, a minority: right if those are like the rest (a "
+            "random subset), not if they were chosen (in the stress atlas, "
+            "atlas-annotators-partial, the second coders of 40 texts coding mostly the "
+            "first's positives: 0.70-0.85). More texts coded by two annotators are the "
+            "remedy.",
             ThinOverlapWarning,
             stacklevel=3,
         )
@@ -459,9 +461,10 @@ def annotator_ci(
     parts = crossed["parts"]
     return AnnotatorsCI(
         estimate=float(parts["estimate"][0]),
-        low=math.nan if thin else float(crossed["low"][0]),
-        high=math.nan if thin else float(crossed["high"][0]),
-        method="none: too few texts shared between annotators" if thin else crossed["how"],
+        low=float(crossed["low"][0]),
+        high=float(crossed["high"][0]),
+        method=crossed["how"]
+        + ("; too few texts shared to impute: over own texts" if thin else ""),
         se=float(np.asarray(crossed["se"])[0]),
         df=float(np.asarray(crossed["df"])[0]),
         units=int(parts["units"][0]),

@@ -92,8 +92,8 @@ class ImputedCodes:
         An annotator with fewer than :data:`MIN_SHARED_TEXTS` shared texts is not imputed;
         where they also left most texts uncoded (more than they coded with someone
         else), their metric is over a minority of the texts, which may not be like the
-        rest, and nothing calibrates it: no interval about every text is known to cover
-        (atlas-annotators-partial, 40 texts: 0.70-0.85).
+        rest, and nothing calibrates it: :mod:`perfci.annotators` warns (with a chosen
+        subset, atlas-annotators-partial at 40 texts, the intervals covered 0.70-0.85).
         """
         return (self.missing > self.imputed) & (self.missing > self.shared)
 

@@ -135,7 +135,6 @@ def _annotators_ends(
 
     method = options["method"]
     extras = dict(extras or {})
-    refused = extras.pop("refused", np.zeros(cells.shape[0], dtype=bool))
     low, high = np.full(cells.shape[0], np.nan), np.full(cells.shape[0], np.nan)
     for part, stream in _chunks(cells, rng):  # chunks, not data sets
         chunk = cells[part].astype(float)
@@ -158,7 +157,6 @@ def _annotators_ends(
             **{name: value[part] for name, value in extras.items()},
         )
         low[part], high[part] = crossed["low"], crossed["high"]
-    low[refused] = high[refused] = np.nan  # too thinly shared: annotator_ci's NaN
     return low, high
 
 

@@ -615,9 +615,8 @@ class AnnotatorsSample:
         """
         observed = self.person_cells()
         imputed = self.imputed_codes()
-        refused = imputed.thin.any(-1)  # annotator_ci's NaN interval
         if imputed.complete:
-            return observed, ({"refused": refused} if refused.any() else None)
+            return observed, None
         units = self.shape[0] * self.shape[1]
         cells = unit_cells(expected_cells(self.said, imputed.codes), self.owner, units)
         influence = unit_cells(imputed.influence, self.owner, units)
@@ -625,7 +624,6 @@ class AnnotatorsSample:
         return cells.reshape(shape), {
             "observed": observed.astype(float),
             "influence": influence.reshape(shape),
-            "refused": refused,
         }
 
     def crossed_patterns(self) -> tuple[np.ndarray, np.ndarray, dict | None]:
@@ -638,14 +636,12 @@ class AnnotatorsSample:
         """
         observed, multiplicity, (data_set, slot, text) = self._patterns()
         imputed = self.imputed_codes()
-        refused = imputed.thin.any(-1)  # annotator_ci's NaN interval
         if imputed.complete:
-            return observed, multiplicity, ({"refused": refused} if refused.any() else None)
+            return observed, multiplicity, None
         cells, influence = np.zeros(observed.shape), np.zeros(observed.shape)
         cells[data_set, slot] = expected_cells(self.said[text], imputed.codes[text])
         influence[data_set, slot] = imputed.influence[text]
-        extras = {"observed": observed.astype(float), "influence": influence, "refused": refused}
-        return cells, multiplicity, extras
+        return cells, multiplicity, {"observed": observed.astype(float), "influence": influence}
 
 
 def _coded_mask(coded: float, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
