@@ -195,9 +195,14 @@ def min_resamples(confidence_level: float) -> int:
     >>> min_resamples(0.95), min_resamples(0.99), min_resamples(0.9)
     (40, 200, 20)
     """
+    return max(1, _resamples_for_tails(MIN_RESAMPLES_PER_TAIL, confidence_level))
+
+
+def _resamples_for_tails(per_tail: int, confidence_level: float) -> int:
+    """Resamples that put `per_tail` of them in each tail of a level's percentile interval."""
     tail = (1.0 - float(confidence_level)) / 2.0
     # rounded before the ceiling, so that 1 - 0.95 (0.05000000000000004) gives 40, not 41
-    return max(1, math.ceil(round(MIN_RESAMPLES_PER_TAIL / tail, 6)))
+    return math.ceil(round(per_tail / tail, 6))
 
 
 def default_resamples(confidence_level: float) -> int:
@@ -226,9 +231,7 @@ def default_resamples(confidence_level: float) -> int:
     >>> default_resamples(0.95), default_resamples(0.99), default_resamples(0.9999)
     (2000, 2000, 200000)
     """
-    tail = (1.0 - float(confidence_level)) / 2.0
-    # rounded before the ceiling, as in min_resamples
-    needed = math.ceil(round(TAIL_RESAMPLES / tail, 6))
+    needed = _resamples_for_tails(TAIL_RESAMPLES, confidence_level)
     return min(MAX_RESAMPLES, max(N_RESAMPLES, needed))
 
 
