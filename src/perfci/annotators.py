@@ -260,7 +260,8 @@ def _imputed_cells(
             "them is over their own texts, a minority: right if those are like the rest (a "
             "random subset), not if they were chosen (in the stress atlas, "
             "atlas-annotators-partial, the second coders of 40 texts coding mostly the "
-            "first's positives: 0.70-0.85). More texts coded by two annotators are the "
+            "first's positives: as little as 0.70). More texts coded by two annotators are "
+            "the "
             "remedy.",
             ThinOverlapWarning,
             stacklevel=3,

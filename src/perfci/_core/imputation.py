@@ -93,7 +93,7 @@ class ImputedCodes:
         where they also left most texts uncoded (more than they coded with someone
         else), their metric is over a minority of the texts, which may not be like the
         rest, and nothing calibrates it: :mod:`perfci.annotators` warns (with a chosen
-        subset, atlas-annotators-partial at 40 texts, the intervals covered 0.70-0.85).
+        subset, atlas-annotators-partial at 40 texts, the intervals covered as little as 0.70).
         """
         return (self.missing > self.imputed) & (self.missing > self.shared)
 
