@@ -290,6 +290,8 @@ _GOOD = {
     "annotator_accuracy": 0.9,
     "annotator_sd": 0.3,
     "coded": 0.6,
+    "coding": "random",
+    "coded_positive": 0.9,
     "classifiers": 3,
     "recall_step": 0.05,
     "sample_share": 0.8,

@@ -166,11 +166,8 @@ def _choose(metric: str, method: str, nested: bool, n_resamples: Any, level: flo
             "leave `n_resamples` unset or pass method='bootstrap'."
         )
     if chosen == "bootstrap":
-        check_resample_count(
-            or_default(n_resamples, default_resamples(level)),
-            level,
-            defaulted=not given(n_resamples),
-        )
+        resamples = or_default(n_resamples, default_resamples(level))
+        check_resample_count(resamples, level, defaulted=not given(n_resamples))
     return chosen
 
 
