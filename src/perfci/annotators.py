@@ -261,21 +261,16 @@ def _imputed_cells(
             "random subset), not if they were chosen (in the stress atlas, "
             "atlas-annotators-partial, the second coders of 40 texts coding mostly the "
             "first's positives: as little as 0.70). More texts coded by two annotators are "
-            "the "
-            "remedy.",
+            "the remedy.",
             ThinOverlapWarning,
             stacklevel=3,
         )
     if imputed.complete:
         return _cells(truth, said, person), None, bool(thin.any())
     cells, influence = expected_cells(said, imputed.codes), imputed.influence
-    if person is None:
-        return cells, influence, bool(thin.any())
-    return (
-        unit_cells(cells, person, units),
-        unit_cells(influence, person, units),
-        bool(thin.any()),
-    )
+    if person is not None:
+        cells, influence = unit_cells(cells, person, units), unit_cells(influence, person, units)
+    return cells, influence, bool(thin.any())
 
 
 def majority_reference(truth: np.ndarray) -> tuple[np.ndarray, int]:

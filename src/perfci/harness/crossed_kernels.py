@@ -263,7 +263,7 @@ def _crossed_cell(
                 cells, weights, extras = patterns
                 low, high = ends(cells, weights, metric, o, False, scale, level, rng, extras)
             else:
-                crossed = sample.crossed_person_cells() if crossed is None else crossed
+                crossed = sample.crossed_person_cells(per_person) if crossed is None else crossed
                 cells, extras = crossed
                 low, high = ends(cells, None, metric, o, True, scale, level, rng, extras)
         out[i] = score(low, high, truths[estimand])

@@ -9,6 +9,7 @@ drawn with every text's labels at once.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -244,9 +245,9 @@ class RunsSample:
         cells[data_set[:, None], slot[:, None], np.arange(runs), index] = 1
         return cells, multiplicity
 
-    def crossed_person_cells(self) -> tuple[np.ndarray, None]:
+    def crossed_person_cells(self, observed: np.ndarray) -> tuple[np.ndarray, None]:
         """Return the persons' cells of the crossed intervals (every run labels every text)."""
-        return self.person_cells(), None
+        return observed, None
 
     def crossed_patterns(self) -> tuple[np.ndarray, np.ndarray, None]:
         """Return the pooled texts' units of the crossed intervals: :meth:`patterns`."""
@@ -596,6 +597,7 @@ class AnnotatorsSample:
         cells[data_set[unit], slot[unit], annotator, digits[unit, annotator]] = 1
         return cells, multiplicity, (data_set, slot, text)
 
+    @functools.cached_property
     def imputed_codes(self) -> ImputedCodes:
         """Return the codes with the missing ones imputed, as :func:`perfci.annotator_ci` does.
 
@@ -603,7 +605,7 @@ class AnnotatorsSample:
         """
         return impute_codes(self.reference(), self.said, self.owner // self.shape[1], self.shape[0])
 
-    def crossed_person_cells(self) -> tuple[np.ndarray, dict | None]:
+    def crossed_person_cells(self, observed: np.ndarray) -> tuple[np.ndarray, dict | None]:
         """Return the persons' cells of the crossed intervals, the missing codes imputed.
 
         Returns the cells (data sets, persons, A, 4) against every annotator on every
@@ -613,8 +615,7 @@ class AnnotatorsSample:
         (data sets, persons, A, 4); with every text coded by every annotator, those cells
         and None.
         """
-        observed = self.person_cells()
-        imputed = self.imputed_codes()
+        imputed = self.imputed_codes
         if imputed.complete:
             return observed, None
         units = self.shape[0] * self.shape[1]
@@ -635,7 +636,7 @@ class AnnotatorsSample:
         :meth:`crossed_person_cells` (None when complete), on :meth:`patterns`' units.
         """
         observed, multiplicity, (data_set, slot, text) = self._patterns()
-        imputed = self.imputed_codes()
+        imputed = self.imputed_codes
         if imputed.complete:
             return observed, multiplicity, None
         cells, influence = np.zeros(observed.shape), np.zeros(observed.shape)
