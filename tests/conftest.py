@@ -16,6 +16,31 @@ def suite_workdir(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def cli(capsys):
+    """Run ``perfci ARGV...`` in-process: return (status, standard output, standard error)."""
+    from perfci.cli import main
+
+    def run(*argv):
+        status = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run
+
+
+def assert_one_line_error(status: int, err: str) -> None:
+    """Assert the command line's usage error: status 2 and one line, ``perfci: error: ...``."""
+    assert status == 2, (status, err)
+    assert err.startswith("perfci: error: ") and err.count("\n") == 1, err
+
+
+@pytest.fixture
+def one_line_error():
+    """:func:`assert_one_line_error`, for the tests of the command line's errors."""
+    return assert_one_line_error
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(20261130)
 

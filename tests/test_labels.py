@@ -450,7 +450,7 @@ def test_cli_folder_and_missing_file_are_named(capsys, tmp_path):
     [
         (
             ["bootstrap", "--cells", "1", "2", "3", "4", "--seed", "-1"],
-            "perfci bootstrap: error: argument --seed: expected a non-negative integer, got '-1'",
+            "perfci: error: argument --seed: expected a non-negative integer, got '-1'",
         ),
         (
             ["interval", "--successes", "11", "--trials", "10"],

@@ -21,6 +21,7 @@ from ._core import registry
 from ._core.estimands import population_sentence, relevant_description, relevant_texts
 from ._core.results import IntervalResult
 from ._core.validation import (
+    UndefinedMetricError,
     UndefinedMetricWarning,
     check_confidence_level,
     check_label,
@@ -194,6 +195,16 @@ def plan_interval(
     # One relevant text per person is a simple random sample of texts: nothing to adjust,
     # and the interval is the independent-text one.
     independent_texts = persons is None or bool(np.all(relevant <= 1))
+    total = cells.sum(0) if nested else cells
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        estimate = float(
+            metric_values(total if metric not in AVERAGED_METRICS else one_vs_rest(total), metric)
+        )
+    if np.isnan(estimate):
+        raise UndefinedMetricError(
+            f"`metric` {metric!r} is undefined for these labels: {undefined_reason(metric)}."
+        )
     if persons is not None and persons < 2:
         raise ValueError(
             f"`groups` must give at least 2 persons with a relevant text for {metric}; "
@@ -210,16 +221,6 @@ def plan_interval(
         choice = cast(policy.IntervalChoice, found)  # two persons at least: checked above
     else:
         choice = policy.choose_interval(metric, strict=strict, **options)
-    total = cells.sum(0) if nested else cells
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        estimate = float(
-            metric_values(total if metric not in AVERAGED_METRICS else one_vs_rest(total), metric)
-        )
-    if np.isnan(estimate):
-        raise ValueError(
-            f"`metric` {metric!r} is undefined for these labels: {undefined_reason(metric)}."
-        )
     return IntervalPlan(
         metric, cells, choice, nested, relevant_n, persons, independent_texts, estimate
     )
@@ -296,11 +297,57 @@ def interval_of_counts(
     rng: Any,
     strict: bool,
 ) -> MetricCI:
-    """Compute the interval of `metric` on validated counts (per person if nested)."""
-    plan = plan_interval(
-        counts, metric, options={**options, "confidence_level": confidence_level}, strict=strict
-    )
+    """Compute the interval of `metric` on validated counts (per person if nested).
+
+    A metric undefined for the counts gives NaN ends and an
+    :class:`~perfci.UndefinedMetricWarning` saying why, as :func:`perfci.compute_metric`.
+    """
+    try:
+        plan = plan_interval(
+            counts, metric, options={**options, "confidence_level": confidence_level}, strict=strict
+        )
+    except UndefinedMetricError:
+        return _undefined_interval(counts, metric, confidence_level)
     return computed_interval(plan, confidence_level=confidence_level, rng=rng)
+
+
+def _undefined_interval(counts: ConfusionCounts, metric: str, confidence_level: float) -> MetricCI:
+    """Warn why `metric` is undefined for `counts` and return its NaN interval."""
+    warnings.warn(
+        f"{metric} is undefined: {undefined_reason(metric)}; its estimate and interval are NaN.",
+        UndefinedMetricWarning,
+        stacklevel=4,
+    )
+    cells = counts.matrix if metric in AVERAGED_METRICS else counts.counts
+    relevant = relevant_texts(np.asarray(cells, dtype=float), metric)
+    nested = counts.groups is not None
+    nan = float("nan")
+    return MetricCI(
+        metric=metric,
+        estimate=nan,
+        low=nan,
+        high=nan,
+        confidence_level=float(confidence_level),
+        method="undefined",
+        population=population_sentence(
+            metric, nested=nested, persons=None, detail=f"over {relevant_description(metric)}"
+        ),
+        relevant_n=int(relevant.sum()),
+        persons=int(np.count_nonzero(relevant)) if nested else None,
+        icc=nan,
+        design_effect=nan,
+        n_eff=nan,
+        result=ProportionCI(
+            estimate=nan,
+            low=nan,
+            high=nan,
+            confidence_level=float(confidence_level),
+            method="undefined",
+            successes=nan,
+            trials=nan,
+            clipped=False,
+        ),
+    )
 
 
 def shared_bootstraps(
@@ -418,8 +465,14 @@ def metric_ci_counts(
     ------
     ValueError
         For a bad name or option, counts that are not non-negative whole numbers of the
-        metric's shape, a metric undefined for the counts, or nested counts with fewer
-        than 2 persons with a relevant text.
+        metric's shape, or nested counts with fewer than 2 persons with a relevant text.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For a metric undefined for the counts (recall without reference positives, kappa
+        when chance agreement is 1, ...): the estimate and ends are NaN and `method` is
+        ``"undefined"``.
 
     See Also
     --------

@@ -288,12 +288,18 @@ def metric_ci(
     ValueError
         For bad labels or names, an analytic method for a non-proportion metric, an
         option the method cannot use (a bootstrap option for an analytic interval, a
-        design option for the bootstrap, a nested-data option without `groups`), a
-        metric undefined for the data, or nested data with fewer than 2 persons with a
-        relevant text (one person says nothing about the population of persons); an
-        option of the wrong type or range (a `positive` that is not one label, a level
-        that is not one number in (0, 1), an `rng` that cannot seed a generator), even
-        when the chosen method would not use it.
+        design option for the bootstrap, a nested-data option without `groups`), or
+        nested data with fewer than 2 persons with a relevant text (one person says
+        nothing about the population of persons); an option of the wrong type or range (a
+        `positive` that is not one label, a level that is not one number in (0, 1), an
+        `rng` that cannot seed a generator), even when the chosen method would not use it.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For a metric undefined for the data (recall without reference positives, kappa
+        when both raters put every text in one class, ...): the estimate and ends are
+        NaN and `method` is ``"undefined"``, as :func:`perfci.compute_metric` gives NaN.
 
     Notes
     -----

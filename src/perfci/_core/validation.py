@@ -109,6 +109,10 @@ class UndefinedMetricWarning(RuntimeWarning):
     """A quantity is undefined for (part of) the input and was set to NaN."""
 
 
+class UndefinedMetricError(ValueError):
+    """A metric is undefined for the input: its entry point answers NaN and warns why."""
+
+
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """Return `value` if it is one of `choices`, else raise a `ValueError` listing them.
 

@@ -30,8 +30,9 @@ class Parser(argparse.ArgumentParser):
     """An argument parser that raises :class:`UsageError` instead of exiting."""
 
     def error(self, message: str) -> NoReturn:
-        """Raise the usage error as one line naming the program and the flag."""
-        raise UsageError(f"{self.prog}: error: {message}")
+        """Raise the usage error as one line naming the flag, as every other error reads."""
+        # Every error starts "perfci: error:", whichever subcommand's parser found it.
+        raise UsageError(f"{self.prog.split()[0]}: error: {message}")
 
 
 class Formatter(argparse.HelpFormatter):

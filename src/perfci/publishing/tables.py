@@ -507,6 +507,7 @@ _LATEX_SPECIAL = {
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
     '"': r"\textquotedbl{}",
+    "`": r"\textasciigrave{}",
     "–": "--",
     "−": "$-$",
     "λ": r"$\lambda$",
@@ -514,7 +515,8 @@ _LATEX_SPECIAL = {
     "≤": r"$\leq$",
     "≥": r"$\geq$",
 }
-_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
+# and the ligatures TeX makes of text (``--`` an en dash, ``''`` a closing quote) broken
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL) + r"|-(?=-)|'(?=')")
 
 
 def latex_text(text: str) -> str:
@@ -524,9 +526,10 @@ def latex_text(text: str) -> str:
     character (NUL, ESC, the bidi controls, ...) is shown as an escape like ``\x1b``
     (:func:`perfci._core.text.single_line`); then every character special to LaTeX
     (``\ & % $ # _ { } ~ ^``), and ``< > | "``, which the default font encoding prints as
-    other characters (and babel may make active), is written as its command; a leading
-    ``*``, which a row's ``\\`` above would read as its star, is braced. A few symbols
-    (en dash, minus, λ, ∝, ≤, ≥) become their LaTeX.
+    other characters (and babel may make active), is written as its command; a backtick
+    and the ligatures of ``--`` and ``''`` are broken (``-{}-``), so the text prints as
+    typed; a leading ``*``, which a row's ``\\`` above would read as its star, is braced.
+    A few symbols (en dash, minus, λ, ∝, ≤, ≥) become their LaTeX.
 
     Examples
     --------
@@ -535,15 +538,20 @@ def latex_text(text: str) -> str:
     n\_eff \& 95\% \{a\}
     >>> print(latex_text('*a|"b"\x1b'))
     {*}a\textbar{}\textquotedbl{}b\textquotedbl{}\textbackslash{}x1b
+    >>> print(latex_text("a--b ``c''"))
+    a-{}-b \textasciigrave{}\textasciigrave{}c'{}'
     """
-    text = _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], single_line(text))
+    text = _LATEX_RE.sub(
+        lambda m: _LATEX_SPECIAL.get(m.group(), m.group() + "{}"), single_line(text)
+    )
     return "{*}" + text[1:] if text.startswith("*") else text
 
 
 #: What Markdown reads as markup in a table cell; an underscore inside a word is not
 #: (CommonMark), so ``balanced_accuracy`` stays as it is. ``&`` starts an entity
-#: (``&#x202e;`` would put back a bidi control), ``|`` ends a cell.
-_MARKDOWN_RE = re.compile(r"([\\`*\[\]<>|#&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+#: (``&#x202e;`` would put back a bidi control), ``|`` ends a cell, ``$`` starts math
+#: (GitHub, MathJax) and ``~`` a strikethrough.
+_MARKDOWN_RE = re.compile(r"([\\`*\[\]<>|#&$~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def markdown_text(text: str) -> str:
@@ -552,7 +560,7 @@ def markdown_text(text: str) -> str:
     The policy: the text is made one line (line breaks and tabs become spaces) and every
     control or invisible format character (NUL, ESC, CR, the bidi controls U+202A-U+202E,
     U+2066-U+2069, U+200E, U+200F, U+061C, ...) is shown as an escape like ``\u202e``
-    (:func:`perfci._core.text.single_line`); then ``\ ` * _ [ ] < > | # &`` are
+    (:func:`perfci._core.text.single_line`); then ``\ ` * _ [ ] < > | # & $ ~`` are
     backslash-escaped, so no text from data ends a cell, starts markup, raw HTML or an
     entity. An underscore inside a word and an interval's brackets are left as they are.
 

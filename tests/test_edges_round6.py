@@ -1,0 +1,105 @@
+"""Edges, round 6: one form for every command-line error, NaN (not an error) for a metric
+undefined for the labels, and the LaTeX and Markdown a text from data could still change.
+
+Each test failed before its fix: a subcommand's own usage errors began
+"perfci bootstrap: error:" where every other error begins "perfci: error:";
+:func:`perfci.metric_ci` raised for an undefined kappa where :func:`perfci.compute_metric`
+gives NaN; LaTeX printed ``--`` as an en dash and two backticks as a quote, and Markdown
+read ``$x$`` as math."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import perfci as pc
+from perfci.publishing.tables import latex_text, markdown_text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("bootstrap", "--n-resamples", "x"),
+        ("report", "data.csv"),  # --truth and --pred missing
+        ("interval", "--method", "nope", "3", "10"),
+        ("validate", "run"),
+    ],
+)
+def test_every_usage_error_reads_perfci_error(cli, one_line_error, argv):
+    status, _, err = cli(*argv)
+    one_line_error(status, err)
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "metric", "reason"),
+    [
+        ([1] * 20, [1] * 20, "kappa", "chance agreement is 1"),
+        ([1] * 20, [1] * 20, "mcc", "a row or column of the confusion matrix is empty"),
+        ([0] * 20, [0, 1] * 10, "recall", r"no reference positives \(tp \+ fn = 0\)"),
+        ([0, 1] * 10, [0] * 20, "precision", r"no classifier positives"),
+    ],
+)
+def test_metric_ci_of_an_undefined_metric_is_nan_with_the_reason(y_true, y_pred, metric, reason):
+    with pytest.warns(pc.UndefinedMetricWarning, match=f"^{metric} is undefined: .*{reason}"):
+        ci = pc.metric_ci(y_true, y_pred, metric)
+    assert math.isnan(ci.estimate) and math.isnan(ci.low) and math.isnan(ci.high)
+    # kappa and MCC are about every text; recall and precision here have none relevant
+    assert ci.method == "undefined"
+    assert ci.relevant_n == (20 if metric in ("kappa", "mcc") else 0)
+    assert ci.to_frame()["low"].isna().all()
+
+
+def test_nested_undefined_metric_is_nan_and_one_person_still_an_error():
+    groups = np.repeat(np.arange(5), 4)
+    with pytest.warns(pc.UndefinedMetricWarning, match="no reference positives"):
+        ci = pc.metric_ci([0] * 20, [0] * 20, "recall", groups=groups)
+    assert math.isnan(ci.low) and ci.persons == 0 and ci.relevant_n == 0
+    one_positive = [1] + [0] * 19  # defined, but on one person: nothing about persons
+    with pytest.raises(ValueError, match="at least 2 persons"):
+        pc.metric_ci(one_positive, [0] * 20, "recall", groups=groups)
+
+
+def test_metric_ci_counts_of_an_undefined_metric_is_nan():
+    with pytest.warns(pc.UndefinedMetricWarning, match="no classifier positives"):
+        ci = pc.metric_ci_counts([0, 0, 3, 7], "precision")
+    assert math.isnan(ci.estimate) and ci.relevant_n == 0
+
+
+def test_a_report_still_names_the_undefined_metric_it_left_out():
+    with pytest.warns(pc.UndefinedMetricWarning, match="left out of the report: kappa"):
+        frame = pc.report([1] * 20, [1] * 20, metrics=["recall", "kappa"])
+    assert list(frame["metric"]) == ["recall"]
+
+
+@pytest.mark.parametrize(
+    ("text", "latex"),
+    [
+        ("a--b", "a-{}-b"),
+        ("a---b", "a-{}-{}-b"),
+        ("``q''", r"\textasciigrave{}\textasciigrave{}q'{}'"),
+        ("it's", "it's"),
+        ("a-b", "a-b"),
+        ("!`", r"!\textasciigrave{}"),
+    ],
+)
+def test_latex_prints_dashes_and_quotes_as_typed(text, latex):
+    assert latex_text(text) == latex
+
+
+def test_latex_keeps_its_own_en_dash():
+    assert latex_text("0.8–0.9") == "0.8--0.9"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("$x$", r"\$x\$"),
+        ("~~gone~~", r"\~\~gone\~\~"),
+        ("a_b", "a_b"),
+        ("[0.1, 0.2]", "[0.1, 0.2]"),
+    ],
+)
+def test_markdown_starts_no_math_or_strikethrough(text, shown):
+    assert markdown_text(text) == shown
