@@ -5,10 +5,12 @@ Each test failed before its fix: a subcommand's own usage errors began
 "perfci bootstrap: error:" where every other error begins "perfci: error:";
 :func:`perfci.metric_ci` raised for an undefined kappa where :func:`perfci.compute_metric`
 gives NaN; LaTeX printed ``--`` as an en dash and two backticks as a quote, and Markdown
-read ``$x$`` as math."""
+read ``$x$`` as math; resume kept hand-edited scores whose counts add up, and a fresh run
+made 0600 cell files 0644."""
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -103,3 +105,72 @@ def test_latex_keeps_its_own_en_dash():
 )
 def test_markdown_starts_no_math_or_strikethrough(text, shown):
     assert markdown_text(text) == shown
+
+
+TINY = """
+name = "tiny-round6"
+description = "two cells of analytic intervals"
+seed = 6
+[population]
+kind = "bernoulli"
+[grid]
+n = [10]
+p = [0.6, 0.8]
+[scales.smoke]
+replications = 20
+resamples = 0
+[[methods]]
+name = "wilson"
+family = "analytic"
+method = "wilson"
+[[methods]]
+name = "wald"
+family = "analytic"
+method = "wald"
+"""
+
+
+def _tiny_run(tmp_path, cli):
+    suite = tmp_path / "tiny.toml"
+    suite.write_text(TINY)
+    out = tmp_path / "out"
+    status, _, err = cli("validate", "run", suite, "--out", out, "--quiet")
+    assert status == 0, err
+    return suite, out, out / "tiny-round6.cells"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        [1, 0, 0, 0.2, 1, 0],  # one valid replication of 20, where all are defined
+        [0, 0, 0, 0, 0, 0],  # none
+        [19, 1, 0, 0.0, 20, 0],  # zero width, 20 valid Wilson intervals
+    ],
+    ids=["one-valid", "none-valid", "zero-width"],
+)
+def test_resume_refuses_scores_edited_after_the_run_wrote_them(tmp_path, cli, one_line_error, edit):
+    """Counts that add up, but that no run computed: the digest written with them says so."""
+    from perfci.harness.storage import CELL_IDENTITY_MARK
+
+    suite, out, cells = _tiny_run(tmp_path, cli)
+    cell = cells / "n-10_p-0.8.npy"
+    raw = cell.read_bytes()
+    start = raw.index(CELL_IDENTITY_MARK)
+    scores = np.load(cell)
+    scores[0] = edit
+    buffer = io.BytesIO()
+    np.save(buffer, scores)
+    cell.write_bytes(buffer.getvalue() + raw[start:])
+    status, _, err = cli("validate", "run", suite, "--out", out, "--resume", "--quiet")
+    one_line_error(status, err)
+    assert "n-10_p-0.8.npy cannot be resumed: its scores are not those the run wrote" in err
+
+
+def test_a_fresh_run_keeps_the_modes_of_the_cell_files_it_replaces(tmp_path, cli):
+    suite, out, cells = _tiny_run(tmp_path, cli)
+    for path in cells.iterdir():
+        path.chmod(0o600)
+    status, _, err = cli("validate", "run", suite, "--out", out, "--quiet")
+    assert status == 0, err
+    modes = {p.name: p.stat().st_mode & 0o777 for p in cells.iterdir()}
+    assert modes == {n: 0o600 for n in ("fingerprint.txt", "n-10_p-0.6.npy", "n-10_p-0.8.npy")}

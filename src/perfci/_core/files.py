@@ -307,11 +307,12 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
     return sorted(removed)
 
 
-def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
+def write_bytes_atomic(path: Path, data: bytes | memoryview, mode: int | None = None) -> None:
     """Write `data` to `path` through a temporary file and a rename: complete or absent.
 
     A file already at `path` is replaced and keeps its permission bits (a new file gets
-    the user's umask), unless it is read-only (:func:`is_read_only`): that is refused.
+    `mode` if given, the permission bits of a file it stands in for, else the user's
+    umask), unless it is read-only (:func:`is_read_only`): that is refused.
     Anything but a regular file at `path` (a folder, a FIFO: :func:`file_kind`) is
     refused before a temporary file is made. The temporary file (:func:`new_temporary`)
     is removed if anything fails, an interruption (:class:`KeyboardInterrupt`) included.
@@ -325,9 +326,10 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
         `path` is left as it was, and no temporary file is left behind.
     """
     path = Path(path)
+    new_mode = mode
     view = memoryview(data).cast("B")
     try:
-        mode: int | None = os.stat(path).st_mode
+        mode = os.stat(path).st_mode
     except (OSError, ValueError):
         mode = None
     kind = file_kind(path) if mode is not None else None
@@ -344,6 +346,8 @@ def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
             "replace (make it writable, or remove it)",
         )
     keep = stat.S_IMODE(mode) & 0o777 if mode is not None else None
+    if keep is None and new_mode is not None:
+        keep = new_mode & 0o777
     try:
         fd, tmp = new_temporary(path)
     except OSError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import stat
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -207,7 +208,7 @@ def run_suite(
             write_dataset(dataset, target)
             return dataset
         folder = out / f"{suite.name}.cells"
-        _prepare_cells(folder, suite, scale, resume)
+        modes = _prepare_cells(folder, suite, scale, resume)
         cells = suite.cells(scale)
         kept = [cell_path(folder, c).exists() for c in cells]
         todo = [c for c, k in zip(cells, kept, strict=True) if not k]
@@ -226,7 +227,8 @@ def run_suite(
             progress(done, len(cells))
         for cell, scores in _execute(suite, scale, todo, workers, scheduler):
             identity = cell_identity(suite.name, scale, cell, suite_fingerprint(suite, scale))
-            write_atomic(cell_path(folder, cell), scores, identity)
+            path = cell_path(folder, cell)
+            write_atomic(path, scores, identity, modes.get(path))
             done += 1
             if progress:
                 progress(done, len(cells))
@@ -358,13 +360,15 @@ def _check_scale_memory(suite: Suite, scale: str, workers: int) -> None:
     )
 
 
-def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None:
+def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> dict[Path, int]:
     """Make `folder` hold only cells of this suite and scale, and its fingerprint.
 
     With `resume`, cells are kept only under the fingerprint of this suite and scale: a
     foreign fingerprint, or cell files without one (a run of another version, whose
     cells may have another seed), refuse. Without it, the fingerprint goes first, then
     the cells, so an interrupted clean-up never leaves cells that look resumable.
+    Returns the permission bits of the files removed, which their new files take (a
+    0600 cell stays 0600 when computed again).
     """
     marker = folder / "fingerprint.txt"
     fingerprint = suite_fingerprint(suite, scale)
@@ -383,13 +387,17 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> None
                 "and scale are unknown and they cannot be resumed; run without `resume` "
                 "to start again."
             )
-    else:
+    modes: dict[Path, int] = {}
+    if not resume:
+        for old in [marker, *folder.glob("*.npy")]:
+            if old.is_file():  # a folder of that name is no cell of a run
+                modes[old] = stat.S_IMODE(old.stat().st_mode)
         marker.unlink(missing_ok=True)
-        for old in folder.glob("*.npy"):
-            if not old.is_dir():  # a folder of that name is no cell of a run
-                old.unlink()
+        for old in modes:
+            old.unlink(missing_ok=True)
     if not marker.exists():
-        write_text(marker, fingerprint)
+        write_text(marker, fingerprint, modes.get(marker))
+    return modes
 
 
 #: Seconds allowed to reach a scheduler given by address and to read its Dask handshake.

@@ -12,8 +12,9 @@ one plain write.
 A temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` after its writer's pid; one that a
 killed run left is deleted by the next run in the folder (:func:`remove_stale_temporaries`),
 and no other file is. A cell file carries the identity of its cell after its array
-(:func:`cell_identity`); on resume, every cell file kept is checked before any work
-(:func:`read_cell`).
+(:func:`cell_identity`), with the SHA-256 digest of the array; on resume, every cell file
+kept is checked before any work (:func:`read_cell`), and one whose scores no longer match
+their digest (edited by hand, or damaged) is refused.
 
 One run at a time writes to an output folder: :func:`folder_lock` holds ``OUT/perfci.lock``
 (an advisory ``flock`` holding the run's pid) while a run writes there.
@@ -22,6 +23,7 @@ One run at a time writes to an output folder: :func:`folder_lock` holds ``OUT/pe
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -89,23 +91,34 @@ def cell_identity(suite: str, scale: str, cell: dict, fingerprint: str | None = 
     return json.dumps(identity, sort_keys=True)
 
 
-def write_atomic(path: Path, array: np.ndarray, identity: str | None = None) -> None:
+def write_atomic(
+    path: Path, array: np.ndarray, identity: str | None = None, mode: int | None = None
+) -> None:
     """Write one cell's scores (``.npy``) atomically, followed by its `identity`.
 
     The identity (:func:`cell_identity`) follows the array's bytes, after
     :data:`CELL_IDENTITY_MARK`; :func:`numpy.load` reads the array and stops before it.
+    A new file gets `mode` (the permission bits of the cell file it stands in for).
     """
     buffer = io.BytesIO()
     np.save(buffer, array)
     data = buffer.getvalue()  # bytes: a getbuffer() view can crash 3.12.1 (gh-111049)
     if identity is not None:
-        data += CELL_IDENTITY_MARK + identity.encode()
-    _write_bytes_atomic(path, data)
+        # the digest of the scores goes with the identity: resume refuses scores edited
+        # after the run wrote them (counts that add up but that no run computed)
+        signed = {**json.loads(identity), "digest": _digest(data)}
+        data += CELL_IDENTITY_MARK + json.dumps(signed, sort_keys=True).encode()
+    _write_bytes_atomic(path, data, mode)
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a small text file (a fingerprint, a summary) atomically."""
-    _write_bytes_atomic(path, text.encode())
+def _digest(scores: bytes) -> str:
+    """Return the SHA-256 of a cell file's array bytes, in hex."""
+    return hashlib.sha256(scores).hexdigest()
+
+
+def write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write a small text file (a fingerprint, a summary) atomically (a new one: `mode`)."""
+    _write_bytes_atomic(path, text.encode(), mode)
 
 
 def write_dataset(dataset: xr.Dataset, target: Path) -> None:
@@ -273,14 +286,23 @@ def read_cell(
                 f"{where} has hits + misses below + misses above = "
                 f"{hits + below + above:.0f}, not n_valid {valid:.0f}"
             )
-    _check_identity(stream.read(), identity, bad, path)
+    scores = stream.getvalue()[: stream.tell()]
+    _check_identity(stream.read(), identity, bad, path, scores)
     return cell
 
 
 def _check_identity(
-    trailer: bytes, identity: str | None, bad: Callable[[str], CellFileError], path: Path
+    trailer: bytes,
+    identity: str | None,
+    bad: Callable[[str], CellFileError],
+    path: Path,
+    scores: bytes,
 ) -> None:
-    """Check what follows a cell file's array: nothing, or the identity of its cell."""
+    """Check what follows a cell file's array: nothing, or the identity of its cell.
+
+    The identity carries the digest of the array's bytes (`scores`): a file whose scores
+    were changed after the run wrote them is refused.
+    """
     if not trailer:
         if identity is not None:
             raise UnidentifiedCellError(
@@ -293,6 +315,12 @@ def _check_identity(
         stored = json.loads(trailer[len(CELL_IDENTITY_MARK) :].decode())
     except (UnicodeDecodeError, ValueError):
         raise bad("the identity after its array is not readable") from None
+    digest = stored.pop("digest", None) if isinstance(stored, dict) else None
+    if digest is not None and digest != _digest(scores):
+        raise bad(
+            "its scores are not those the run wrote (they do not match the digest written "
+            "with them: the file was edited or damaged)"
+        )
     if identity is None:
         return
     wanted = json.loads(identity)
@@ -303,6 +331,10 @@ def _check_identity(
     if run is not None and written is None:
         raise UnidentifiedCellError(
             f"cell file {path} holds no fingerprint of its run (an earlier version wrote it)"
+        )
+    if run is not None and digest is None:
+        raise UnidentifiedCellError(
+            f"cell file {path} holds no digest of its scores (an earlier version wrote it)"
         )
     if run is not None and written != run:
         raise bad(
