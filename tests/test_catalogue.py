@@ -453,7 +453,8 @@ def design_kinds() -> dict[str, list[Case | None]]:
             Case("a zero weight", [0.0, *[1.0] * (len(Y) - 1)]),
             Case("NaN inside", [np.nan, *[1.0] * (len(Y) - 1)]),
             Case("strings", ["1"] * len(Y)),
-            Case("equal weights", [3.0] * len(Y), OK),
+            Case("equal weights", [3.0] * len(Y), OK, also={"stratum_sizes": None}),
+            Case("weights off the stratum sizes", [3.0] * len(Y), names=("stratum_sizes",)),
             Case("None (the stratum sizes over the sampled texts)", None, OK),
         ],
         "strata": [

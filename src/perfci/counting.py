@@ -15,6 +15,7 @@ from ._core.labels import (
     as_label_array,
     binary_code,
     check_aligned,
+    check_distinct,
     factorize_sorted,
     label_array,
     label_kind,
@@ -490,7 +491,8 @@ def confusion(
         :func:`normalize_labels`: missing values (with their count and positions), a
         column of scores, codings that can never match, labels that differ only in case
         or surrounding whitespace, a `positive` that is not among the labels, or two
-        labels that are not a binary code with `positive` unnamed.
+        labels that are not a binary code with `positive` unnamed; `labels` that
+        repeat a class or leave out an observed label.
 
     Notes
     -----
@@ -543,6 +545,7 @@ def confusion(
             named = np.asarray(
                 [v if binary_code(v) is None else binary_code(v) for v in named.tolist()]
             )
+        check_distinct("labels", named.tolist())
         observed = pd.unique(np.concatenate([t, p])).tolist()
         missing = [v for v in observed if not any(same_label(v, c) for c in named.tolist())]
         if missing:

@@ -236,10 +236,12 @@ def _effective_sample_size_iv(
         raise ValueError(f"the arguments must broadcast; got shapes {shapes}.") from None
     b = given.get("mean_cluster_size")
     m = given.get("n_clusters")
+    if b is not None and m is not None:
+        _check_cluster_sizes(n, b, m)
+    if m is not None and np.any(n / m < 1):
+        raise ValueError("`n_clusters` must not exceed `n_texts` (at least one text each).")
     if b is None and m is not None:
         b = n / m
-        if np.any(b < 1):
-            raise ValueError("`n_clusters` must not exceed `n_texts` (at least one text each).")
     if m is None and b is not None:
         m = n / b
     if design_effect is None:  # `icc` came with `mean_cluster_size` or `n_clusters`
@@ -255,6 +257,19 @@ def _effective_sample_size_iv(
         None if m is None else np.broadcast_to(m, shape),
         level,
     )
+
+
+def _check_cluster_sizes(n: np.ndarray, b: np.ndarray, m: np.ndarray) -> None:
+    """Refuse a `mean_cluster_size` that is not `n_texts` / `n_clusters` (within rounding)."""
+    n, b, m = np.broadcast_arrays(n, b, m)
+    off = np.abs(b - n / m) > 0.5  # a mean rounded to a whole number of texts still fits
+    if np.any(off):
+        at = np.unravel_index(int(np.flatnonzero(off)[0]), off.shape)
+        raise ValueError(
+            f"`mean_cluster_size` {b[at]:g} does not fit `n_texts` {n[at]:g} in `n_clusters` "
+            f"{m[at]:g} ({n[at] / m[at]:.4g} texts each): give one of the two, or n_texts = "
+            "n_clusters x mean_cluster_size (within rounding)."
+        )
 
 
 def effective_sample_size(
@@ -279,10 +294,11 @@ def effective_sample_size(
     icc : array_like, optional
         Intra-class correlation :math:`\rho`.
     mean_cluster_size : array_like, optional
-        Mean relevant texts per person B. Default ``n_texts / n_clusters``.
+        Mean relevant texts per person B. Default ``n_texts / n_clusters``; given with
+        `n_clusters`, it must be ``n_texts / n_clusters`` within half a text.
     n_clusters : array_like, optional
-        Number of persons m; needed for a df adjustment (df = m - 1). Default
-        ``n_texts / mean_cluster_size``.
+        Number of persons m, at most `n_texts`; needed for a df adjustment (df = m - 1).
+        Default ``n_texts / mean_cluster_size``.
     df_adjust : {"dean_pagano", "korn_graubard", None}, default "dean_pagano"
         ``dean_pagano``: :math:`n^*_{eff} = n_{eff}(z/t_{m-1})^2`;
         ``korn_graubard``: :math:`n^*_{eff} = n_{eff}(t_{N-1}/t_{m-1})^2`; None: no

@@ -83,30 +83,64 @@ _S_NODES = 64
 _LARGEST = 1e30
 
 
-def _classifiers(preds: Any) -> tuple[list[str], list[Any]]:
-    """Return the classifiers' names and label columns of a table, a mapping or a 2-D array."""
+def _classifiers(preds: Any, n_texts: int = -1) -> tuple[list[str], list[Any]]:
+    """Return the classifiers' names and label columns of a table, a mapping or a 2-D array.
+
+    A list or tuple of `n_texts`-long label sequences (of another number than `n_texts`)
+    holds one classifier each, named by position; otherwise a list is rows of texts.
+    """
     if isinstance(preds, pd.DataFrame):
         names, columns = [str(c) for c in preds.columns], [preds[c] for c in preds.columns]
     elif isinstance(preds, Mapping):
         names, columns = [str(k) for k in preds], list(preds.values())
+    elif _per_classifier(preds, n_texts):
+        names, columns = [str(j) for j in range(len(preds))], list(preds)
     else:
         arr = np.asarray(preds, dtype=object)
         if arr.ndim != 2:
             raise ValueError(
                 "`preds` must be a table with one column of labels per classifier (a "
-                "DataFrame, a mapping of names to labels, or a 2-D array of texts x "
-                f"classifiers); got {arr.ndim} dimension(s)."
+                "DataFrame, a mapping of names to labels, a list of label arrays or a 2-D "
+                f"array of texts x classifiers); got {arr.ndim} dimension(s)."
             )
         names, columns = [str(j) for j in range(arr.shape[1])], list(arr.T)
     if len(names) < 2:
         raise ValueError(f"`preds` must hold at least two classifiers; got {len(names)}.")
     if len(names) > MAX_CLASSIFIERS:
         raise ValueError(
-            f"`preds` may hold at most {MAX_CLASSIFIERS} classifiers; got {len(names)}."
+            f"`preds` may hold at most {MAX_CLASSIFIERS} classifiers; got {len(names)} "
+            "(a 2-D array is read as texts x classifiers: pass a mapping of names to labels)."
         )
     if len(set(names)) != len(names):
         raise ValueError(f"`preds` must name each classifier once; got {names}.")
     return names, columns
+
+
+def _n_texts(y_true: Any) -> int:
+    """Return the texts of `y_true` (-1 for a scalar, refused later)."""
+    return int(np.shape(np.asarray(y_true, dtype=object))[0]) if np.ndim(y_true) else -1
+
+
+def _per_classifier(preds: Any, n_texts: int) -> bool:
+    """Return whether `preds` is a list or tuple of label sequences, one per classifier.
+
+    A square one (as many sequences as texts, each of a label per text) could be either
+    texts x classifiers or classifiers x texts, and is refused.
+    """
+    if not isinstance(preds, list | tuple) or not preds:
+        return False
+    if any(isinstance(c, str | bytes) or np.ndim(c) != 1 for c in preds):
+        return False
+    lengths = {len(c) for c in preds}
+    if len(preds) != n_texts:  # rows of texts would be n_texts of them
+        return lengths == {n_texts} or len(preds) <= MAX_CLASSIFIERS
+    if lengths == {n_texts}:
+        raise ValueError(
+            f"`preds` is a list of {n_texts} sequences of {n_texts} labels: it could be "
+            "texts x classifiers or classifiers x texts; pass a mapping of names to labels "
+            "or a DataFrame."
+        )
+    return False
 
 
 def joint_many(
@@ -124,8 +158,8 @@ def joint_many(
     joint : numpy.ndarray of int
         ``(2 ** (K + 1),)``, or per person ``(persons, 2 ** (K + 1))`` with `groups`.
     """
-    names, columns = _classifiers(preds)
-    n_texts = np.shape(np.asarray(y_true, dtype=object))[0] if np.ndim(y_true) else -1
+    n_texts = _n_texts(y_true)
+    names, columns = _classifiers(preds, n_texts)
     for name, column in zip(names, columns, strict=True):
         if np.shape(np.asarray(column, dtype=object)) != (n_texts,):
             raise ValueError(
@@ -305,7 +339,9 @@ def _max_abs_t_quantiles(
             below = law.probability(mid) < level
             low, high = np.where(below, mid, low), np.where(below, high, mid)
         critical[part] = high[:, 0]
-        p_adjusted[part] = 1 - law.probability(np.abs(np.nan_to_num(t_stat[part], nan=0.0)))
+        # an infinite t (no variance) is beyond every draw: keep it finite for the product
+        observed = np.minimum(np.abs(np.nan_to_num(t_stat[part], nan=0.0)), _LARGEST)
+        p_adjusted[part] = 1 - law.probability(observed)
     return critical, np.where(keep, p_adjusted, np.nan)
 
 
@@ -479,9 +515,10 @@ def compare_many(
     ----------
     y_true : array_like
         Reference labels, one per text.
-    preds : pandas.DataFrame, mapping or array_like
+    preds : pandas.DataFrame, mapping, list or array_like
         One column of labels per classifier (a DataFrame's columns or a mapping's keys
-        name them; a 2-D array's columns are named "0", "1", ...).
+        name them; a 2-D array's columns, texts x classifiers, are named "0", "1", ...,
+        and so are the label arrays of a list or tuple, one per classifier).
     metric : str
         A binary metric (:data:`perfci.BINARY_METRICS`).
     groups : array_like, optional
@@ -599,7 +636,7 @@ def _one_comparison(
     """Two classifiers: the one comparison is :func:`perfci.compare`'s recommended one."""
     from .comparison import compare
 
-    _, columns = _classifiers(preds)
+    _, columns = _classifiers(preds, _n_texts(y_true))
     a, b = pair
     result: Any = compare(
         y_true,
@@ -658,6 +695,20 @@ def rank_ci(
         interval of its metric (max-t over all K), valid for a classifier chosen by
         these ranks. ``attrs`` holds ``confidence_level`` and the critical values.
 
+    Warns
+    -----
+    UndefinedMetricWarning
+        Naming each classifier without an interval and why (its metric undefined on
+        these texts): NaN ends.
+
+    Notes
+    -----
+    A classifier whose metric has no variance (a perfect one: recall 1 on every
+    reference positive) cannot share the max-t band: it gets the interval
+    :func:`perfci.metric_ci` recommends for it at level ``1 - alpha / K``, and the others
+    the max-t band at level ``1 - alpha (K - D) / K`` for D such classifiers, so that
+    the K intervals still hold together.
+
     Examples
     --------
     >>> import perfci as pc
@@ -681,7 +732,7 @@ def rank_ci(
         joint, k, metric, difference_contrasts(half, k), nested=nested, confidence_level=level
     )
     rank_low, rank_high = rank_sets(ends["low"], ends["high"], half, k)
-    own = many_intervals(joint, k, metric, np.eye(k), nested=nested, confidence_level=level)
+    own = _own_intervals(joint, names, metric, nested, level)
     estimate = own["estimate"]
     order = np.argsort(-estimate, kind="stable")
     rank = np.empty(k, dtype=int)
@@ -703,6 +754,47 @@ def rank_ci(
         critical_value_metrics=float(own["critical"][0]),
     )
     return table
+
+
+def _own_intervals(
+    joint: np.ndarray, names: list[str], metric: str, nested: bool, level: float
+) -> dict[str, Any]:
+    """Return the simultaneous intervals of the K metrics of :func:`rank_ci`.
+
+    A classifier whose metric has no variance (a perfect one: recall 1) has no place in
+    the max-t band; it takes its own recommended interval (:func:`perfci.metric_ci_counts`)
+    at level ``1 - alpha / K``, and the max-t band of the others the rest of alpha, so
+    that the K intervals still hold together (Bonferroni's split).
+    """
+    from .metric import metric_ci_counts
+
+    k = len(names)
+    own = many_intervals(joint, k, metric, np.eye(k), nested=nested, confidence_level=level)
+    alone = np.isfinite(own["estimate"]) & ~np.isfinite(own["low"])
+    share = (1 - level) / k
+    if alone.any() and not alone.all():
+        rest = 1 - share * (k - int(alone.sum()))
+        own = many_intervals(joint, k, metric, np.eye(k), nested=nested, confidence_level=rest)
+    mapping = _cell_map(k)
+    reasons = {j: f"its {metric} is undefined on these texts" for j in range(k)}
+    for j in np.flatnonzero(alone).tolist():
+        try:
+            ci = metric_ci_counts(
+                np.asarray(joint, dtype=np.int64) @ mapping[:, j, :].astype(np.int64),
+                metric,
+                nested=nested,
+                confidence_level=1 - share,
+                rng=0,  # fixed: rank_ci is deterministic
+            )
+        except ValueError as error:
+            reasons[j] = f"its {metric} has no variance and {error}"
+            continue
+        own["low"][j], own["high"][j] = ci.low, ci.high
+    missing = [j for j in range(k) if not np.isfinite(own["low"][j])]
+    if missing:
+        which = "; ".join(f"{names[j]} ({reasons[j]})" for j in missing)
+        warnings.warn(f"rank_ci has no interval for {which}.", UndefinedMetricWarning, stacklevel=3)
+    return own
 
 
 def rank_sets(

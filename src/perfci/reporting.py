@@ -269,8 +269,9 @@ def metric_ci(
         Each text's sampling stratum (say, the classifier's prediction).
     stratum_sizes : mapping, array_like or float, optional
         The corpus texts of each stratum (a mapping from stratum to size, or one value
-        per text): the finite population correction, and the weights when `weights` is
-        omitted (:math:`N_h / n_h`).
+        per text, both with `strata`; one number without): the finite population
+        correction, and the weights when `weights` is omitted (:math:`N_h / n_h`). With
+        `weights`, each stratum's weights must add up to its size (within 1%).
 
     Returns
     -------

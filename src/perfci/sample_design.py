@@ -299,14 +299,15 @@ def design_cells(
         The positive label (as in :func:`perfci.confusion`).
     weights : array_like, optional
         Each text's weight, the inverse of its inclusion probability. Default:
-        :math:`N_h / n_h` from `stratum_sizes`, else 1.
+        :math:`N_h / n_h` from `stratum_sizes`, else 1. Given with `stratum_sizes`, the
+        weights of each stratum must add up to its size (within 1%, or half a text).
     strata : array_like, optional
         Each text's stratum (one stratum when omitted).
     stratum_sizes : mapping, array_like or float, optional
         The corpus texts of each stratum: a mapping from stratum to size, one value per
-        text (the size of its stratum, as R's ``fpc``), or one number without `strata`.
-        Gives the finite population correction (texts as units) and the default
-        weights.
+        text (the size of its stratum, as R's ``fpc``), or one number without `strata`
+        (a mapping or values per text need `strata`). Gives the finite population
+        correction (texts as units) and the default weights.
     groups : array_like, optional
         Person ids: a person's texts within a stratum are one sampling unit (R's
         ``ids = ~person, nest = TRUE``), drawn with replacement (no finite population
@@ -342,6 +343,11 @@ def design_cells(
         code, labels_of_strata = np.zeros(n, dtype=np.int64), np.array([0])
     else:
         labels_of_strata, code = factorize_sorted(_per_text("strata", strata, n))
+    if strata is None and (hasattr(stratum_sizes, "items") or np.ndim(stratum_sizes) != 0):
+        raise ValueError(
+            "`stratum_sizes` needs `strata` (each text's stratum) when it gives a size per "
+            "stratum or per text; without strata give one number, the corpus texts."
+        )
     sizes = (
         np.full(labels_of_strata.size, np.nan)
         if stratum_sizes is None
@@ -356,6 +362,8 @@ def design_cells(
         )
     if weights is not None:
         w = _check_weights(weights, n)
+        if stratum_sizes is not None:
+            _check_weights_fit_sizes(w, code, sizes, labels_of_strata)
     elif stratum_sizes is not None:
         w = (sizes / texts_in)[code]
     else:
@@ -376,6 +384,26 @@ def design_cells(
         stratum_sizes=None if stratum_sizes is None else sizes,
         domain=None if domain is None else _domain(domain, n),
     )
+
+
+def _check_weights_fit_sizes(
+    weights: np.ndarray, code: np.ndarray, sizes: np.ndarray, strata: np.ndarray
+) -> None:
+    """Refuse weights whose total in a stratum is not its corpus size (within rounding).
+
+    With the stratum sizes, a stratum's texts are a random sample of its :math:`N_h`
+    corpus texts (the finite population correction says so): each weighs
+    :math:`N_h / n_h` and the weights of the stratum add up to :math:`N_h`.
+    """
+    totals = np.bincount(code, weights=weights, minlength=sizes.size)
+    off = np.abs(totals - sizes) > np.maximum(0.01 * sizes, 0.5)
+    if off.any():
+        h = int(np.flatnonzero(off)[0])
+        raise ValueError(
+            f"`weights` of stratum {plain(strata[h])!r} add up to {totals[h]:.6g} corpus texts, "
+            f"but `stratum_sizes` gives it {sizes[h]:g}: give one of the two, or weights "
+            "that add up to each stratum's size (within 1%)."
+        )
 
 
 def _domain(domain: Any, n: int) -> np.ndarray:

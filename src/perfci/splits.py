@@ -500,7 +500,7 @@ def grouped_folds(
     groups : array_like, optional
         Person ids, one per text: each person's texts share a fold.
     n_texts : int, optional
-        Without `groups`, the texts to fold.
+        Without `groups`, the texts to fold; with them, if given, their number.
     repeats : int, default 1
         Independent partitions.
     rng : seed or numpy.random.Generator, optional
@@ -521,7 +521,15 @@ def grouped_folds(
     _check_int("repeats", repeats, 1)
     gen = check_rng(rng)
     if groups is not None:
-        _, unit = factorize_sorted(as_label_array("groups", groups))
+        ids = as_label_array("groups", groups)
+        if n_texts is not None:
+            _check_int("n_texts", n_texts, 1)
+            if int(n_texts) != ids.size:
+                raise ValueError(
+                    f"`n_texts` is {n_texts}, but `groups` holds {ids.size} person ids (one "
+                    "per text); give `n_texts` equal to their number, or leave it unset."
+                )
+        _, unit = factorize_sorted(ids)
     elif n_texts is not None:
         _check_int("n_texts", n_texts, 2)
         unit = np.arange(int(n_texts))

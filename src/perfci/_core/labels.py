@@ -188,6 +188,23 @@ def same_label(label: Any, other: Any) -> bool:
     return label_kind(label) == label_kind(other) and bool(label == other)
 
 
+def check_distinct(name: str, values: Any) -> None:
+    """Refuse a list of labels that names a label twice (1, 1.0 and True are one label).
+
+    Every argument that lists the classes (`labels` of :func:`perfci.confusion`, ...)
+    checks it here.
+    """
+    seen: list[Any] = []
+    repeated: list[Any] = []
+    for value in list(values):
+        if not any(same_label(value, other) for other in seen):
+            seen.append(value)
+        elif not any(same_label(value, other) for other in repeated):
+            repeated.append(value)
+    if repeated:
+        raise ValueError(f"`{name}` repeats {listing(repeated)}: give each class once.")
+
+
 #: Values from which :func:`factorize_sorted` hashes rather than sorts (below, the fixed
 #: cost of a hash table exceeds that of sorting).
 _HASH_FROM = 10**5
