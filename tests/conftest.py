@@ -40,6 +40,24 @@ def one_line_error():
     return assert_one_line_error
 
 
+def analytic_suite_text(name: str, *, seed: int, n=(10, 40), p=(0.6, 0.9)) -> str:
+    """A suite of Wilson and Wald intervals on a Bernoulli population, 20 replications."""
+    return (
+        f'name = "{name}"\ndescription = "analytic intervals"\nseed = {seed}\n'
+        '[population]\nkind = "bernoulli"\n'
+        f"[grid]\nn = {list(n)}\np = {list(p)}\n"
+        "[scales.smoke]\nreplications = 20\nresamples = 0\n"
+        '[[methods]]\nname = "wilson"\nfamily = "analytic"\nmethod = "wilson"\n'
+        '[[methods]]\nname = "wald"\nfamily = "analytic"\nmethod = "wald"\n'
+    )
+
+
+@pytest.fixture
+def analytic_suite():
+    """:func:`analytic_suite_text`: the text of a small suite of analytic intervals."""
+    return analytic_suite_text
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261130)

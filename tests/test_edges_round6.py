@@ -107,32 +107,9 @@ def test_markdown_starts_no_math_or_strikethrough(text, shown):
     assert markdown_text(text) == shown
 
 
-TINY = """
-name = "tiny-round6"
-description = "two cells of analytic intervals"
-seed = 6
-[population]
-kind = "bernoulli"
-[grid]
-n = [10]
-p = [0.6, 0.8]
-[scales.smoke]
-replications = 20
-resamples = 0
-[[methods]]
-name = "wilson"
-family = "analytic"
-method = "wilson"
-[[methods]]
-name = "wald"
-family = "analytic"
-method = "wald"
-"""
-
-
-def _tiny_run(tmp_path, cli):
+def _tiny_run(tmp_path, cli, analytic_suite):
     suite = tmp_path / "tiny.toml"
-    suite.write_text(TINY)
+    suite.write_text(analytic_suite("tiny-round6", seed=6, n=(10,), p=(0.6, 0.8)))
     out = tmp_path / "out"
     status, _, err = cli("validate", "run", suite, "--out", out, "--quiet")
     assert status == 0, err
@@ -148,11 +125,13 @@ def _tiny_run(tmp_path, cli):
     ],
     ids=["one-valid", "none-valid", "zero-width"],
 )
-def test_resume_refuses_scores_edited_after_the_run_wrote_them(tmp_path, cli, one_line_error, edit):
+def test_resume_refuses_scores_edited_after_the_run_wrote_them(
+    tmp_path, cli, one_line_error, analytic_suite, edit
+):
     """Counts that add up, but that no run computed: the digest written with them says so."""
     from perfci.harness.storage import CELL_IDENTITY_MARK
 
-    suite, out, cells = _tiny_run(tmp_path, cli)
+    suite, out, cells = _tiny_run(tmp_path, cli, analytic_suite)
     cell = cells / "n-10_p-0.8.npy"
     raw = cell.read_bytes()
     start = raw.index(CELL_IDENTITY_MARK)
@@ -166,8 +145,8 @@ def test_resume_refuses_scores_edited_after_the_run_wrote_them(tmp_path, cli, on
     assert "n-10_p-0.8.npy cannot be resumed: its scores are not those the run wrote" in err
 
 
-def test_a_fresh_run_keeps_the_modes_of_the_cell_files_it_replaces(tmp_path, cli):
-    suite, out, cells = _tiny_run(tmp_path, cli)
+def test_a_fresh_run_keeps_the_modes_of_the_cell_files_it_replaces(tmp_path, cli, analytic_suite):
+    suite, out, cells = _tiny_run(tmp_path, cli, analytic_suite)
     for path in cells.iterdir():
         path.chmod(0o600)
     status, _, err = cli("validate", "run", suite, "--out", out, "--quiet")
