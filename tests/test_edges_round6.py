@@ -153,3 +153,28 @@ def test_a_fresh_run_keeps_the_modes_of_the_cell_files_it_replaces(tmp_path, cli
     assert status == 0, err
     modes = {p.name: p.stat().st_mode & 0o777 for p in cells.iterdir()}
     assert modes == {n: 0o600 for n in ("fingerprint.txt", "n-10_p-0.6.npy", "n-10_p-0.8.npy")}
+
+
+def test_a_report_of_many_subgroups_says_each_reason_once_and_counts_the_rows():
+    groups = np.repeat([f"g{i}" for i in range(10)], 6)
+    y_true = np.zeros(60, dtype=int)  # no reference positives in any subgroup
+    y_pred = np.tile([0, 1], 30)
+    with pytest.warns(pc.UndefinedMetricWarning) as caught:
+        pc.report(y_true, y_pred, metrics=["recall", "specificity"], by=groups)
+    [message] = [str(w.message) for w in caught if "left out" in str(w.message)]
+    assert "11 rows:" in message and "and 6 more" in message and "\n" not in message  # with "all"
+    assert message.count("no reference positives") == 1
+
+
+def test_exact_coverage_refuses_the_pseudo_counts_the_bootstrap_refuses():
+    with pytest.raises(ValueError, match=r"at most 1e\+06 \(a larger prior swamps any data\)"):
+        pc.exact_coverage("pseudo_percentile_1000001", n=10, p=0.5)
+    # a sum of probabilities is never reported above 1 (it was 1.0000000000000007)
+    assert pc.exact_coverage("pseudo_percentile_1000000", n=10, p=0.5) == 1.0
+
+
+def test_population_persons_is_a_whole_number_in_the_library_too():
+    with pytest.raises(ValueError, match="`population_persons` must be a whole number"):
+        pc.bayes.fit_proportion_counts(
+            [3, 4, 5], [5, 5, 6], sampler="grid", population_persons=12.5
+        )

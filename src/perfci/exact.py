@@ -19,10 +19,10 @@ from scipy import special
 
 from ._core import registry
 from ._core.intervals import exact_percentile_bounds
+from ._core.replicates import MAX_PSEUDO_COUNT
 from ._core.resources import check_memory
 from ._core.results import ResultMixin
 from ._core.validation import (
-    MAX_COUNT,
     check_confidence_level,
     check_real_array,
 )
@@ -97,9 +97,11 @@ def _bounds(method: str, x: np.ndarray, n: np.ndarray, level: np.ndarray):
 
 def _operating_iv(method: Any, n: Any, p: Any, confidence_level: Any):
     registry.EXACT_METHOD.check(method)
-    if method not in INTERVALS and _pseudo_count(method) > MAX_COUNT:
+    if method not in INTERVALS and _pseudo_count(method) > MAX_PSEUDO_COUNT:
+        # the bootstrap's own limit: a larger prior swamps any data
         raise ValueError(
-            f"`method`'s pseudo count must be at most {MAX_COUNT:.0e}; got {method!r}."
+            f"`method`'s pseudo count must be at most {MAX_PSEUDO_COUNT:.0e} (a larger "
+            f"prior swamps any data); got {method!r}."
         )
     n = check_real_array("n", n)
     p = check_real_array("p", p)
@@ -438,6 +440,7 @@ def exact_coverage(method: str, n: Any, p: Any, *, confidence_level: Any = 0.95)
     method, n, p, level = _operating_iv(method, n, p, confidence_level)
     # coverage only: the exact intervals' coverage through the tests they invert
     cov = _enumerate(method, n.ravel(), p.ravel(), level.ravel(), width=False)[0].reshape(n.shape)
+    np.minimum(cov, 1.0, out=cov)  # a sum of probabilities rounded past 1 by an ulp
     return cov[()] if cov.ndim == 0 else cov
 
 

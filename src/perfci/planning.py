@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -11,20 +12,21 @@ import xarray as xr
 
 from ._core import registry
 from ._core.deprecation import hide_parameters, positional_groups
+from ._core.replicates import check_pseudo_count
 from ._core.results import ResultMixin
 from ._core.validation import (
-    MAX_COUNT,
     check_confidence_level,
     check_real_array,
     check_real_scalar,
 )
 from .analytic import proportion_ci
 from .design import effective_sample_size
-from .exact import expected_half_width
+from .exact import exact_coverage, expected_half_width
 from .metrics import compute_metric, proportion_counts, undefined_reason
 
 __all__ = [
     "PilotEstimates",
+    "PlanCoverageWarning",
     "SampleSizePlan",
     "half_width_curves",
     "pilot_estimates",
@@ -34,6 +36,45 @@ __all__ = [
 
 # Largest relevant n (or number of persons) the search considers.
 _MAX_N = 1_000_000
+#: How far below the level the exact coverage of a plan may fall before it warns: it
+#: warns below ``min(level - COVERAGE_SLACK, 2 level - 1)``.
+COVERAGE_SLACK = 0.05
+
+
+class PlanCoverageWarning(UserWarning):
+    """The planned interval meets the half-width but covers the planned value far too rarely.
+
+    Issued by :func:`plan_sample_size` for independent texts when the exact coverage of the
+    planned interval at the planned n and metric value is below
+    ``min(level - 0.05, 2 level - 1)``: the half-width is met by intervals that miss (a
+    pseudo count that pulls them towards 1/2, or intervals that are a single point).
+    """
+
+
+def _warn_low_coverage(method: str, n: int, p: float, level: float) -> None:
+    """Warn with :class:`PlanCoverageWarning` when the plan's exact coverage is far too low."""
+    floor = min(level - COVERAGE_SLACK, 2 * level - 1)
+    coverage = float(exact_coverage(method, n, p, confidence_level=level))
+    if coverage >= floor:
+        return
+    if method.startswith("pseudo_percentile_"):
+        why = (
+            f"its pseudo count {method.rsplit('_', 1)[1]} pulls every interval towards 1/2, "
+            "away from the metric; plan with a smaller `pseudo_count`, or"
+        )
+    elif method == "percentile":
+        why = "most of its intervals are a single point at so few texts; plan"
+    else:
+        why = "its intervals are too narrow at so few texts; plan"
+    warnings.warn(
+        f"the planned {100 * level:g}% {method} interval has the half-width asked for at {n} "
+        f"relevant text{'s' if n != 1 else ''}, but covers a metric of {p:g} in only "
+        f"{100 * coverage:.2f}% of samples (exact coverage {coverage:.4f}, below "
+        f"{floor:.4g}): {why} with 'clopper_pearson', which never covers less than its "
+        "level.",
+        PlanCoverageWarning,
+        stacklevel=3,
+    )
 
 
 @dataclass(frozen=True)
@@ -74,16 +115,10 @@ class SampleSizePlan(ResultMixin):
 
 
 def _check_pseudo_count(pseudo_count: Any) -> int:
-    if (
-        isinstance(pseudo_count, bool | np.bool_)
-        or not isinstance(pseudo_count, int | np.integer)
-        or not 0 <= pseudo_count <= MAX_COUNT
-    ):
-        raise ValueError(
-            f"`pseudo_count` must be a non-negative integer (at most {MAX_COUNT:.0e}); "
-            f"got {pseudo_count!r}."
-        )
-    return int(pseudo_count)
+    """Return `pseudo_count`: an integer, within the bootstrap's own limits."""
+    if isinstance(pseudo_count, bool | np.bool_) or not isinstance(pseudo_count, int | np.integer):
+        raise ValueError(f"`pseudo_count` must be a non-negative integer; got {pseudo_count!r}.")
+    return check_pseudo_count(pseudo_count)  # at most MAX_PSEUDO_COUNT, as bootstrap_ci's
 
 
 def _method_name(method: str, pseudo_count: int) -> str:
@@ -294,8 +329,18 @@ def plan_sample_size(
     Raises
     ------
     ValueError
-        For bad input, and for a Wald plan near p = 0 or 1 whose half-width is small only
-        because the planned samples often give zero-width intervals.
+        For bad input (a `pseudo_count` above 10^6, as :func:`bootstrap_ci` refuses), and
+        for a Wald plan near p = 0 or 1 whose half-width is small only because the
+        planned samples often give zero-width intervals.
+
+    Warns
+    -----
+    PlanCoverageWarning
+        For independent texts, when the exact coverage of the planned interval at the
+        planned n and metric value (:func:`exact_coverage`) is below
+        ``min(confidence_level - 0.05, 2 * confidence_level - 1)``: it meets the
+        half-width with intervals that miss (a large `pseudo_count` pulls them towards
+        1/2). The plan is still returned.
 
     Notes
     -----
@@ -305,6 +350,9 @@ def plan_sample_size(
     the next 60 values of n (discrete methods oscillate). No normal approximation. A
     Wald plan whose intervals have zero width (x = 0 or x = n) more often than
     :math:`(1 - c)/2` is refused: its small expected half-width would be an artefact.
+    The planned interval's exact coverage at that n is then checked (one enumeration):
+    below :math:`\min(c - 0.05, 2c - 1)`, 5 points and twice the misses the level
+    allows, the plan warns (:class:`PlanCoverageWarning`). Nested plans are not checked.
 
     *Nested texts*: the smallest number of persons m for which the interval of the
     method at the planned value, on :math:`n^*_{eff}` computed from
@@ -369,6 +417,7 @@ def plan_sample_size(
     if icc is None or texts_per_person is None:  # both or neither, checked above
         n, achieved = _first_n_below(name, p, target, level)
         _check_not_degenerate(name, n, p, level)
+        _warn_low_coverage(name, n, p, level)
         persons, design = None, "independent"
     else:
         persons, n, achieved = _nested_plan(

@@ -33,6 +33,7 @@ __all__ = [
     "auc_row",
     "flagged_note",
     "interval_row",
+    "left_out",
     "metric_note",
     "metric_row",
 ]
@@ -194,6 +195,53 @@ def metric_row(ci: MetricCI) -> dict:
     }
 
 
+#: Rows named for each reason in the message of the rows left out; the others are counted.
+SHOWN_LEFT_OUT = 5
+
+
+def _what_and_why(entry: str) -> tuple[str, str]:
+    """Split ``"recall in subgroup 'g1' (why)"`` at its last parenthesis into what and why.
+
+    The reason is the trailing group of balanced parentheses after a space; an entry
+    without one is all "what".
+    """
+    depth = 0
+    for i in range(len(entry) - 1, 0, -1):
+        depth += {")": 1, "(": -1}.get(entry[i], 0)
+        if depth == 0:
+            if i < len(entry) - 1 and entry[i] == "(" and entry[i - 1] == " ":
+                return entry[: i - 1], entry[i + 1 : -1]
+            break
+    return entry, ""
+
+
+def left_out(skipped: list[str]) -> str:
+    """Say which rows were left out and why, bounded: each reason once.
+
+    Rows left out for the same reason are counted, and the first :data:`SHOWN_LEFT_OUT`
+    named ("... and 114 more"), so a report of 1000 subgroups says why once.
+
+    Examples
+    --------
+    >>> from perfci.report_table import left_out
+    >>> print(left_out([f"recall in {g!r} (no positives)" for g in "abcdefg"]))
+    7 rows: recall in 'a', recall in 'b', recall in 'c', recall in 'd', recall in 'e' and 2 more
+    (no positives)
+    """
+    reasons: dict[str, list[str]] = {}
+    for entry in skipped:
+        what, why = _what_and_why(entry)
+        reasons.setdefault(why, []).append(what)
+    parts = []
+    for why, whats in reasons.items():
+        shown = ", ".join(whats[:SHOWN_LEFT_OUT])
+        if len(whats) > SHOWN_LEFT_OUT:
+            shown += f" and {len(whats) - SHOWN_LEFT_OUT} more"
+        count = f"{len(whats)} rows: " if len(whats) > 1 else ""
+        parts.append(f"{count}{shown}" + (f" ({why})" if why else ""))
+    return "; ".join(parts)
+
+
 def assembled_table(frames: list[pd.DataFrame], skipped: list[str]) -> pd.DataFrame:
     """Return the report's table of `frames`, warning of the rows left out (`skipped`).
 
@@ -201,10 +249,10 @@ def assembled_table(frames: list[pd.DataFrame], skipped: list[str]) -> pd.DataFr
     no report.
     """
     if skipped and not any(len(frame) for frame in frames):
-        raise ValueError("no metric could be reported: " + "; ".join(skipped))
+        raise ValueError("no metric could be reported: " + left_out(skipped))
     if skipped:
         warnings.warn(
-            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3
+            "left out of the report: " + left_out(skipped), UndefinedMetricWarning, stacklevel=3
         )
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     lead = [c for c in ("by", "reference", "class") if c in table.columns]

@@ -59,6 +59,7 @@ from .report_table import (
     SOME_PERSONS,
     WIDE_HALF_WIDTH,
     interval_row,
+    left_out,
 )
 from .weighted_tables import design_given, refuse_unset, weighted_metric_ci, weighted_report
 
@@ -725,10 +726,10 @@ def _annotators_report(
                 )
             )
     if skipped and not rows:  # an empty table is no report: say why instead
-        raise ValueError("no metric could be reported: " + "; ".join(skipped))
+        raise ValueError("no metric could be reported: " + left_out(skipped))
     if skipped:
         warnings.warn(
-            "left out of the report: " + "; ".join(skipped), UndefinedMetricWarning, stacklevel=3
+            "left out of the report: " + left_out(skipped), UndefinedMetricWarning, stacklevel=3
         )
     table = pd.DataFrame(rows).reindex(columns=COLUMNS)
     table["persons"] = table["persons"].astype("Int64")

@@ -227,11 +227,12 @@ def check_population(
                 total = np.broadcast_to(value, sampled.shape).astype(np.float64)
             except ValueError:
                 total = None
-        if total is None or np.any(~(total >= sampled)):
+        whole = total is not None and bool(np.all(np.isinf(total) | (total == np.round(total))))
+        if total is None or not whole or np.any(~(total >= sampled)):
             raise ValueError(
-                "`population_persons` must be a number (or one per data set) of at least the "
-                f"sampled persons ({int(np.max(sampled, initial=0))}), or inf for an infinite "
-                f"population; got {population_persons!r}."
+                "`population_persons` must be a whole number (or one per data set) of at "
+                f"least the sampled persons ({int(np.max(sampled, initial=0))}), or inf for "
+                f"an infinite population; got {population_persons!r}."
             )
     return weights, total
 

@@ -11,9 +11,11 @@ character or a bidi override from the data raw: each is printed as a visible esc
 data in a one-line message, a warning or a result line is shown as ``\n``.
 
 The parser (:mod:`perfci.cli.parser`) reads every name and its help from the registry,
-the commands (:mod:`perfci.cli.commands`) import the library as they need it,
+the commands (:mod:`perfci.cli.commands`, :mod:`perfci.cli.many_commands` and
+:mod:`perfci.cli.validate_commands`) import the library as they need it,
 :mod:`perfci.cli.inputs` reads their tables and columns, and :mod:`perfci.cli.rendering`
-prints text, tables and JSON.
+prints text, tables and JSON. A flag given without the flag it works with (``--title``
+without ``--html``), or to a ``validate`` action that does nothing with it, is refused.
 """
 
 from __future__ import annotations

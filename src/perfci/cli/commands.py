@@ -11,9 +11,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .._core.files import check_folder, file_kind
 from .._core.text import visible_text
-from . import inputs, many_commands, rendering
+from . import inputs, many_commands, rendering, validate_commands
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -31,7 +30,6 @@ __all__ = [
     "interval",
     "plan",
     "report",
-    "validate",
 ]
 
 
@@ -52,8 +50,15 @@ def interval(args: argparse.Namespace) -> None:
 
 def coverage(args: argparse.Namespace) -> None:
     """``perfci coverage``: exact operating characteristics of an interval method."""
+    from .._core.replicates import check_pseudo_count
     from ..exact import operating_characteristics
 
+    if args.method.startswith("pseudo_percentile_"):  # the bootstrap's limit on lambda
+        try:
+            check_pseudo_count(int(args.method.rsplit("_", 1)[1]))
+        except ValueError as exc:
+            said = str(exc).replace("`pseudo_count`", "its pseudo count", 1)
+            raise ValueError(f"`--method` {args.method!r}: {said}") from None
     oc = operating_characteristics(
         args.method, args.n, args.p, confidence_level=args.confidence_level
     )
@@ -148,9 +153,8 @@ def report(args: argparse.Namespace) -> None:
         pred = inputs.read_runs(frame, preds, "--pred", args.file)
         values = {"y_true": inputs.annotator_codes(frame, truths, args.file), "y_pred": pred}
     elif len(preds) == 1:
-        values, positive = inputs.read_labels(
-            args, {"y_true": ("--truth", args.truth), "y_pred": ("--pred", preds[0])}, frame
-        )
+        columns = {"y_true": ("--truth", args.truth), "y_pred": ("--pred", preds[0])}
+        values, positive = inputs.read_labels(args, columns, frame, one_vs_rest=True)
     else:  # repeated runs: a column per run, read by the library's one label contract
         positive = args.positive
         truth = inputs.read_column(frame, args.truth, "--truth", args.file, labels=True)
@@ -181,7 +185,7 @@ def _report_options(args: argparse.Namespace, by: Any, score: Any, positive: Any
         "reference": args.reference,
         "metrics": args.metrics,
         "bayes": args.bayes,
-        "bayes_sampler": args.bayes_sampler,
+        "bayes_sampler": "auto" if args.bayes_sampler is None else args.bayes_sampler,
         "bayes_prior_sensitivity": args.bayes_prior_sensitivity,
         "positive": positive,
         "confidence_level": args.confidence_level,
@@ -209,13 +213,37 @@ def _print_report(args: argparse.Namespace, table: Any, published: Any = None) -
 
 
 def _html_target(args: argparse.Namespace) -> Path | None:
-    """Return the `--html` file, checked before any work; refuse `--pred-b` without it.
+    """Return the `--html` file, checked before any work; refuse a flag without its partner.
+
+    `--pred-b`, `--classifiers`, `--covariates` and `--title` need `--html`, `--target`
+    needs `--covariates`, `--target-weight` needs `--target` and `--bayes-sampler` needs
+    `--bayes`.
 
     The file must not be a folder, must end in ``.html`` or ``.htm``, must be in a folder
     that exists, and must not be a read-only file: perfci does not replace a file the
     user may not write (or one with no write bit), and a file it replaces keeps its
     permission bits.
     """
+    partners = (
+        (
+            args.target,
+            args.covariates,
+            "`--target` is poststratified by the performance model: give `--covariates`.",
+        ),
+        (
+            args.target_weight,
+            args.target,
+            "`--target-weight` names the weight column of the `--target` file: give `--target`.",
+        ),
+        (
+            args.bayes_sampler,
+            args.bayes or None,
+            "`--bayes-sampler` chooses the sampler of the Bayesian rows: it needs `--bayes`.",
+        ),
+    )
+    for value, partner, message in partners:
+        if value is not None and partner is None:
+            raise ValueError(message)
     if args.html is None:
         if args.pred_b is not None:
             raise ValueError(
@@ -286,7 +314,7 @@ def _html_report(
         for key, (flag, column) in columns.items():
             if key not in ("y_true", "y_pred"):
                 inputs.refuse_scores_as_labels(frame, column, flag, args.file)
-        values, positive = inputs.read_labels(args, columns, frame)
+        values, positive = inputs.read_labels(args, columns, frame, one_vs_rest=True)
         pred_b = values.get("pred_b")
         if others:
             classifiers = {c: values[f"_{j}"] for j, c in enumerate(others)}
@@ -335,11 +363,7 @@ def _numbers_where_numeric(table: Any) -> Any:
 
 def _performance_inputs(args: argparse.Namespace, frame: Any) -> tuple[Any, Any, str | None]:
     """Return the covariates, the target and its weight column of ``--covariates``."""
-    if args.covariates is None:
-        if args.target is not None or args.target_weight is not None:
-            raise ValueError(
-                "`--target` is poststratified by the performance model: give `--covariates`."
-            )
+    if args.covariates is None:  # --target and --target-weight are refused without it
         return None, None, None
     columns = list(args.covariates)
     if len(set(columns)) != len(columns):
@@ -347,9 +371,7 @@ def _performance_inputs(args: argparse.Namespace, frame: Any) -> tuple[Any, Any,
     for column in columns:
         inputs.read_column(frame, column, "--covariates", args.file)
     covariates = _numbers_where_numeric(frame[columns])
-    if args.target is None:
-        if args.target_weight is not None:
-            raise ValueError("`--target-weight` names a column of `--target`: give `--target`.")
+    if args.target is None:  # and --target-weight without it is refused
         return covariates, None, None
     target = inputs.read_table(args.target, "--target", sep=args.sep)
     for column in columns:
@@ -423,6 +445,10 @@ def compare(args: argparse.Namespace) -> None:
         )
     if args.baseline is not None:
         raise ValueError("`--baseline` names one of the `--pred` columns: it needs `--pred`.")
+    if args.adjust is not None:
+        raise ValueError(
+            "`--adjust` makes the intervals of many classifiers hold jointly: it needs `--pred`."
+        )
     frame = inputs.read_table(args.file, sep=args.sep)
     runs_a, runs_b = list(args.pred_a), list(args.pred_b)
     several = len(runs_a) > 1 or len(runs_b) > 1
@@ -679,122 +705,6 @@ def _kappa_row(result: Any, level: float) -> dict[str, Any]:
     return to_jsonable({key: row[key] for key in ("median", "low", "high", "mean", "sd", "note")})
 
 
-def validate(args: argparse.Namespace) -> None:
-    """``perfci validate list|run|report``: the coverage validation harness."""
-    from .. import harness
-
-    if args.action == "list":
-        from ..harness import schema
-
-        folder = schema.suite_dir()
-        names = schema.list_suites(folder)
-        if not names:
-            looked = " or ".join(str(p) for p in schema.suite_dirs())
-            raise ValueError(
-                f"no suite files (*.toml) in {looked}; give `validate run` the path of a "
-                "suite file."
-            )
-        suites = [harness.load_suite(folder / f"{name}.toml") for name in names]
-        if args.json:
-            print(
-                rendering.json_text(
-                    [
-                        {
-                            "name": s.name,
-                            "description": s.description,
-                            "scales": list(s.scales),
-                            "file": str(folder / f"{s.name}.toml"),
-                        }
-                        for s in suites
-                    ]
-                )
-            )
-            return
-        rendering.echo(f"suites in {folder}:", keep="")
-        for suite in suites:
-            rendering.echo(
-                f"{suite.name}: {suite.description} (scales: {', '.join(suite.scales)})", keep=""
-            )
-        return
-    if args.action == "run":
-        import math
-
-        if args.suite is None:
-            raise ValueError(
-                "`validate run` needs a SUITE: a suite's name (see `perfci validate list`) or "
-                "the path of a suite file (.toml)."
-            )
-        if args.scheduler is not None and args.workers != 1:
-            raise ValueError("give `--workers` or `--scheduler`, not both.")
-        check_folder(args.out, "`--out`")  # before any work: one line naming `--out`
-        suite = harness.load_suite(args.suite)
-        try:
-            dataset = harness.run_suite(
-                suite,
-                args.scale,
-                args.out,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                resume=args.resume,
-                progress=rendering.progress_bar if _watched(args) else None,
-            )
-        except harness.SchedulerError as exc:
-            raise ValueError(exc.message("--scheduler")) from None
-        target = Path(args.out) / (dataset.attrs["suite"] + ".nc")
-        cells = math.prod(dataset.sizes[d] for d in dataset.dims if d != "ci_method")
-        rendering.emit(
-            {
-                "suite": dataset.attrs["suite"],
-                "scale": args.scale,
-                "result": str(target),
-                "cells": cells,
-            },
-            args.json,
-            f"wrote {visible_text(str(target))}",
-        )
-        return
-    from ..harness.figures import coverage_table, make_figures, suite_layout
-    from ..harness.results import load_result
-    from ..harness.storage import write_text
-    from ..plotting import check_formats
-
-    folder = Path(args.suite or args.out)
-    if folder.exists() and not folder.is_dir():
-        kind = file_kind(folder) or "a file"
-        raise ValueError(
-            f"`DIR` {str(folder)!r} is {kind}, not a folder; give the folder that holds the "
-            "result files (*.nc), such as the `--out` of `perfci validate run`."
-        )
-    files = sorted(folder.glob("*.nc"))
-    if not files:
-        there = "holds no result files (*.nc)" if folder.is_dir() else "does not exist"
-        raise ValueError(f"`DIR` {str(folder)!r} {there}.")
-    # Everything is written inside DIR unless --figures names another folder; the default
-    # folder is refused as a symbolic link, which may lead outside DIR.
-    figures_folder = folder / "figures" if args.figures is None else Path(args.figures)
-    if args.figures is None and figures_folder.is_symlink():
-        raise ValueError(
-            f"`DIR` {str(folder)!r} holds a symbolic link figures (to "
-            f"{str(figures_folder.resolve())!r}) where the report writes its figures, which "
-            "perfci does not write through: it may lead outside `DIR`; remove it, or give "
-            "`--figures` a folder."
-        )
-    formats = check_formats([f.strip() for f in args.formats.split(",")])
-    tables, written = [], []
-    datasets = [load_result(path) for path in files]  # all checked before anything is written
-    for dataset in datasets:
-        suite_layout(dataset, args.x)
-    # every result's figures drawn and checked before any is written
-    written += [str(f) for f in make_figures(datasets, figures_folder, x=args.x, formats=formats)]
-    tables += [coverage_table(dataset) for dataset in datasets]
-    summary = folder / "SUMMARY.md"
-    write_text(summary, "# Coverage results\n\n" + "\n".join(tables))
-    written.append(str(summary))
-    # one line per file: a name's own line break is shown as an escape, as any control is
-    wrote = "\n".join(f"wrote {visible_text(p)}" for p in written)
-    rendering.emit({"written": written}, args.json, wrote)
-
-
 def _plan_text(plan: Any) -> str:
     text = (
         f"{plan.relevant_n} relevant texts give a {100 * plan.confidence_level:g}% "
@@ -907,11 +817,6 @@ def _pilot_text(pilot: Any, path: str) -> str:
     return text
 
 
-def _watched(args: argparse.Namespace) -> bool:
-    """Whether to draw progress: stderr is a terminal and ``--quiet`` was not given."""
-    return rendering.stderr_is_terminal() and not args.quiet
-
-
 def draws_own_progress(args: argparse.Namespace) -> bool:
     """Whether the command draws its own progress bar (``validate run``, by cells)."""
     return args.command == "validate" and args.action == "run"
@@ -976,7 +881,7 @@ COMMANDS = {
     "compare": compare,
     "rank": many_commands.rank,
     "bayes": bayes,
-    "validate": validate,
+    "validate": validate_commands.validate,
     "plan": plan,
     "demo": demo,
 }

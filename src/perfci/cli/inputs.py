@@ -8,6 +8,7 @@ ids). Every message names the flag, the column and the file, as typed.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -29,6 +30,7 @@ __all__ = [
     "read_table",
     "refuse_scores_as_labels",
     "thresholded_labels",
+    "warn_mixed_codes",
     "wide_runs",
 ]
 
@@ -43,7 +45,9 @@ def read_table(path: str, flag: str | None = None, *, sep: str | None = None) ->
     """Read a CSV, TSV or Parquet file of labelled texts, cells kept as text.
 
     Only empty cells are missing: ``NA``, ``null`` and the like are read as they are.
-    Messages name the file, and the `flag` that gave it when it is not the positional FILE.
+    Columns are named by text: a Parquet file's column named by the number 0 (as pandas
+    writes a frame without names) is the column ``0`` of ``--truth 0``. Messages name the
+    file, and the `flag` that gave it when it is not the positional FILE.
     `sep` (``--sep``) is the delimiter of a CSV or TSV file (default: a tab for ``.tsv``,
     else a comma); a file it cannot be read with is named with the delimiter its header
     looks written with.
@@ -88,16 +92,19 @@ def read_table(path: str, flag: str | None = None, *, sep: str | None = None) ->
         if other is not None:  # e.g. a ';' file whose texts hold commas
             message = f"{message.rstrip('.')}; {_read_with(other)}."
         raise ValueError(message) from None
-    if not parquet:  # pandas renames a repeated column ("model.1"): say so instead
+    if parquet:  # a column named by a number (0, 1, ...) is named by its text ("0", "1")
+        names = [str(name) for name in frame.columns]
+        frame.columns = pd.Index(names, dtype=object)
+    else:  # pandas renames a repeated column ("model.1"): say so instead
         import csv
 
         names = next(csv.reader([_header(where)], delimiter=sep), [])
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ValueError(
-                f"{file} {path!r} names the column {repeated[0]!r} more than once in its "
-                "header; give every column its own name."
-            )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(
+            f"{file} {path!r} names the column {repeated[0]!r} more than once in its "
+            "header; give every column its own name."
+        )
     if len(frame) == 0:
         raise ValueError(
             f"{file} {path!r} has no rows, only a header ({', '.join(map(str, frame.columns))}); "
@@ -221,11 +228,16 @@ def read_labels(
     columns: dict[str, tuple[str, str]],
     frame: Any,
     path: str | None = None,
+    *,
+    one_vs_rest: bool = False,
 ) -> Any:
     """Read the label columns by one contract; return their arrays and the positive label.
 
     `columns` maps each library argument (``y_true``, ...) to its flag and column name;
-    `path` is the file they are read from (default ``args.file``).
+    `path` is the file they are read from (default ``args.file``). With `one_vs_rest`
+    (``perfci report``, which reports each class of labels that are not binary), labels
+    read as several classes warn of a column that mixes numeric codes with other texts
+    (:func:`warn_mixed_codes`).
     """
     from ..counting import normalize_labels
 
@@ -242,7 +254,56 @@ def read_labels(
         names={**names, "positive": "`--positive`", "negative": "`--negative`"},
         rows=("row", 1),
     )
+    if one_vs_rest and given.positive is None:
+        for key, (flag, column) in columns.items():
+            warn_mixed_codes(read[key], flag, column, path)
     return given.values, given.positive
+
+
+def _is_code(text: str) -> bool:
+    """Whether a label's text is a numeric code: a finite number, or true/false."""
+    from .._core.labels import binary_code
+
+    if binary_code(text) is not None:
+        return True
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def warn_mixed_codes(text: pd.Series, option: str, name: str, path: str) -> None:
+    """Warn of a label column whose numeric codes sit beside other texts.
+
+    A column of 0/1 codes with one ``yes`` is read as three classes, each reported
+    one-vs-rest: the warning names the column, the other texts (the first five), how
+    many texts hold them and the first row, counted from 1 after the header, so that a
+    stray label is seen. The report still runs.
+    """
+    import warnings
+
+    import numpy as np
+
+    values = text.str.strip()
+    kinds = {value: _is_code(value) for value in values.unique()}
+    odd = sorted(value for value, code in kinds.items() if not code)
+    if not odd or len(odd) == len(kinds):  # all codes, or no codes at all
+        return
+    flags = values.isin(odd).to_numpy()
+    count = int(flags.sum())
+    shown = ", ".join(repr(v) for v in odd[:5])
+    if len(odd) > 5:
+        shown += f" and {len(odd) - 5} more"
+    warnings.warn(
+        f"`{option}` column {name!r} mixes numeric codes with the "
+        f"{'text' if len(odd) == 1 else 'texts'} {shown}, in {count} "
+        f"{'text' if count == 1 else 'texts'} of {path} (the first in row "
+        f"{int(np.flatnonzero(flags)[0]) + 1}): the labels are not a binary code, so each "
+        "class is reported one-vs-rest; give `--positive` for a binary report, or correct "
+        "the stray label.",
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def read_scores(frame: pd.DataFrame, name: str, option: str, path: str) -> Any:

@@ -58,7 +58,7 @@ def compare_many(args: argparse.Namespace) -> None:
         groups=groups,
         baseline=args.baseline,
         confidence_level=args.confidence_level,
-        adjust=args.adjust,
+        adjust="max_t" if args.adjust is None else args.adjust,
         positive=positive,
     )
     rendering.print_table(table, "json" if args.json else "table")

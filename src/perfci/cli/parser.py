@@ -78,10 +78,16 @@ def _choice(
     choices: registry.Choices,
     *,
     what: str | None = None,
+    unset: str | None = None,
     **kwargs: Any,
 ) -> None:
-    """Add an option whose values are registered names; its help is the registry's."""
-    default = kwargs.get("default")
+    """Add an option whose values are registered names; its help is the registry's.
+
+    `unset` is the value the command uses when the flag is not given, shown as its
+    default: the flag's default is then None, so that the command knows whether it was
+    given (and can refuse it without its partner flag).
+    """
+    default = kwargs.get("default") if unset is None else unset
     tail = "" if default is None else f" (default: {default})"
     listing = what or f"one of {_listing(choices)}"
     kwargs.setdefault("metavar", "NAME")
@@ -140,6 +146,19 @@ def _seed_value(text: str) -> int:
     if seed < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return seed
+
+
+def _persons(text: str) -> float:
+    """Read a number of persons: a whole number, or ``inf`` for infinitely many."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if value != float("inf") and not (value == value and value == round(value)):
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of persons (or inf for infinitely many), got {text!r}"
+        )
+    return value
 
 
 def _workers(text: str) -> int:
@@ -467,7 +486,7 @@ def _report(sub: argparse._SubParsersAction[Parser]) -> None:
         action="store_true",
         help="add the Bayesian credible intervals beside the frequentist ones",
     )
-    _choice(p, "--bayes-sampler", registry.SAMPLER, default="auto")
+    _choice(p, "--bayes-sampler", registry.SAMPLER, unset="auto")
     p.add_argument(
         "--bayes-prior-sensitivity",
         action="store_true",
@@ -559,7 +578,7 @@ def _compare(sub: argparse._SubParsersAction[Parser]) -> None:
         metavar="COL",
         help="with --pred, the classifier the others are compared with (default: every pair)",
     )
-    _choice(p, "--adjust", registry.MANY_ADJUST, default="max_t")
+    _choice(p, "--adjust", registry.MANY_ADJUST, unset="max_t")
     _sep(p)
     _choice(p, "--metric", registry.COMPARE_METRIC, required=True)
     _choice(p, "--method", registry.COMPARE_METHOD, default="recommended")
@@ -631,9 +650,10 @@ def _bayes(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument(
         "--population-persons",
-        type=float,
+        type=_persons,
         metavar="M",
-        help="persons in the population, at least those in the file (default: infinitely many)",
+        help="persons in the population, a whole number at least those in the file "
+        "(default: infinitely many)",
     )
     p.add_argument(
         "--credible-level",
@@ -663,52 +683,50 @@ def _validate(sub: argparse._SubParsersAction[Parser]) -> None:
         help="run: a suite's name (see `validate list`) or the path of a suite file "
         "(.toml); report: the folder of result files (default: --out)",
     )
+    # Each flag's default is None, so that a flag given to an action that does not take
+    # it is refused; the commands fill in the defaults shown here.
     p.add_argument(
         "--scale",
-        default="smoke",
         metavar="S",
-        help="the suite's scale: smoke (seconds), full (the paper's), or another the suite "
-        "defines, as `validate list` shows (default: %(default)s)",
+        help="run: the suite's scale: smoke (seconds), full (the paper's), or another the "
+        "suite defines, as `validate list` shows (default: smoke)",
     )
     p.add_argument(
         "--out",
-        default="validation/results",
         metavar="DIR",
-        help="folder of result files (default: %(default)s)",
+        help="run and report: folder of result files (default: validation/results)",
     )
     p.add_argument(
         "--figures",
-        default=None,
         metavar="DIR",
-        help="folder of the figures of report (default: DIR/figures, inside the results folder)",
+        help="report: folder of the figures (default: DIR/figures, inside the results folder)",
     )
     p.add_argument(
         "--formats",
-        default="png",
         metavar="F,F",
-        help="file formats of report's figures, comma-separated: png, svg, pdf (default: png)",
+        help="report: file formats of the figures, comma-separated: png, svg, pdf (default: png)",
     )
     p.add_argument(
         "--x",
         default=None,
         metavar="DIM",
-        help="grid dim on the x axis of report's figures of each suite (default: the numeric "
-        "dim with the most values)",
+        help="report: grid dim on the x axis of the figures of each suite (default: the "
+        "numeric dim with the most values)",
     )
     p.add_argument(
         "--workers",
         type=_workers,
-        default=1,
         metavar="N",
-        help="local Dask workers, from 1 to the cores available (default: %(default)s, "
-        "in this process)",
+        help="run: local Dask workers, from 1 to the cores available (default: 1, in this process)",
     )
     p.add_argument(
         "--scheduler",
         metavar="ADDR",
-        help="address of a running Dask scheduler (default: none, local workers)",
+        help="run: address of a running Dask scheduler (default: none, local workers)",
     )
-    p.add_argument("--resume", action="store_true", help="keep cells a killed run finished")
+    p.add_argument(
+        "--resume", action="store_true", help="run: keep the cells a killed run finished"
+    )
     _common(p, level=None)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._core.files import file_kind
 from .._core.registry import MAX_RESAMPLES
+from .._core.replicates import check_pseudo_count
 from .._core.resampling import min_resamples
 from .._core.validation import MAX_COUNT
 from .families import HARNESS_FAMILY, check_family_options
@@ -294,6 +295,13 @@ def _check_method(i: int, spec: Any) -> Method:
             field_.check(spec[name], f"{key}.{name}", SuiteError)
     options = {k: v for k, v in spec.items() if k not in METHOD_KEYS}
     options = check_family_options(spec["family"], options, key, SuiteError)
+    if "pseudo_count" in options:  # the bootstrap's own limit, checked before any work
+        try:
+            check_pseudo_count(options["pseudo_count"])
+        except ValueError as exc:
+            raise SuiteError(
+                str(exc).replace("`pseudo_count`", f"`{key}.pseudo_count`", 1)
+            ) from None
     return Method(spec["name"], spec["family"], options)
 
 
