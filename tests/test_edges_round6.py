@@ -178,3 +178,25 @@ def test_population_persons_is_a_whole_number_in_the_library_too():
         pc.bayes.fit_proportion_counts(
             [3, 4, 5], [5, 5, 6], sampler="grid", population_persons=12.5
         )
+
+
+def test_a_fresh_run_keeps_a_users_file_in_the_cells_folder(tmp_path, cli, analytic_suite):
+    """Only cells a run wrote are removed by a fresh run, this run's and earlier ones'."""
+    suite, out, cells = _tiny_run(tmp_path, cli, analytic_suite)
+    np.save(cells / "backup.npy", np.arange(3))  # the user's, no cell identity
+    stale = cells / "n-99_p-0.5.npy"  # a cell of an earlier grid
+    stale.write_bytes((cells / "n-10_p-0.6.npy").read_bytes())
+    status, _, err = cli("validate", "run", suite, "--out", out, "--quiet")
+    assert status == 0, err
+    assert np.load(cells / "backup.npy").tolist() == [0, 1, 2] and not stale.exists()
+
+
+def test_run_suite_refuses_an_empty_out(tmp_path, monkeypatch, analytic_suite):
+    from perfci import harness
+
+    path = tmp_path / "tiny.toml"
+    path.write_text(analytic_suite("tiny-empty", seed=1))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="`out` is empty"):
+        harness.run_suite(harness.load_suite(path), "smoke", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]

@@ -55,6 +55,7 @@ from .storage import (
     folder_lock,
     read_cell,
     remove_stale_temporaries,
+    replaced_cell_files,
     write_atomic,
     write_dataset,
     write_text,
@@ -192,6 +193,9 @@ def run_suite(
         check_scheduler(scheduler)
     if scheduler is None:
         _check_scale_memory(suite, scale, workers)
+    if isinstance(out, str | os.PathLike) and not os.fspath(out):
+        # Path("") is the current folder: an empty `out` is an unset variable, not a choice
+        raise ValueError("`out` is empty: give the folder to write the results in.")
     out = Path(out)
     _check_targets(suite, scale, out, resume)
     with folder_lock(out):
@@ -271,7 +275,7 @@ def _check_targets(suite: Suite, scale: str, out: Path, resume: bool = False) ->
     cells = [] if suite.scales[scale].exact else [folder / "fingerprint.txt"]
     if cells and folder.is_dir():
         cells += [cell_path(folder, c) for c in suite.cells(scale)]
-    removed = [] if resume or not folder.is_dir() else sorted(folder.glob("*.npy"))
+    removed = [] if resume else replaced_cell_files(folder, suite.cells(scale))
     for path in [out / LOCK_NAME, *([] if resume else cells), *removed]:
         if is_read_only(path):
             raise ValueError(
@@ -366,7 +370,8 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> dict
     With `resume`, cells are kept only under the fingerprint of this suite and scale: a
     foreign fingerprint, or cell files without one (a run of another version, whose
     cells may have another seed), refuse. Without it, the fingerprint goes first, then
-    the cells, so an interrupted clean-up never leaves cells that look resumable.
+    the cells (this run's and earlier runs', :func:`replaced_cell_files`: a file no run
+    wrote is kept), so an interrupted clean-up never leaves cells that look resumable.
     Returns the permission bits of the files removed, which their new files take (a
     0600 cell stays 0600 when computed again).
     """
@@ -389,7 +394,7 @@ def _prepare_cells(folder: Path, suite: Suite, scale: str, resume: bool) -> dict
             )
     modes: dict[Path, int] = {}
     if not resume:
-        for old in [marker, *folder.glob("*.npy")]:
+        for old in [marker, *replaced_cell_files(folder, suite.cells(scale))]:
             if old.is_file():  # a folder of that name is no cell of a run
                 modes[old] = stat.S_IMODE(old.stat().st_mode)
         marker.unlink(missing_ok=True)

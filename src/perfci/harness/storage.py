@@ -367,6 +367,31 @@ def _identity_difference(stored: object, wanted: dict) -> str:
     )
 
 
+#: Cell files are small (a row of six numbers per method); a larger .npy is no run's.
+_LARGEST_CELL_FILE = 1 << 20
+
+
+def replaced_cell_files(folder: Path, cells: Sequence[dict]) -> list[Path]:
+    """Return the files of `folder` a fresh run removes: its cells' and earlier runs' cells.
+
+    The files of `cells` that exist, and every other ``.npy`` file a run wrote (one that
+    carries a cell's identity after its array: :data:`CELL_IDENTITY_MARK`); any other
+    file, a user's ``backup.npy`` included, is left where it is.
+    """
+    if not folder.is_dir():
+        return []
+    own = {cell_path(folder, c) for c in cells}
+    found = []
+    for path in sorted(folder.glob("*.npy")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        if path in own:
+            found.append(path)
+        elif path.stat().st_size <= _LARGEST_CELL_FILE and CELL_IDENTITY_MARK in path.read_bytes():
+            found.append(path)
+    return found
+
+
 def check_run_files(out: Path, name: str, cells: Sequence[dict] | None) -> None:
     """Refuse, before any work, anything but a regular file where a run writes a file.
 
