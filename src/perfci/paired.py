@@ -27,6 +27,7 @@ from scipy import stats
 
 from ._core.estimands import relevant_joint_cells
 from ._core.joint import TO_A, TO_B
+from ._core.replicates import warn_pseudo_count
 from ._core.resampling import Statistic, renumbered
 from ._core.results import IntervalResult, sources_of
 from ._core.validation import dataset_generators
@@ -546,6 +547,7 @@ def paired_bootstrap(
             f"`groups` must give at least {MIN_PERSONS} persons with texts for scheme "
             f"{scheme!r}: {ONE_PERSON}; got {units[0].shape[0]}."
         )
+    warn_pseudo_count(total.reshape(total.shape[0], -1).sum(-1), pseudo_count * 8, single)
     parts = resample_intervals(
         units,
         statistic,

@@ -36,6 +36,10 @@ __all__ = [
 
 # Largest relevant n (or number of persons) the search considers.
 _MAX_N = 1_000_000
+
+#: The most binomial terms :func:`half_width_curves` enumerates for independent texts:
+#: the sum of n + 1 over its sizes, times its metric values (about 10 s of work).
+MAX_CURVE_TERMS = 10**10
 #: How far below the level the exact coverage of a plan may fall before it warns: it
 #: warns below ``min(level - COVERAGE_SLACK, 2 level - 1)``.
 COVERAGE_SLACK = 0.05
@@ -208,6 +212,15 @@ def _check_cluster_size_cv(cluster_size_cv: Any, nested: bool) -> float:
     return cv
 
 
+def _check_df_adjust(df_adjust: Any, nested: bool) -> None:
+    """Refuse a df adjustment other than the default's for independent texts: it is unused."""
+    if not nested and df_adjust not in (None, "dean_pagano"):
+        raise ValueError(
+            f"`df_adjust` {df_adjust!r} adjusts a nested plan's degrees of freedom: it needs "
+            "`icc` and `texts_per_person`."
+        )
+
+
 def _nested_plan(p, target, level, method, icc, b, df_adjust, cv):
     persons = np.arange(2, 2 + 4096)
     deff = _planned_design_effect(icc, b, cv)
@@ -274,6 +287,7 @@ def _plan_iv(
         if b < 1:
             raise ValueError(f"`texts_per_person` must be at least 1; got {texts_per_person}.")
     cv = _check_cluster_size_cv(cluster_size_cv, icc is not None)
+    _check_df_adjust(df_adjust, icc is not None)
     return p, target, level, lam, share, rho, b, cv
 
 
@@ -665,7 +679,15 @@ def _half_width_curves_iv(
     if (icc is None) != (texts_per_person is None):
         raise ValueError("nested curves need both `icc` and `texts_per_person`.")
     cv = _check_cluster_size_cv(cluster_size_cv, icc is not None)
+    _check_df_adjust(df_adjust, icc is not None)
     if icc is None:
+        terms = (float(n_arr.sum()) + n_arr.size) * p_arr.size
+        if terms > MAX_CURVE_TERMS:
+            raise ValueError(
+                f"`n` asks for {terms:.3g} binomial terms to enumerate (the sum of n + 1 over "
+                f"the sizes, times the metric values), more than {MAX_CURVE_TERMS:.0e}; ask "
+                "for fewer or smaller sizes (e.g. every 10th n)."
+            )
         return n_arr.astype(np.int64), p_arr, level, name, None, None, cv
     registry.ANALYTIC_METHOD.check(method)
     rho = check_real_array("icc", icc).ravel()

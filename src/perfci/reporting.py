@@ -25,6 +25,7 @@ from ._core import registry
 from ._core.deprecation import hide_parameters, positional_groups
 from ._core.estimands import relevant_texts
 from ._core.labels import check_aligned, has_columns
+from ._core.report_options import refuse_ignored_report_options
 from ._core.resampling import check_resample_count
 from ._core.validation import (
     UNSET,
@@ -940,6 +941,7 @@ def report(
             confidence_level=level,
             rng=generator,
         )
+    refuse_ignored_report_options(design, df_adjust, groups is not None, bayes, bayes_sampler)
     source = _crossed_source(
         y_true, y_pred, by=by, differences=differences, bayes=bayes, score=score
     )

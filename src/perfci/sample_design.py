@@ -217,6 +217,11 @@ def _per_text(name: str, values: Any, n: int) -> np.ndarray:
     return arr
 
 
+#: The smallest mean of `weights` computed with: smaller ones would overflow the
+#: metrics' gradients. Weights are inverse inclusion probabilities, at least 1 as such.
+MIN_MEAN_WEIGHT = 1e-200
+
+
 def _check_weights(weights: Any, n: int) -> np.ndarray:
     arr = check_real_array("weights", weights)
     if arr.ndim != 1 or arr.shape[0] != n:
@@ -235,6 +240,13 @@ def _check_weights(weights: Any, n: int) -> np.ndarray:
         raise ValueError(
             f"`weights` must add up to at most {MAX_COUNT:.0e} corpus texts (they are inverse "
             f"inclusion probabilities); got {arr.sum():.3g}."
+        )
+    if arr.size and arr.mean() < MIN_MEAN_WEIGHT:
+        # a metric's gradient is about 1 / (total weight): tinier weights overflow it
+        raise ValueError(
+            f"`weights` must have a mean of at least {MIN_MEAN_WEIGHT:.0e} (they are inverse "
+            f"inclusion probabilities); got {arr.mean():.3g}: scale them up, e.g. divide "
+            "them by their mean."
         )
     return arr
 
@@ -328,7 +340,9 @@ def design_cells(
     >>> cells.weighted.sum(0).tolist()  # tp, fp, fn, tn in the corpus
     [20.0, 10.0, 100.0, 200.0]
     """
-    check_aligned(y_true=y_true, y_pred=y_pred, weights=weights, strata=strata, groups=groups)
+    check_aligned(
+        y_true=y_true, y_pred=y_pred, weights=weights, strata=strata, groups=groups, domain=domain
+    )
     labels = normalize_labels({"y_true": y_true, "y_pred": y_pred}, positive=positive)
     truth = labels.values["y_true"] == labels.positive
     pred = labels.values["y_pred"] == labels.positive

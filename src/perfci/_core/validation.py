@@ -138,15 +138,53 @@ def _holds_a_boolean(values: list | tuple) -> bool:
     )
 
 
+_CELLS = ("tp", "fp", "fn", "tn")
+
+
+def _positional(labels: Any) -> bool:
+    """Say whether pandas `labels` are the positions 0, 1, ... (no names to read)."""
+    return bool(labels.equals(type(labels)(range(len(labels))))) or list(labels) == list(
+        range(len(labels))
+    )
+
+
+def cells_by_label(name: str, value: Any) -> Any:
+    """Return pandas confusion cells labelled tp, fp, fn, tn in that order, else `value`.
+
+    A Series whose index, or a DataFrame whose columns, are exactly the cell names (in
+    any order) is read by label. Other labelled four-cell pandas input is refused: its
+    cells would be read by position. A square DataFrame whose index is its columns is a
+    k x k matrix of classes and is read as it is, as are arrays and unlabelled pandas.
+    """
+    labels = getattr(value, "columns", None)
+    if labels is None:
+        labels = getattr(value, "index", None) if hasattr(value, "to_numpy") else None
+    elif getattr(value, "index", None) is not None and value.index.equals(labels):
+        return value
+    if labels is None or not hasattr(labels, "equals") or _positional(labels):
+        return value
+    given = list(labels)
+    if sorted(map(str, given)) == sorted(_CELLS) and len(set(given)) == 4:
+        return value[list(_CELLS)]
+    if len(given) == 4:
+        raise ValueError(
+            f"`{name}` is labelled {given!r}: label its cells tp, fp, fn, tn or pass an array."
+        )
+    return value
+
+
 def check_real_array(name: str, value: Any, *, copy: bool = True) -> np.ndarray:
     """Convert `value` to a float array; raise if it is not real, finite numbers.
 
     Strings, booleans and None are refused, also inside a sequence: ``"3"`` and ``True``
     are not numbers here, and None is not a missing value to be read as NaN. With
-    ``copy=False`` a float64 array is returned as it is, not copied.
+    ``copy=False`` a float64 array is returned as it is, not copied. An argument named
+    ``counts`` given as pandas is read by its labels (:func:`cells_by_label`).
     """
     if _not_a_number(value):
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
+    if name == "counts":
+        value = cells_by_label(name, value)
     if isinstance(value, list | tuple) and _holds_a_boolean(value):
         # NumPy would read [True, 20] as [1, 20]
         raise ValueError(f"`{name}` must be real numbers, not booleans; got {value!r}.")
