@@ -242,8 +242,9 @@ def test_report_options_apply_to_the_rows_that_use_them(many_texts):
     methods = dict(zip(table["metric"], table["method"], strict=True))
     assert methods["recall"] == "agresti_coull (design=cluster_robust, df_adjust=dean_pagano)"
     assert methods["f1"] == "bootstrap (scheme=hierarchical, interval=percentile, pseudo_count=1)"
-    plain = pc.report(y, p, design="cluster_robust", rng=1)  # no groups: no design to apply
-    assert plain.loc[plain["metric"] == "recall", "method"].item() == "agresti_coull"
+    # no groups: no row could apply a design, so it is refused, as metric_ci refuses it
+    with pytest.raises(ValueError, match="`design` adjusts for texts nested in persons"):
+        pc.report(y, p, design="cluster_robust", rng=1)
 
 
 def test_coverage_caveat_only_where_no_interval_covered():

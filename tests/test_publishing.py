@@ -631,7 +631,12 @@ def test_cli_latex_and_markdown_tables_without_html(capsys, example_csv):
 )
 def test_cli_html_errors_name_the_flag(capsys, example_csv, tmp_path, monkeypatch, extra, match):
     monkeypatch.chdir(tmp_path)  # relative --html names would land here
-    argv = ["report", example_csv, "--truth", "human", "--pred", "model"]
+    # a flag is given once: the extra arguments' --truth or --pred replace the base ones
+    base = {"--truth": "human", "--pred": "model"}
+    argv = ["report", example_csv]
+    for flag, column in base.items():
+        if flag not in extra:
+            argv += [flag, column]
     status, out, err = _cli(capsys, *argv, *[e.format(tmp=tmp_path) for e in extra])
     assert status == 2 and out == "" and re.search(match, err), err
     assert not list(tmp_path.glob("*.html"))

@@ -508,6 +508,7 @@ def compare_many(
     confidence_level: float = 0.95,
     adjust: str = MANY_ADJUSTMENT,
     positive: Any = None,
+    rng: Any = None,
 ) -> pd.DataFrame:
     """Differences of a metric between many classifiers on the same texts, holding jointly.
 
@@ -533,6 +534,11 @@ def compare_many(
         (atlas-many).
     positive : object, optional
         The positive label, as in :func:`perfci.confusion`.
+    rng : numpy.random.Generator, int or None, optional
+        Random generator or seed of every random draw: with exactly two classifiers the
+        one comparison is :func:`perfci.compare`'s recommended one, which may draw a
+        paired bootstrap; three or more draw nothing (the max-t band is read off a
+        fixed quasi-random sequence).
 
     Returns
     -------
@@ -567,7 +573,7 @@ def compare_many(
     names, joint = joint_many(y_true, preds, groups=groups, positive=positive)
     pairs, against = _pairs(names, baseline)
     if len(pairs) == 1:
-        return _one_comparison(y_true, preds, names, pairs[0], metric, groups, level, positive)
+        return _one_comparison(y_true, preds, names, pairs[0], metric, groups, level, positive, rng)
     found = many_intervals(
         joint,
         len(names),
@@ -632,6 +638,7 @@ def _one_comparison(
     groups: Any,
     level: float,
     positive: Any,
+    rng: Any = None,
 ) -> pd.DataFrame:
     """Two classifiers: the one comparison is :func:`perfci.compare`'s recommended one."""
     from .comparison import compare
@@ -647,6 +654,7 @@ def _one_comparison(
         method=RECOMMENDED,
         positive=positive,
         confidence_level=level,
+        rng=rng,
     )
     table = pd.DataFrame(
         {

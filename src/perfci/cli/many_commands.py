@@ -60,6 +60,7 @@ def compare_many(args: argparse.Namespace) -> None:
         confidence_level=args.confidence_level,
         adjust="max_t" if args.adjust is None else args.adjust,
         positive=positive,
+        rng=args.seed,
     )
     rendering.print_table(table, "json" if args.json else "table")
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from .._core import registry
 from .._core.resources import available_cores
+from .once import StoreOnce
 
 __all__ = ["Formatter", "Parser", "UsageError", "build_parser", "in_user_words"]
 
@@ -27,7 +28,16 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser that raises :class:`UsageError` instead of exiting."""
+    """An argument parser that raises :class:`UsageError` instead of exiting.
+
+    Every argument that takes one value is stored by :class:`perfci.cli.once.StoreOnce`:
+    a flag given twice, or an empty path, is refused.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)  # its groups share the registry
+        self.register("action", "store", StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         """Raise the usage error as one line naming the flag, as every other error reads."""

@@ -91,12 +91,14 @@ def many_comparisons(
     groups: Any,
     positive: Any,
     confidence_level: float,
+    rng: Any = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Compare each other classifier with `y_pred` on every metric; return rows and notes.
 
     Each metric's differences come from one :func:`perfci.compare_many` call (baseline
     `name`, the policy's adjustment) and its unadjusted twin; a metric undefined for a
-    classifier is left out with a note.
+    classifier is left out with a note. `rng` seeds the draws of one comparison (two
+    classifiers: :func:`perfci.compare`'s recommended interval, its own twin).
     """
     from ..many import compare_many
 
@@ -110,11 +112,15 @@ def many_comparisons(
     preds = {name: y_pred, **others}
     frames, left_out = [], []
     for metric in metrics:
-        args = {"groups": groups, "baseline": name, "positive": positive}
+        args = {"groups": groups, "baseline": name, "positive": positive, "rng": rng}
         try:
             joint = compare_many(y_true, preds, metric, confidence_level=confidence_level, **args)
-            alone = compare_many(
-                y_true, preds, metric, confidence_level=confidence_level, adjust="none", **args
+            alone = (  # one comparison has nothing to adjust: the same interval, drawn once
+                joint
+                if len(others) == 1
+                else compare_many(
+                    y_true, preds, metric, confidence_level=confidence_level, adjust="none", **args
+                )
             )
         except ValueError as exc:
             left_out.append(
@@ -143,11 +149,12 @@ def many_part(
     positive: Any,
     level: float,
     forest_metric: str | None,
+    rng: Any = None,
 ) -> tuple[pd.DataFrame | None, str | None, list[str]]:
     """Compare the other `classifiers` with the reported one: rows, forest metric, notes.
 
     `main` holds the frequentist rows of the report over all texts: every binary metric
-    of it is compared. Without `classifiers`, nothing.
+    of it is compared. Without `classifiers`, nothing. `rng` seeds the random draws.
     """
     if classifiers is None:
         return None, None, []
@@ -166,6 +173,7 @@ def many_part(
         groups=groups,
         positive=positive,
         confidence_level=level,
+        rng=rng,
     )
     return many, many_metric(many, forest_metric), left_out
 

@@ -823,7 +823,7 @@ def validation_report(
             )
         many, many_metric, many_left_out = many_part(
             classifiers, weighted, main, y_true, y_pred, names_["y_pred"], groups,
-            None if counts is None else counts.positive, level, forest_metric,
+            None if counts is None else counts.positive, level, forest_metric, generator,
         )  # fmt: skip
         left_out += many_left_out
         if target is not None and covariates is None:
