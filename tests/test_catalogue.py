@@ -1229,6 +1229,7 @@ ENTRIES = [
                 Case("a known classifier", "a", OK),
             ],
             "confidence_level": level_kind(),
+            "rng": also(rng_kind(), preds={"a": P, "b": Q}),  # two draw a bootstrap
             "adjust": choice_kind(registry.MANY_ADJUST),
             "positive": label_kind(),
         },
