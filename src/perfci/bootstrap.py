@@ -65,7 +65,7 @@ from ._core.validation import (
     Unset,
     check_choice,
     check_confidence_level,
-    check_real_array,
+    check_counts_array,
     check_rng,
     dataset_generators,
 )
@@ -296,7 +296,7 @@ def _bootstrap_iv(
         counts = counts.matrix if counts.matrix is not None else counts.counts
     if scheme != "iid" and nested is False:
         raise ValueError(f"`scheme` {scheme!r} resamples persons: it needs `nested=True`.")
-    arr = check_real_array("counts", counts)
+    arr = check_counts_array("counts", counts)
     if np.any(arr < 0):
         raise ValueError("`counts` must be non-negative.")
     if np.any(arr != np.round(arr)):

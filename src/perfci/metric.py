@@ -24,6 +24,7 @@ from ._core.validation import (
     UndefinedMetricError,
     UndefinedMetricWarning,
     check_confidence_level,
+    check_counts_array,
     check_label,
     check_rng,
 )
@@ -517,9 +518,7 @@ def metric_ci_counts(
 
 def _as_confusion_counts(counts: Any, metric: str, nested: bool | None) -> ConfusionCounts:
     """Array cells as :class:`ConfusionCounts` (per person when nested)."""
-    from ._core.validation import check_real_array
-
-    arr = check_real_array("counts", counts)
+    arr = check_counts_array("counts", counts)
     averaged = metric in AVERAGED_METRICS
     cell_ndim = 2 if averaged else 1
     if nested is None:

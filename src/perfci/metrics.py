@@ -22,7 +22,7 @@ import numpy as np
 
 from ._core import registry
 from ._core.estimands import RELEVANT_TEXTS  # the texts each metric is computed from
-from ._core.validation import check_real_array, warn_undefined
+from ._core.validation import check_counts_array, warn_undefined
 
 __all__ = [
     "BINARY_METRICS",
@@ -156,7 +156,7 @@ METRICS: tuple[str, ...] = registry.METRIC.names
 
 def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     """Return `counts` as a float array with last axis 4 and no negative entries."""
-    arr = check_real_array(name, counts)
+    arr = check_counts_array(name, counts)
     if arr.ndim == 0 or arr.shape[-1] != 4:
         raise ValueError(
             f"`{name}` must have a last axis of length 4 holding [tp, fp, fn, tn]; "

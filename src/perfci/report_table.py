@@ -36,6 +36,7 @@ __all__ = [
     "left_out",
     "metric_note",
     "metric_row",
+    "say_left_out",
 ]
 
 #: Relevant n below which a report says the metric cannot support a claim.
@@ -242,18 +243,29 @@ def left_out(skipped: list[str]) -> str:
     return "; ".join(parts)
 
 
+def say_left_out(skipped: list[str], *, reported: bool, stacklevel: int = 3) -> None:
+    """Warn of the rows left out of a report (:func:`left_out`); raise if none was reported.
+
+    An empty table is no report: with `skipped` and nothing `reported`, a ValueError says
+    why every row was left out.
+    """
+    if skipped and not reported:
+        raise ValueError("no metric could be reported: " + left_out(skipped))
+    if skipped:
+        warnings.warn(
+            "left out of the report: " + left_out(skipped),
+            UndefinedMetricWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def assembled_table(frames: list[pd.DataFrame], skipped: list[str]) -> pd.DataFrame:
     """Return the report's table of `frames`, warning of the rows left out (`skipped`).
 
     Raises a ValueError that says why when every row was left out: an empty table is
     no report.
     """
-    if skipped and not any(len(frame) for frame in frames):
-        raise ValueError("no metric could be reported: " + left_out(skipped))
-    if skipped:
-        warnings.warn(
-            "left out of the report: " + left_out(skipped), UndefinedMetricWarning, stacklevel=3
-        )
+    say_left_out(skipped, reported=any(len(frame) for frame in frames), stacklevel=4)
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     lead = [c for c in ("by", "reference", "class") if c in table.columns]
     table = table.reindex(columns=lead + COLUMNS)

@@ -60,7 +60,7 @@ from .report_table import (
     SOME_PERSONS,
     WIDE_HALF_WIDTH,
     interval_row,
-    left_out,
+    say_left_out,
 )
 from .weighted_tables import design_given, refuse_unset, weighted_metric_ci, weighted_report
 
@@ -726,12 +726,7 @@ def _annotators_report(
                     sources=", ".join(ci.sources),
                 )
             )
-    if skipped and not rows:  # an empty table is no report: say why instead
-        raise ValueError("no metric could be reported: " + left_out(skipped))
-    if skipped:
-        warnings.warn(
-            "left out of the report: " + left_out(skipped), UndefinedMetricWarning, stacklevel=3
-        )
+    say_left_out(skipped, reported=bool(rows), stacklevel=4)
     table = pd.DataFrame(rows).reindex(columns=COLUMNS)
     table["persons"] = table["persons"].astype("Int64")
     table["relevant_n"] = table["relevant_n"].astype("Int64")

@@ -143,9 +143,7 @@ _CELLS = ("tp", "fp", "fn", "tn")
 
 def _positional(labels: Any) -> bool:
     """Say whether pandas `labels` are the positions 0, 1, ... (no names to read)."""
-    return bool(labels.equals(type(labels)(range(len(labels))))) or list(labels) == list(
-        range(len(labels))
-    )
+    return list(labels) == list(range(len(labels)))
 
 
 def cells_by_label(name: str, value: Any) -> Any:
@@ -178,13 +176,10 @@ def check_real_array(name: str, value: Any, *, copy: bool = True) -> np.ndarray:
 
     Strings, booleans and None are refused, also inside a sequence: ``"3"`` and ``True``
     are not numbers here, and None is not a missing value to be read as NaN. With
-    ``copy=False`` a float64 array is returned as it is, not copied. An argument named
-    ``counts`` given as pandas is read by its labels (:func:`cells_by_label`).
+    ``copy=False`` a float64 array is returned as it is, not copied.
     """
     if _not_a_number(value):
         raise ValueError(f"`{name}` must be real numbers; got {value!r}.")
-    if name == "counts":
-        value = cells_by_label(name, value)
     if isinstance(value, list | tuple) and _holds_a_boolean(value):
         # NumPy would read [True, 20] as [1, 20]
         raise ValueError(f"`{name}` must be real numbers, not booleans; got {value!r}.")
@@ -207,6 +202,15 @@ def check_real_array(name: str, value: Any, *, copy: bool = True) -> np.ndarray:
     if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
         raise ValueError(f"`{name}` must be finite numbers; got NaN or infinity.")
     return arr
+
+
+def check_counts_array(name: str, value: Any) -> np.ndarray:
+    """Return confusion cells as a float array: :func:`check_real_array` after pandas labels.
+
+    A Series or DataFrame of cells labelled tp, fp, fn, tn is read by its labels
+    (:func:`cells_by_label`); every function that takes `counts` reads them here.
+    """
+    return check_real_array(name, cells_by_label(name, value))
 
 
 def check_real_scalar(name: str, value: Any) -> float:

@@ -35,9 +35,9 @@ from .._core.population import draw_population
 from .._core.validation import (
     check_choice,
     check_confidence_level,
+    check_counts_array,
     check_memory,
     check_positive_int,
-    check_real_array,
     check_rng,
 )
 from ..metrics import BINARY_METRICS, PROPORTION_METRICS, proportion_counts
@@ -440,7 +440,7 @@ def fit_confusion_counts(
     registry.CONFUSION_ESTIMAND.check(estimand, "estimand")
     s_prior(prior)
     level = float(check_confidence_level(confidence_level, "confidence_level", scalar=True))
-    cells = check_real_array("counts", counts)
+    cells = check_counts_array("counts", counts)
     if cells.ndim != 2 or cells.shape[1] != 4 or np.any(cells < 0):
         raise ValueError(
             f"`counts` must be per-person [tp, fp, fn, tn], shape (m, 4); got {cells.shape}."

@@ -30,9 +30,9 @@ from .._core.results import ResultMixin
 from .._core.validation import (
     check_choice,
     check_confidence_level,
+    check_counts_array,
     check_memory,
     check_positive_int,
-    check_real_array,
     check_rng,
     dataset_generators,
 )
@@ -536,7 +536,7 @@ def confusion_posterior(
     """
     if not isinstance(multiclass, bool):
         raise ValueError(f"`multiclass` must be True or False; got {multiclass!r}.")
-    cells = check_real_array("counts", counts)
+    cells = check_counts_array("counts", counts)
     if multiclass:
         if cells.ndim < 2 or cells.shape[-1] != cells.shape[-2] or cells.shape[-1] < 2:
             raise ValueError(
